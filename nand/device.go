@@ -1,0 +1,320 @@
+package nand
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors returned when a NAND rule is broken. They are wrapped with the
+// block and page involved.
+var (
+	ErrNotErased     = errors.New("nand: program of a page that is not erased")
+	ErrOutOfOrder    = errors.New("nand: pages of a block must be programmed in order")
+	ErrBlockFull     = errors.New("nand: program of a full block")
+	ErrEraseValid    = errors.New("nand: erase of a block that holds valid data")
+	ErrNotProgrammed = errors.New("nand: read of a page that is not programmed")
+	ErrNotValid      = errors.New("nand: unit is not valid")
+	ErrRange         = errors.New("nand: address out of range")
+)
+
+// NoTag marks a unit programmed without data (padding or data that was
+// overwritten while it waited in the write buffer). Such units are never valid.
+const NoTag = ^uint32(0)
+
+// BlockState is the state of a physical block, derived from its write pointer.
+type BlockState uint8
+
+// Block states.
+const (
+	Free BlockState = iota // erased, no page programmed
+	Open                   // some pages programmed
+	Full                   // every page programmed
+)
+
+// String returns "free", "open" or "full".
+func (s BlockState) String() string {
+	switch s {
+	case Free:
+		return "free"
+	case Open:
+		return "open"
+	case Full:
+		return "full"
+	}
+	return fmt.Sprintf("BlockState(%d)", int(s))
+}
+
+// PageState is the state of one page.
+type PageState uint8
+
+// Page states.
+const (
+	Erased  PageState = iota // not programmed since the last erase
+	Valid                    // programmed, at least one unit valid
+	Invalid                  // programmed, no unit valid
+)
+
+// String returns "erased", "valid" or "invalid".
+func (s PageState) String() string {
+	switch s {
+	case Erased:
+		return "erased"
+	case Valid:
+		return "valid"
+	case Invalid:
+		return "invalid"
+	}
+	return fmt.Sprintf("PageState(%d)", int(s))
+}
+
+// Device is the state of a flash array: per block a write pointer, a valid
+// unit count and an erase count; per unit an OOB tag and a valid bit.
+type Device struct {
+	cfg  Config
+	geo  Geometry
+	upp  int // units per page
+	upg  int // units per plane group
+	ppb  int // pages per block
+	np   int // planes per die
+	nblk int
+
+	wp     []uint16 // next page to program, per physical block
+	valid  []uint32 // valid units, per physical block
+	erases []uint32 // erase count, per physical block
+
+	tags []uint32 // OOB tag, per unit
+	vbit []uint64 // valid bit, per unit
+	data []uint32 // payload token per unit, only with TrackData
+}
+
+// New builds a device in the factory state: every block erased, no erase
+// counted yet.
+func New(cfg Config) (*Device, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	g := cfg.Geometry
+	d := &Device{
+		cfg:  cfg,
+		geo:  g,
+		upp:  g.UnitsPerPage(),
+		upg:  g.UnitsPerGroup(),
+		ppb:  g.PagesPerBlock,
+		np:   g.PlanesPerDie,
+		nblk: g.Blocks(),
+	}
+	n := g.Units()
+	d.wp = make([]uint16, d.nblk)
+	d.valid = make([]uint32, d.nblk)
+	d.erases = make([]uint32, d.nblk)
+	d.tags = make([]uint32, n)
+	for i := range d.tags {
+		d.tags[i] = NoTag
+	}
+	d.vbit = make([]uint64, (n+63)/64)
+	if cfg.TrackData {
+		d.data = make([]uint32, n)
+	}
+	return d, nil
+}
+
+// Config returns the configuration the device was built with.
+func (d *Device) Config() Config { return d.cfg }
+
+// Geometry returns the device geometry.
+func (d *Device) Geometry() Geometry { return d.geo }
+
+// MemoryBytes is the memory held by the device's state slices.
+func (d *Device) MemoryBytes() int64 {
+	return int64(len(d.wp))*2 + int64(len(d.valid))*4 + int64(len(d.erases))*4 +
+		int64(len(d.tags))*4 + int64(len(d.vbit))*8 + int64(len(d.data))*4
+}
+
+// Block returns the physical block number of plane p of plane group g.
+func (d *Device) Block(group, plane int) int { return group*d.np + plane }
+
+// DieOfBlock returns the die holding physical block pb.
+func (d *Device) DieOfBlock(pb int) int { return pb / d.np / d.geo.BlocksPerPlane }
+
+// Unit returns the unit number of slot s of page p of physical block pb.
+func (d *Device) Unit(pb, page, slot int) int64 {
+	g, pl := pb/d.np, pb%d.np
+	return int64(g)*int64(d.upg) + int64((page*d.np+pl)*d.upp+slot)
+}
+
+// Locate returns the physical block and page holding unit u.
+func (d *Device) Locate(u int64) (pb, page int) {
+	g := int(u / int64(d.upg))
+	off := int(u % int64(d.upg))
+	pp := off / d.upp
+	return g*d.np + pp%d.np, pp / d.np
+}
+
+// State returns the state of physical block pb.
+func (d *Device) State(pb int) BlockState {
+	switch int(d.wp[pb]) {
+	case 0:
+		return Free
+	case d.ppb:
+		return Full
+	}
+	return Open
+}
+
+// WritePointer returns the next page to be programmed in block pb.
+func (d *Device) WritePointer(pb int) int { return int(d.wp[pb]) }
+
+// ValidUnits returns the number of valid units in physical block pb.
+func (d *Device) ValidUnits(pb int) int { return int(d.valid[pb]) }
+
+// EraseCount returns how many times physical block pb has been erased.
+func (d *Device) EraseCount(pb int) int { return int(d.erases[pb]) }
+
+// IsValid reports whether unit u holds valid data.
+func (d *Device) IsValid(u int64) bool { return d.vbit[u>>6]&(1<<(u&63)) != 0 }
+
+// Tag returns the OOB tag of unit u (NoTag when never written since erase).
+func (d *Device) Tag(u int64) uint32 { return d.tags[u] }
+
+// PageState returns the state of page p of physical block pb.
+func (d *Device) PageState(pb, page int) PageState {
+	if page >= int(d.wp[pb]) {
+		return Erased
+	}
+	u := d.Unit(pb, page, 0)
+	for s := 0; s < d.upp; s++ {
+		if d.IsValid(u + int64(s)) {
+			return Valid
+		}
+	}
+	return Invalid
+}
+
+// Program programs page p of physical block pb with one tag per unit
+// (len(tags) == UnitsPerPage). Units whose tag is NoTag are programmed
+// invalid. data, if not nil and the device tracks data, holds a payload
+// token per unit.
+func (d *Device) Program(pb, page int, tags, data []uint32) error {
+	if pb < 0 || pb >= d.nblk || page < 0 || page >= d.ppb || len(tags) != d.upp {
+		return fmt.Errorf("%w: program block %d page %d with %d tags", ErrRange, pb, page, len(tags))
+	}
+	w := int(d.wp[pb])
+	switch {
+	case w == d.ppb:
+		return fmt.Errorf("%w: block %d", ErrBlockFull, pb)
+	case page < w:
+		return fmt.Errorf("%w: block %d page %d (write pointer %d)", ErrNotErased, pb, page, w)
+	case page > w:
+		return fmt.Errorf("%w: block %d page %d (write pointer %d)", ErrOutOfOrder, pb, page, w)
+	}
+	u := d.Unit(pb, page, 0)
+	var nv uint32
+	for s, t := range tags {
+		x := u + int64(s)
+		d.tags[x] = t
+		if t != NoTag {
+			d.vbit[x>>6] |= 1 << (x & 63)
+			nv++
+		}
+		if d.data != nil && data != nil {
+			d.data[x] = data[s]
+		}
+	}
+	d.valid[pb] += nv
+	d.wp[pb]++
+	return nil
+}
+
+// Invalidate marks unit u as no longer holding live data.
+func (d *Device) Invalidate(u int64) error {
+	if u < 0 || u >= int64(len(d.tags)) {
+		return fmt.Errorf("%w: unit %d", ErrRange, u)
+	}
+	if !d.IsValid(u) {
+		return fmt.Errorf("%w: invalidate unit %d", ErrNotValid, u)
+	}
+	d.vbit[u>>6] &^= 1 << (u & 63)
+	pb, _ := d.Locate(u)
+	d.valid[pb]--
+	return nil
+}
+
+// Read returns the tag and payload token of unit u, which must be valid.
+func (d *Device) Read(u int64) (tag, data uint32, err error) {
+	if u < 0 || u >= int64(len(d.tags)) {
+		return 0, 0, fmt.Errorf("%w: unit %d", ErrRange, u)
+	}
+	pb, page := d.Locate(u)
+	if page >= int(d.wp[pb]) {
+		return 0, 0, fmt.Errorf("%w: block %d page %d", ErrNotProgrammed, pb, page)
+	}
+	if !d.IsValid(u) {
+		return 0, 0, fmt.Errorf("%w: read unit %d", ErrNotValid, u)
+	}
+	if d.data != nil {
+		data = d.data[u]
+	}
+	return d.tags[u], data, nil
+}
+
+// Erase erases physical block pb. A block that holds valid units is not
+// erased (the FTL must move or invalidate them first).
+func (d *Device) Erase(pb int) error {
+	if pb < 0 || pb >= d.nblk {
+		return fmt.Errorf("%w: erase block %d", ErrRange, pb)
+	}
+	if d.valid[pb] != 0 {
+		return fmt.Errorf("%w: block %d has %d valid units", ErrEraseValid, pb, d.valid[pb])
+	}
+	d.eraseBlock(pb)
+	return nil
+}
+
+func (d *Device) eraseBlock(pb int) {
+	if d.wp[pb] != 0 {
+		u := d.Unit(pb, 0, 0)
+		for p := 0; p < int(d.wp[pb]); p++ {
+			base := u + int64(p*d.np*d.upp)
+			for s := 0; s < d.upp; s++ {
+				d.tags[base+int64(s)] = NoTag
+			}
+		}
+	}
+	d.wp[pb] = 0
+	d.erases[pb]++
+}
+
+// SecureErase erases every block, discarding all data, as an ATA SECURITY
+// ERASE UNIT does. Every block's erase count grows by one.
+func (d *Device) SecureErase() {
+	for i := range d.vbit {
+		d.vbit[i] = 0
+	}
+	for pb := range d.valid {
+		d.valid[pb] = 0
+		d.eraseBlock(pb)
+	}
+}
+
+// Wear summarises erase counts over all blocks.
+type Wear struct {
+	Min, Max int
+	Mean     float64
+	// Life is the mean erase count as a fraction of the rated cycles.
+	Life float64
+}
+
+// Wear returns the erase-count summary of the device.
+func (d *Device) Wear() Wear {
+	w := Wear{Min: int(^uint(0) >> 1)}
+	var sum int64
+	for _, e := range d.erases {
+		v := int(e)
+		sum += int64(v)
+		w.Min = min(w.Min, v)
+		w.Max = max(w.Max, v)
+	}
+	w.Mean = float64(sum) / float64(len(d.erases))
+	w.Life = w.Mean / float64(d.cfg.Timing.RatedCycles)
+	return w
+}

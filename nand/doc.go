@@ -1,0 +1,41 @@
+// Package nand models the physical flash array of an SSD: its geometry
+// (channels, targets, dies, planes, blocks, pages), its timing (array read,
+// LSB/MSB program and erase latencies, bus transfer rate), the occupancy of
+// every die and channel, and the state of every block and page.
+//
+// The package enforces the rules of NAND flash and reports breaches as
+// errors instead of corrupting state: a page may only be programmed after
+// its block has been erased, the pages of a block are programmed strictly in
+// order, a block holding valid data may not be erased, and a unit of data
+// may only be invalidated once.
+//
+// # Addressing
+//
+// Blocks are numbered flat, plane innermost: physical block
+// pb = (die*BlocksPerPlane + blk)*PlanesPerDie + plane, so the planes of one
+// multi-plane block (a "plane group", what the FTL allocates) are adjacent.
+// Dies are numbered channel innermost (die d sits on channel d % Channels),
+// so consecutive dies use different buses.
+//
+// A page holds PageBytes/UnitBytes mapping units. Units are numbered so that
+// a plane group's units are contiguous and in programming order:
+// unit = group*UnitsPerGroup + (page*PlanesPerDie + plane)*UnitsPerPage + slot.
+// Every unit carries a 32-bit tag in its spare (OOB) area — the FTL stores the
+// logical address there — and a valid bit.
+//
+// # Units and time
+//
+// Sizes are in bytes, times are integer nanoseconds of simulated time. The
+// package never reads the wall clock.
+//
+// # Memory and speed
+//
+// State is kept in flat slices indexed by block and unit number: four bytes
+// of tag and one bit of validity per unit, a few bytes per block. No method
+// on the per-page path allocates.
+//
+// # Concurrency
+//
+// A Device is not safe for concurrent use; the simulator drives it from one
+// goroutine.
+package nand

@@ -1,0 +1,202 @@
+package nand
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func testConfig() Config {
+	return Config{
+		Geometry: Geometry{Channels: 2, TargetsPerChannel: 1, DiesPerTarget: 2, PlanesPerDie: 2,
+			BlocksPerPlane: 4, PagesPerBlock: 8, PageBytes: 16384, SpareBytes: 1664, UnitBytes: 4096},
+		Timing: Timing{Cell: MLC, ReadNs: 50_000, ProgLSBNs: 500_000, ProgMSBNs: 2_000_000,
+			EraseNs: 3_000_000, BusMBps: 200, CommandNs: 200, RatedCycles: 3000},
+		TrackData: true,
+	}
+}
+
+func tags(v ...uint32) []uint32 { return v }
+
+func TestGeometryDerived(t *testing.T) {
+	g := testConfig().Geometry
+	require.Equal(t, 4, g.Dies())
+	require.Equal(t, 16, g.Groups())
+	require.Equal(t, 32, g.Blocks())
+	require.Equal(t, 4, g.UnitsPerPage())
+	require.Equal(t, 64, g.UnitsPerGroup())
+	require.Equal(t, int64(1024), g.Units())
+	require.Equal(t, int64(4<<20), g.Bytes())
+}
+
+func TestConfigValidate(t *testing.T) {
+	cases := []struct {
+		name  string
+		edit  func(*Config)
+		field string
+	}{
+		{"zero channels", func(c *Config) { c.Geometry.Channels = 0 }, "geometry.channels"},
+		{"negative planes", func(c *Config) { c.Geometry.PlanesPerDie = -1 }, "geometry.planes_per_die"},
+		{"unit not sector multiple", func(c *Config) { c.Geometry.UnitBytes = 1000 }, "geometry.unit_bytes"},
+		{"page not unit multiple", func(c *Config) { c.Geometry.PageBytes = 6144 }, "geometry.page_bytes"},
+		{"spare too big", func(c *Config) { c.Geometry.SpareBytes = 1 << 20 }, "geometry.spare_bytes"},
+		{"too many units", func(c *Config) {
+			c.Geometry.Channels, c.Geometry.TargetsPerChannel, c.Geometry.BlocksPerPlane = 64, 16, 1<<20
+		}, "mapping units"},
+		{"negative read", func(c *Config) { c.Timing.ReadNs = -5 }, "timing.read_ns"},
+		{"zero bus", func(c *Config) { c.Timing.BusMBps = 0 }, "timing.bus_mbps"},
+		{"bad cell", func(c *Config) { c.Timing.Cell = 7 }, "timing.cell"},
+		{"no endurance", func(c *Config) { c.Timing.RatedCycles = 0 }, "timing.rated_cycles"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := testConfig()
+			tc.edit(&c)
+			err := c.Validate()
+			require.ErrorIs(t, err, ErrConfig)
+			require.Contains(t, err.Error(), tc.field)
+		})
+	}
+	require.NoError(t, testConfig().Validate())
+}
+
+func TestProgramRules(t *testing.T) {
+	d, err := New(testConfig())
+	require.NoError(t, err)
+	require.Equal(t, Free, d.State(3))
+	require.ErrorIs(t, d.Program(3, 1, tags(1, 2, 3, 4), nil), ErrOutOfOrder)
+	require.NoError(t, d.Program(3, 0, tags(1, 2, NoTag, 4), tags(10, 20, 30, 40)))
+	require.Equal(t, Open, d.State(3))
+	require.Equal(t, 3, d.ValidUnits(3))
+	require.ErrorIs(t, d.Program(3, 0, tags(1, 2, 3, 4), nil), ErrNotErased)
+	require.ErrorIs(t, d.Program(3, 0, tags(1), nil), ErrRange)
+	u := d.Unit(3, 0, 1)
+	tag, data, err := d.Read(u)
+	require.NoError(t, err)
+	require.Equal(t, uint32(2), tag)
+	require.Equal(t, uint32(20), data)
+	_, _, err = d.Read(d.Unit(3, 0, 2))
+	require.ErrorIs(t, err, ErrNotValid)
+	_, _, err = d.Read(d.Unit(3, 1, 0))
+	require.ErrorIs(t, err, ErrNotProgrammed)
+	require.ErrorIs(t, d.Erase(3), ErrEraseValid)
+	for s := 0; s < 4; s++ {
+		if s != 2 {
+			require.NoError(t, d.Invalidate(d.Unit(3, 0, s)))
+		}
+	}
+	require.ErrorIs(t, d.Invalidate(u), ErrNotValid)
+	require.Equal(t, Invalid, d.PageState(3, 0))
+	require.Equal(t, Erased, d.PageState(3, 1))
+	for p := 1; p < 8; p++ {
+		require.NoError(t, d.Program(3, p, tags(NoTag, NoTag, NoTag, NoTag), nil))
+	}
+	require.Equal(t, Full, d.State(3))
+	require.ErrorIs(t, d.Program(3, 7, tags(1, 2, 3, 4), nil), ErrBlockFull)
+	require.NoError(t, d.Erase(3))
+	require.Equal(t, Free, d.State(3))
+	require.Equal(t, 1, d.EraseCount(3))
+	require.Equal(t, NoTag, d.Tag(u))
+}
+
+func TestAddressing(t *testing.T) {
+	d, err := New(testConfig())
+	require.NoError(t, err)
+	g := d.Geometry()
+	seen := make(map[int64]bool)
+	for pb := 0; pb < g.Blocks(); pb++ {
+		for p := 0; p < g.PagesPerBlock; p++ {
+			for s := 0; s < g.UnitsPerPage(); s++ {
+				u := d.Unit(pb, p, s)
+				require.False(t, seen[u])
+				seen[u] = true
+				b, pg := d.Locate(u)
+				require.Equal(t, pb, b)
+				require.Equal(t, p, pg)
+			}
+		}
+	}
+	require.Len(t, seen, int(g.Units()))
+	// Plane group 5 covers blocks 10 and 11, on die 5/BlocksPerPlane = 1.
+	require.Equal(t, 1, d.DieOfBlock(10))
+	require.Equal(t, 1, d.DieOfBlock(11))
+	require.Equal(t, int64(5*64), d.Unit(10, 0, 0))
+	require.Equal(t, int64(5*64+4), d.Unit(11, 0, 0))
+	require.Equal(t, int64(5*64+8), d.Unit(10, 1, 0))
+}
+
+func TestSecureEraseAndWear(t *testing.T) {
+	d, err := New(testConfig())
+	require.NoError(t, err)
+	require.NoError(t, d.Program(0, 0, tags(1, 2, 3, 4), nil))
+	d.SecureErase()
+	require.Equal(t, Free, d.State(0))
+	require.Equal(t, 0, d.ValidUnits(0))
+	w := d.Wear()
+	require.Equal(t, 1, w.Min)
+	require.Equal(t, 1, w.Max)
+	require.InDelta(t, 1.0/3000, w.Life, 1e-12)
+}
+
+func TestTimelineDieAndChannel(t *testing.T) {
+	cfg := testConfig()
+	tl := NewTimeline(cfg)
+	tm := cfg.Timing
+	x := tm.TransferNs(16384 + 1664)
+	// Two dies on different channels program in parallel.
+	d0 := tl.Program(0, 0, 1, 0)
+	d1 := tl.Program(1, 0, 1, 0)
+	require.Equal(t, tm.CommandNs+x+tm.ProgLSBNs, d0)
+	require.Equal(t, d0, d1)
+	// Dies 0 and 2 share channel 0: the second transfer waits for the bus,
+	// but the two programs overlap in the arrays.
+	d2 := tl.Program(2, 1, 1, 0)
+	require.Equal(t, 2*(tm.CommandNs+x)+tm.ProgMSBNs, d2, "second die waits one transfer")
+	// A die is serial: its next operation starts after the previous one.
+	e0 := tl.Erase(0, 2, 0)
+	require.Equal(t, d0+tm.CommandNs+tm.EraseNs+tm.PlaneNs*1, e0)
+	// A read on die 2 waits for its program, then transfers.
+	r := tl.Read(2, 1, 4096, 0)
+	require.Equal(t, d2+tm.CommandNs+tm.ReadNs+tm.TransferNs(4096), r)
+	require.Positive(t, tl.ChannelBusy(0))
+	require.Equal(t, d0-0+e0-d0, tl.DieBusy(0))
+}
+
+func TestTimelineBusInterleaves(t *testing.T) {
+	// A die whose array is busy does not hold the bus: a transfer for an
+	// idle die on the same channel goes first.
+	cfg := testConfig()
+	tl := NewTimeline(cfg)
+	tm := cfg.Timing
+	tl.Erase(0, 1, 0) // die 0 busy ~3 ms
+	tl.Program(0, 0, 1, 0)
+	d2 := tl.Program(2, 0, 1, 0)
+	x := tm.TransferNs(16384 + 1664)
+	require.Less(t, d2, int64(2*(tm.CommandNs+x)+tm.ProgLSBNs+slotNs))
+}
+
+func TestTimelineAdvance(t *testing.T) {
+	tl := NewTimeline(testConfig())
+	tl.Advance(10 * ringSize * slotNs)
+	r := tl.Read(0, 1, 4096, 0) // an early request is clamped to the calendar start
+	require.GreaterOrEqual(t, r, int64(0))
+	tl.Advance(10*ringSize*slotNs + 5*slotNs)
+	tl.Reset()
+	require.Zero(t, tl.DieFree(0))
+}
+
+func TestKinds(t *testing.T) {
+	tm := testConfig().Timing
+	require.Equal(t, LSB, tm.Kind(0))
+	require.Equal(t, MSB, tm.Kind(1))
+	tm.Cell = TLC
+	require.Equal(t, CSB, tm.Kind(4))
+	require.Equal(t, (tm.ProgLSBNs+tm.ProgMSBNs)/2, tm.ProgNs(4))
+	tm.Cell = SLC
+	require.Equal(t, tm.ProgLSBNs, tm.ProgNs(1))
+	c, err := ParseCellType("TLC")
+	require.NoError(t, err)
+	require.Equal(t, "tlc", c.String())
+	_, err = ParseCellType("qlc")
+	require.Error(t, err)
+}

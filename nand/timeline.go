@@ -1,0 +1,213 @@
+package nand
+
+// PageKind is the speed class of a page within its block.
+type PageKind uint8
+
+// Page kinds. MLC parts interleave fast lower (LSB) and slow upper (MSB)
+// pages; TLC adds a centre page between them.
+const (
+	LSB PageKind = iota
+	CSB
+	MSB
+)
+
+// Kind returns the speed class of page p: SLC pages are all LSB; MLC
+// pages alternate LSB (even) and MSB (odd); TLC pages cycle LSB, CSB, MSB.
+// Real parts pair pages in a staggered order; the alternation keeps the
+// same mix of fast and slow pages, which is what sets throughput.
+func (t Timing) Kind(page int) PageKind {
+	switch t.Cell {
+	case MLC:
+		if page%2 == 1 {
+			return MSB
+		}
+	case TLC:
+		return PageKind(page % 3)
+	}
+	return LSB
+}
+
+// ProgNs returns tPROG of page p.
+func (t Timing) ProgNs(page int) int64 {
+	switch t.Kind(page) {
+	case MSB:
+		return t.ProgMSBNs
+	case CSB:
+		return (t.ProgLSBNs + t.ProgMSBNs) / 2
+	}
+	return t.ProgLSBNs
+}
+
+// TransferNs returns the bus time to move n bytes.
+func (t Timing) TransferNs(n int) int64 {
+	return (int64(n)*1000 + t.BusMBps - 1) / t.BusMBps
+}
+
+// Channel occupancy is kept as a fluid reservation calendar: future time is
+// cut into slots of 1<<slotShift ns, and each slot records how many of its
+// nanoseconds are already taken by transfers. A transfer that wants to start
+// at time s takes the free nanoseconds of the slots from s on until it has
+// all it needs. Unlike a single busy-until mark, this lets a transfer for an
+// idle die use the bus while another die's queued operation waits for its
+// array, which is how a real channel interleaves its dies.
+const (
+	slotShift = 12 // 4.096 µs slots
+	slotNs    = 1 << slotShift
+	ringBits  = 20 // 2^20 slots ≈ 4.3 s of look-ahead per channel
+	ringSize  = 1 << ringBits
+	ringMask  = ringSize - 1
+)
+
+// Timeline tracks when every die and channel is busy. Dies are serial: an
+// operation on a die starts when the die finishes its previous one. Channel
+// transfers interleave on the bus calendar. Reservations are made in
+// non-decreasing order of their earliest start time per die; the calendar
+// forgets time before the latest Advance.
+type Timeline struct {
+	t        Timing
+	g        Geometry
+	dieFree  []int64
+	dieBusy  []int64 // accumulated array+transfer busy ns, per die
+	chanBusy []int64 // accumulated transfer ns, per channel
+	cal      [][]uint16
+	base     int64 // first slot the calendars hold
+	pageXfer int64 // bus time of one page with its spare bytes
+}
+
+// NewTimeline builds an idle timeline for the given configuration.
+func NewTimeline(cfg Config) *Timeline {
+	g := cfg.Geometry
+	tl := &Timeline{
+		t:        cfg.Timing,
+		g:        g,
+		dieFree:  make([]int64, g.Dies()),
+		dieBusy:  make([]int64, g.Dies()),
+		chanBusy: make([]int64, g.Channels),
+		cal:      make([][]uint16, g.Channels),
+		pageXfer: cfg.Timing.TransferNs(g.PageBytes + g.SpareBytes),
+	}
+	for i := range tl.cal {
+		tl.cal[i] = make([]uint16, ringSize)
+	}
+	return tl
+}
+
+// Reset makes every die and channel idle at time 0 and clears the busy
+// accounting.
+func (tl *Timeline) Reset() {
+	clear(tl.dieFree)
+	clear(tl.dieBusy)
+	clear(tl.chanBusy)
+	for _, c := range tl.cal {
+		clear(c)
+	}
+	tl.base = 0
+}
+
+// Advance tells the timeline that no reservation will start before now,
+// so calendar slots before it can be reused.
+func (tl *Timeline) Advance(now int64) {
+	s := now >> slotShift
+	if s <= tl.base {
+		return
+	}
+	if s-tl.base >= ringSize {
+		for _, c := range tl.cal {
+			clear(c)
+		}
+		tl.base = s
+		return
+	}
+	for ; tl.base < s; tl.base++ {
+		i := tl.base & ringMask
+		for _, c := range tl.cal {
+			c[i] = 0
+		}
+	}
+}
+
+// MemoryBytes is the memory held by the timeline.
+func (tl *Timeline) MemoryBytes() int64 {
+	return int64(len(tl.cal))*ringSize*2 + int64(len(tl.dieFree))*16 + int64(len(tl.chanBusy))*8
+}
+
+// ChannelOf returns the channel of die d.
+func (tl *Timeline) ChannelOf(die int) int { return die % tl.g.Channels }
+
+// DieFree returns the time die d finishes its queued work.
+func (tl *Timeline) DieFree(die int) int64 { return tl.dieFree[die] }
+
+// DieBusy returns the total time die d has spent busy.
+func (tl *Timeline) DieBusy(die int) int64 { return tl.dieBusy[die] }
+
+// ChannelBusy returns the total time channel c has spent transferring.
+func (tl *Timeline) ChannelBusy(c int) int64 { return tl.chanBusy[c] }
+
+// transfer books n ns on channel c starting no earlier than at and returns
+// when the transfer ends.
+func (tl *Timeline) transfer(c int, at, n int64) int64 {
+	tl.chanBusy[c] += n
+	if at < tl.base<<slotShift {
+		at = tl.base << slotShift
+	}
+	cal := tl.cal[c]
+	s := at >> slotShift
+	off := at - s<<slotShift
+	for n > 0 {
+		if s-tl.base >= ringSize {
+			// Beyond the look-ahead: assume the bus is free there.
+			return s<<slotShift + off + n
+		}
+		used := int64(cal[s&ringMask])
+		free := slotNs - max(used, off)
+		if free > 0 {
+			take := min(free, n)
+			cal[s&ringMask] = uint16(used + take)
+			n -= take
+			if n == 0 {
+				return s<<slotShift + max(used, off) + take
+			}
+		}
+		s++
+		off = 0
+	}
+	return at
+}
+
+// Read books a multi-plane read of planes pages on die d, moving n bytes
+// out over the channel, that may start at time at; it returns when the data
+// has left the die.
+func (tl *Timeline) Read(die, planes, n int, at int64) int64 {
+	start := max(at, tl.dieFree[die])
+	c := die % tl.g.Channels
+	cmdEnd := tl.transfer(c, start, tl.t.CommandNs)
+	arrEnd := cmdEnd + tl.t.ReadNs + int64(planes-1)*tl.t.PlaneNs
+	done := tl.transfer(c, arrEnd, tl.t.TransferNs(n))
+	tl.dieBusy[die] += done - start
+	tl.dieFree[die] = done
+	return done
+}
+
+// Program books a multi-plane program of page p on planes planes of die d
+// whose data is ready at time at; it returns when the array has finished.
+func (tl *Timeline) Program(die, page, planes int, at int64) int64 {
+	start := max(at, tl.dieFree[die])
+	c := die % tl.g.Channels
+	xEnd := tl.transfer(c, start, tl.t.CommandNs+int64(planes)*tl.pageXfer)
+	done := xEnd + tl.t.ProgNs(page) + int64(planes-1)*tl.t.PlaneNs
+	tl.dieBusy[die] += done - start
+	tl.dieFree[die] = done
+	return done
+}
+
+// Erase books a multi-plane erase on die d that may start at time at; it
+// returns when the erase has finished.
+func (tl *Timeline) Erase(die, planes int, at int64) int64 {
+	start := max(at, tl.dieFree[die])
+	c := die % tl.g.Channels
+	cmdEnd := tl.transfer(c, start, tl.t.CommandNs)
+	done := cmdEnd + tl.t.EraseNs + int64(planes-1)*tl.t.PlaneNs
+	tl.dieBusy[die] += done - start
+	tl.dieFree[die] = done
+	return done
+}
