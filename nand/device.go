@@ -176,6 +176,15 @@ func (d *Device) IsValid(u int64) bool { return d.vbit[u>>6]&(1<<(u&63)) != 0 }
 // Tag returns the OOB tag of unit u (NoTag when never written since erase).
 func (d *Device) Tag(u int64) uint32 { return d.tags[u] }
 
+// Data returns the payload token of unit u, or 0 when the device does not
+// track data. It does not check validity; use Read for a checked read.
+func (d *Device) Data(u int64) uint32 {
+	if d.data == nil {
+		return 0
+	}
+	return d.data[u]
+}
+
 // PageState returns the state of page p of physical block pb.
 func (d *Device) PageState(pb, page int) PageState {
 	if page >= int(d.wp[pb]) {

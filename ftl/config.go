@@ -1,0 +1,104 @@
+package ftl
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrConfig is wrapped by every configuration validation error.
+var ErrConfig = errors.New("invalid ftl configuration")
+
+// ErrRange is returned for a logical unit outside the user space.
+var ErrRange = errors.New("ftl: logical unit out of range")
+
+// Config sets the FTL's policies and its share of the device.
+type Config struct {
+	// UserUnits is the number of logical mapping units the host sees.
+	UserUnits int64
+	// GCLowWater is the number of free groups per die at or below which
+	// foreground garbage collection runs before a new host group opens.
+	// At least 1: GC itself may need one free group. Default 1.
+	GCLowWater int
+	// GCHighWater is the number of free groups per die that background
+	// collection restores while the host is idle. Default 2*GCLowWater+2.
+	GCHighWater int
+	// Victim picks the groups garbage collection cleans. Default Greedy.
+	Victim VictimPolicy
+	// Allocator picks the die for each new host page. Default round robin.
+	Allocator Allocator
+	// StaticWLSpread turns on static wear levelling: when the erase counts
+	// of one die's groups differ by more than this, the least-worn full
+	// group is moved so that its block returns to use. 0 turns it off.
+	StaticWLSpread int
+	// Seed seeds the random source of randomised victim policies.
+	Seed uint64
+}
+
+func (c *Config) setDefaults() {
+	if c.GCLowWater == 0 {
+		c.GCLowWater = 1
+	}
+	if c.GCHighWater == 0 {
+		c.GCHighWater = 2*c.GCLowWater + 2
+	}
+	if c.Victim == nil {
+		c.Victim = Greedy{}
+	}
+}
+
+// Stream is the source of a write: host data or data moved by the FTL.
+type Stream uint8
+
+// Streams, also used as the cause of a flash operation.
+const (
+	HostStream Stream = iota // host writes and reads
+	GCStream                 // garbage collection
+	WLStream                 // static wear levelling
+)
+
+// String returns "host", "gc" or "wl".
+func (s Stream) String() string {
+	switch s {
+	case HostStream:
+		return "host"
+	case GCStream:
+		return "gc"
+	case WLStream:
+		return "wl"
+	}
+	return fmt.Sprintf("Stream(%d)", int(s))
+}
+
+// OpSink receives every flash operation the FTL performs, in order. The
+// controller implements it to turn operations into time.
+type OpSink interface {
+	// ReadPage reads units mapping units from page of every plane of the
+	// group on die.
+	ReadPage(die, page, planes, units int, cause Stream)
+	// ProgramPage programs page on every plane of a group on die; hostUnits
+	// of its units came from the host write buffer.
+	ProgramPage(die, page, planes, hostUnits int, cause Stream)
+	// EraseGroup erases every plane's block of a group on die.
+	EraseGroup(die, planes int, cause Stream)
+}
+
+// Allocator picks the die that receives the next host page.
+type Allocator interface {
+	NextDie() int
+}
+
+// RoundRobin stripes host pages over dies in turn.
+type RoundRobin struct {
+	Dies int
+	next int
+}
+
+// NextDie returns the next die in turn.
+func (r *RoundRobin) NextDie() int {
+	d := r.next
+	r.next++
+	if r.next == r.Dies {
+		r.next = 0
+	}
+	return d
+}

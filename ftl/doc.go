@@ -1,0 +1,47 @@
+// Package ftl is a page-mapped flash translation layer: it maps logical
+// mapping units (4 KiB by default) to physical units of a nand.Device,
+// gathers writes into full multi-plane pages striped across dies, keeps the
+// over-provisioned spare area clean with garbage collection, handles TRIM
+// and secure erase, and levels wear.
+//
+// The FTL decides what flash operations happen, never when: every read,
+// program and erase it performs is reported to an OpSink, which the
+// controller package turns into time on the nand.Timeline. Without a sink
+// the FTL runs as pure logic, which is how write-amplification studies run
+// at tens of millions of writes per second.
+//
+// # Layout
+//
+// The allocation and cleaning unit is the plane group: the blocks with the
+// same index on every plane of one die, programmed together with
+// multi-plane commands. Each die has its own free list, its own open group
+// for host data and its own open group for data moved by garbage
+// collection, so cleaning a die copies data within that die. Host pages go
+// to the die an Allocator picks (round robin unless the controller supplies
+// one that looks at die occupancy).
+//
+// # Garbage collection
+//
+// Foreground collection runs when a die is about to open a new host group
+// and has no more than GCLowWater free groups: the VictimPolicy picks a full
+// group on that die, its valid units are copied into the die's GC group,
+// and it is erased. Background collection (CollectBackground) is run by
+// the controller while the host is idle, up to GCHighWater free groups.
+// Victim policies are small values behind the VictimPolicy interface:
+// Greedy, CostBenefit, FIFO, Random and DChoices ship with the package, and
+// users may write their own and check them with package ftltest.
+//
+// # Spare area and the theory
+//
+// The analytic models of garbage collection (Desnoyers 2012) count as
+// spare only space that can hold closed data. Here each die also holds two
+// open groups and a reserve of free groups, which are not available to data.
+// Stats.EffectiveAlpha reports the ratio that the models call α, measured
+// over the run with those groups taken out.
+//
+// # Memory and speed
+//
+// The mapping is a []uint32 indexed by logical unit; reverse mapping lives
+// in the device's OOB tags. Per-group metadata is a few bytes. Write, Read
+// and Trim do not allocate.
+package ftl

@@ -1,0 +1,618 @@
+package ftl
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/ftlsim/ftlsim/nand"
+)
+
+// Unmapped is the mapping entry of a logical unit that holds no data.
+const Unmapped = ^uint32(0)
+
+// ErrNoVictim is returned when garbage collection finds nothing to clean
+// on a die that has run out of free groups.
+var ErrNoVictim = errors.New("ftl: garbage collection found no victim")
+
+// stage collects the units of one multi-plane page until it is full.
+type stage struct {
+	group int32 // plane group being filled, -1 when none
+	page  int32 // page index within the group
+	n     int32 // units placed
+	host  int32 // units placed by the host (for buffer accounting)
+	tags  []uint32
+	data  []uint32
+}
+
+// Counters are cumulative totals since the FTL was built.
+type Counters struct {
+	HostWriteUnits int64 // units written by the host
+	HostReadUnits  int64 // units read by the host
+	TrimUnits      int64 // mapped units discarded by TRIM
+	ProgramPages   int64 // physical pages programmed (each plane counts)
+	ReadPages      int64 // physical pages read (each plane counts)
+	ProgramUnits   int64 // units programmed, padding included
+	GCCopiedUnits  int64 // units moved by garbage collection
+	WLCopiedUnits  int64 // units moved by static wear levelling
+	Erases         int64 // physical blocks erased
+	GCRuns         int64 // victims cleaned by garbage collection
+	BackgroundRuns int64 // of GCRuns, those run while the host was idle
+	FreeGroupsMin  int   // fewest free groups seen at once
+	PaddedUnits    int64 // units programmed empty by Flush
+}
+
+// WriteAmplification is units programmed per unit the host wrote
+// (1 when nothing was written).
+func (c Counters) WriteAmplification() float64 {
+	if c.HostWriteUnits == 0 {
+		return 1
+	}
+	return float64(c.ProgramUnits) / float64(c.HostWriteUnits)
+}
+
+// FTL is a page-mapped flash translation layer over one nand.Device.
+type FTL struct {
+	dev  *nand.Device
+	cfg  Config
+	sink OpSink
+	rng  *rand.Rand
+
+	dies, np, upp, ppb, upg, gpd int // dies, planes, units/page, pages/block, units/group, groups/die
+	pageUnits                    int // units in a multi-plane page
+
+	l2p      []uint32
+	closedAt []uint64 // per group: units programmed when it filled
+	free     [][]int32
+	nfree    int
+	open     [2][]int32 // [host|gc][die] open group, -1 when none
+	host     stage
+	gc       []stage // per die
+	alloc    Allocator
+	seq      uint64 // units programmed, a clock for ages
+	cnt      Counters
+
+	// Spare-area accounting for the theory comparison.
+	alphaSum, alphaN float64
+}
+
+// New builds an FTL over dev, which it secure-erases.
+func New(dev *nand.Device, cfg Config) (*FTL, error) {
+	cfg.setDefaults()
+	g := dev.Geometry()
+	f := &FTL{
+		dev:  dev,
+		cfg:  cfg,
+		dies: g.Dies(), np: g.PlanesPerDie, upp: g.UnitsPerPage(), ppb: g.PagesPerBlock,
+		upg: g.UnitsPerGroup(), gpd: g.BlocksPerPlane,
+	}
+	f.pageUnits = f.np * f.upp
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	f.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
+	f.alloc = cfg.Allocator
+	if f.alloc == nil {
+		f.alloc = &RoundRobin{Dies: f.dies}
+	}
+	f.l2p = make([]uint32, cfg.UserUnits)
+	f.closedAt = make([]uint64, g.Groups())
+	f.free = make([][]int32, f.dies)
+	for i := range f.free {
+		f.free[i] = make([]int32, 0, f.gpd)
+	}
+	for s := range f.open {
+		f.open[s] = make([]int32, f.dies)
+	}
+	f.host = newStage(f.pageUnits)
+	f.gc = make([]stage, f.dies)
+	for i := range f.gc {
+		f.gc[i] = newStage(f.pageUnits)
+	}
+	f.reset()
+	return f, nil
+}
+
+func newStage(n int) stage {
+	return stage{group: -1, tags: make([]uint32, n), data: make([]uint32, n)}
+}
+
+// MinSpareGroups is the number of groups per die that are never available
+// to hold data: the host and GC open groups and the low-water reserve.
+func (c Config) MinSpareGroups() int { return 2 + max(c.GCLowWater, 1) }
+
+func (f *FTL) validate() error {
+	c := f.cfg
+	if c.GCLowWater < 1 || c.GCLowWater > f.gpd/2 {
+		return fmt.Errorf("%w: gc_low_water = %d, allowed 1..%d (half the groups of a die)", ErrConfig, c.GCLowWater, f.gpd/2)
+	}
+	if c.GCHighWater < c.GCLowWater || c.GCHighWater > f.gpd/2 {
+		return fmt.Errorf("%w: gc_high_water = %d, allowed %d..%d", ErrConfig, c.GCHighWater, c.GCLowWater, f.gpd/2)
+	}
+	if c.StaticWLSpread < 0 {
+		return fmt.Errorf("%w: static_wl_spread = %d, allowed 0 (off) or more", ErrConfig, c.StaticWLSpread)
+	}
+	// Every die must keep, beyond its share of user data, its open groups,
+	// its reserve and at least one more group to clean with.
+	dataGroups := int64(f.dies) * int64(f.gpd-c.MinSpareGroups()-1)
+	maxUser := dataGroups * int64(f.upg)
+	if c.UserUnits < 1 || c.UserUnits > maxUser {
+		return fmt.Errorf("%w: user capacity = %d units, allowed 1..%d (the device's %d groups less %d per die kept for open groups, reserve and cleaning)",
+			ErrConfig, c.UserUnits, maxUser, f.dies*f.gpd, c.MinSpareGroups()+1)
+	}
+	if c.UserUnits >= int64(Unmapped) {
+		return fmt.Errorf("%w: user capacity = %d units, allowed below %d", ErrConfig, c.UserUnits, int64(Unmapped))
+	}
+	return nil
+}
+
+// SetSink sets the receiver of flash operations (nil for none).
+func (f *FTL) SetSink(s OpSink) { f.sink = s }
+
+// Device returns the underlying device.
+func (f *FTL) Device() *nand.Device { return f.dev }
+
+// Config returns the configuration with defaults filled in.
+func (f *FTL) Config() Config { return f.cfg }
+
+// UserUnits is the size of the logical space in units.
+func (f *FTL) UserUnits() int64 { return int64(len(f.l2p)) }
+
+// Counters returns the cumulative counters.
+func (f *FTL) Counters() Counters { return f.cnt }
+
+// FreeGroups returns the number of free groups on all dies.
+func (f *FTL) FreeGroups() int { return f.nfree }
+
+// FreeGroupsOn returns the number of free groups on die d.
+func (f *FTL) FreeGroupsOn(d int) int { return len(f.free[d]) }
+
+// MemoryBytes is the memory held by the mapping and FTL metadata.
+func (f *FTL) MemoryBytes() int64 {
+	return int64(len(f.l2p))*4 + int64(len(f.closedAt))*8 + int64(f.dies*f.gpd)*4
+}
+
+func (f *FTL) reset() {
+	for i := range f.l2p {
+		f.l2p[i] = Unmapped
+	}
+	clear(f.closedAt)
+	f.nfree = 0
+	for d := range f.free {
+		f.free[d] = f.free[d][:0]
+		for g := d*f.gpd + f.gpd - 1; g >= d*f.gpd; g-- {
+			f.free[d] = append(f.free[d], int32(g))
+		}
+		f.nfree += f.gpd
+		f.open[HostStream][d] = -1
+		f.open[GCStream][d] = -1
+		f.gc[d].group, f.gc[d].n, f.gc[d].host = -1, 0, 0
+	}
+	f.host.group, f.host.n, f.host.host = -1, 0, 0
+	f.cnt.FreeGroupsMin = f.nfree
+}
+
+// SecureErase erases every block and forgets every mapping.
+func (f *FTL) SecureErase() {
+	f.dev.SecureErase()
+	f.cnt.Erases += int64(f.dies * f.gpd * f.np)
+	if f.sink != nil {
+		for d := 0; d < f.dies; d++ {
+			for g := 0; g < f.gpd; g++ {
+				f.sink.EraseGroup(d, f.np, HostStream)
+			}
+		}
+	}
+	f.reset()
+}
+
+func (f *FTL) dieOf(group int32) int { return int(group) / f.gpd }
+
+// groupWP returns the next page to program in a group.
+func (f *FTL) groupWP(group int32) int { return f.dev.WritePointer(int(group) * f.np) }
+
+// Valid returns the number of valid units programmed in a group.
+func (f *FTL) Valid(group int) int {
+	v := 0
+	for p := 0; p < f.np; p++ {
+		v += f.dev.ValidUnits(group*f.np + p)
+	}
+	return v
+}
+
+// stageOf returns the stage that holds unit u's page if it is not yet
+// programmed, or nil.
+func (f *FTL) stageOf(u uint32) *stage {
+	g := int32(int64(u) / int64(f.upg))
+	if f.host.group == g && int(int64(u)%int64(f.upg))/f.pageUnits == int(f.host.page) {
+		return &f.host
+	}
+	if s := &f.gc[f.dieOf(g)]; s.group == g && int(int64(u)%int64(f.upg))/f.pageUnits == int(s.page) {
+		return s
+	}
+	return nil
+}
+
+// unmap invalidates the current location of lba, if any.
+func (f *FTL) unmap(lba int64) error {
+	u := f.l2p[lba]
+	if u == Unmapped {
+		return nil
+	}
+	f.l2p[lba] = Unmapped
+	if s := f.stageOf(u); s != nil {
+		s.tags[int(int64(u)%int64(f.pageUnits))] = nand.NoTag
+		return nil
+	}
+	return f.dev.Invalidate(int64(u))
+}
+
+// Write maps logical unit lba to new data carrying token (an opaque payload
+// the device keeps when it tracks data).
+func (f *FTL) Write(lba int64, token uint32) error {
+	if lba < 0 || lba >= int64(len(f.l2p)) {
+		return fmt.Errorf("%w: write unit %d, user space has %d", ErrRange, lba, len(f.l2p))
+	}
+	if err := f.unmap(lba); err != nil {
+		return err
+	}
+	f.cnt.HostWriteUnits++
+	s := &f.host
+	if s.group < 0 {
+		d := f.alloc.NextDie()
+		g, err := f.openGroup(HostStream, d)
+		if err != nil {
+			return err
+		}
+		s.group, s.page = g, int32(f.groupWP(g))
+	}
+	s.host++
+	return f.place(s, HostStream, lba, token)
+}
+
+// place puts lba into the next slot of stage s and programs the page when
+// it is full.
+func (f *FTL) place(s *stage, cause Stream, lba int64, token uint32) error {
+	k := s.n
+	s.tags[k], s.data[k] = uint32(lba), token
+	f.l2p[lba] = uint32(int64(s.group)*int64(f.upg) + int64(s.page)*int64(f.pageUnits) + int64(k))
+	s.n++
+	if int(s.n) == f.pageUnits {
+		return f.program(s, cause)
+	}
+	return nil
+}
+
+// program writes stage s's page to every plane of its group.
+func (f *FTL) program(s *stage, cause Stream) error {
+	g, page := int(s.group), int(s.page)
+	for p := 0; p < f.np; p++ {
+		lo := p * f.upp
+		if err := f.dev.Program(g*f.np+p, page, s.tags[lo:lo+f.upp], s.data[lo:lo+f.upp]); err != nil {
+			return err
+		}
+	}
+	die := g / f.gpd
+	f.cnt.ProgramPages += int64(f.np)
+	f.cnt.ProgramUnits += int64(f.pageUnits)
+	f.seq += uint64(f.pageUnits)
+	if f.sink != nil {
+		f.sink.ProgramPage(die, page, f.np, int(s.host), cause)
+	}
+	s.n, s.host = 0, 0
+	if page+1 == f.ppb {
+		f.closedAt[g] = f.seq
+		st := HostStream
+		if cause != HostStream {
+			st = GCStream
+		}
+		f.open[st][die] = -1
+		s.group = -1
+		return nil
+	}
+	if cause == HostStream {
+		s.group = -1 // the next host page may go to another die
+	} else {
+		s.page++
+	}
+	return nil
+}
+
+// openGroup returns the open group of stream st on die d, opening a new
+// one (after foreground GC for the host stream) when there is none.
+func (f *FTL) openGroup(st Stream, d int) (int32, error) {
+	if g := f.open[st][d]; g >= 0 {
+		return g, nil
+	}
+	if st == HostStream {
+		// Cleaning a group that holds only valid data gains nothing but
+		// moves on (FIFO does that); a die whose every group is full of
+		// valid data would loop, so the loop is bounded.
+		for i := 0; len(f.free[d]) <= f.cfg.GCLowWater; i++ {
+			if i > f.gpd {
+				return -1, fmt.Errorf("%w: die %d: no victim frees space; the spare area is exhausted", ErrNoVictim, d)
+			}
+			if err := f.collect(d, GCStream, false); err != nil {
+				return -1, err
+			}
+		}
+	}
+	if len(f.free[d]) == 0 {
+		return -1, fmt.Errorf("%w: die %d has no free group", ErrNoVictim, d)
+	}
+	// Dynamic wear levelling: open the least-worn free group.
+	fl := f.free[d]
+	best := len(fl) - 1
+	be := f.dev.EraseCount(int(fl[best]) * f.np)
+	for i := len(fl) - 2; i >= 0; i-- {
+		if e := f.dev.EraseCount(int(fl[i]) * f.np); e < be {
+			best, be = i, e
+		}
+	}
+	g := fl[best]
+	fl[best] = fl[len(fl)-1]
+	f.free[d] = fl[:len(fl)-1]
+	f.nfree--
+	if f.nfree < f.cnt.FreeGroupsMin {
+		f.cnt.FreeGroupsMin = f.nfree
+	}
+	f.open[st][d] = g
+	return g, nil
+}
+
+// collect cleans one victim on die d. A background run only cleans a
+// victim that frees space.
+func (f *FTL) collect(d int, cause Stream, background bool) error {
+	var g int
+	if cause == WLStream {
+		g = f.coldest(d)
+	} else {
+		g = f.cfg.Victim.Victim(View{f}, d)
+	}
+	if g < d*f.gpd || g >= (d+1)*f.gpd || f.groupWP(int32(g)) != f.ppb || f.isOpen(int32(g)) {
+		if g == -1 {
+			return fmt.Errorf("%w: die %d (policy %s)", ErrNoVictim, d, f.cfg.Victim.Name())
+		}
+		return fmt.Errorf("ftl: victim policy %s chose group %d, not a full group of die %d", f.cfg.Victim.Name(), g, d)
+	}
+	valid := f.Valid(g)
+	f.sampleAlpha()
+	f.cnt.GCRuns++
+	if background {
+		f.cnt.BackgroundRuns++
+	}
+	if valid > 0 {
+		gs := &f.gc[d]
+		base := int64(g) * int64(f.upg)
+		for page := 0; page < f.ppb; page++ {
+			pu := base + int64(page*f.pageUnits)
+			n := 0
+			for k := 0; k < f.pageUnits; k++ {
+				if f.dev.IsValid(pu + int64(k)) {
+					n++
+				}
+			}
+			if n == 0 {
+				continue
+			}
+			f.cnt.ReadPages += int64(f.np)
+			if f.sink != nil {
+				f.sink.ReadPage(d, page, f.np, n, cause)
+			}
+			for k := 0; k < f.pageUnits; k++ {
+				u := pu + int64(k)
+				if !f.dev.IsValid(u) {
+					continue
+				}
+				lba := int64(f.dev.Tag(u))
+				tok := f.dev.Data(u)
+				if err := f.dev.Invalidate(u); err != nil {
+					return err
+				}
+				if gs.group < 0 {
+					og, err := f.openGroup(GCStream, d)
+					if err != nil {
+						return err
+					}
+					gs.group, gs.page = og, int32(f.groupWP(og))
+				}
+				if err := f.place(gs, cause, lba, tok); err != nil {
+					return err
+				}
+			}
+			if cause == WLStream {
+				f.cnt.WLCopiedUnits += int64(n)
+			} else {
+				f.cnt.GCCopiedUnits += int64(n)
+			}
+		}
+	}
+	for p := 0; p < f.np; p++ {
+		if err := f.dev.Erase(g*f.np + p); err != nil {
+			return err
+		}
+	}
+	f.cnt.Erases += int64(f.np)
+	if f.sink != nil {
+		f.sink.EraseGroup(d, f.np, cause)
+	}
+	f.free[d] = append(f.free[d], int32(g))
+	f.nfree++
+	if f.cfg.StaticWLSpread > 0 && cause != WLStream {
+		return f.levelWear(d)
+	}
+	return nil
+}
+
+func (f *FTL) isOpen(g int32) bool {
+	d := f.dieOf(g)
+	return f.open[HostStream][d] == g || f.open[GCStream][d] == g
+}
+
+// coldest returns the least-worn full group on die d, or -1.
+func (f *FTL) coldest(d int) int {
+	best, be := -1, 0
+	for g := d * f.gpd; g < (d+1)*f.gpd; g++ {
+		if f.groupWP(int32(g)) != f.ppb || f.isOpen(int32(g)) {
+			continue
+		}
+		if e := f.dev.EraseCount(g * f.np); best < 0 || e < be {
+			best, be = g, e
+		}
+	}
+	return best
+}
+
+// levelWear moves the least-worn full group of die d when the erase counts
+// of the die spread wider than StaticWLSpread.
+func (f *FTL) levelWear(d int) error {
+	lo, hi := -1, 0
+	for g := d * f.gpd; g < (d+1)*f.gpd; g++ {
+		e := f.dev.EraseCount(g * f.np)
+		hi = max(hi, e)
+		if f.groupWP(int32(g)) == f.ppb && !f.isOpen(int32(g)) && (lo < 0 || e < lo) {
+			lo = e
+		}
+	}
+	if lo < 0 || hi-lo <= f.cfg.StaticWLSpread || len(f.free[d]) == 0 {
+		return nil
+	}
+	return f.collect(d, WLStream, false)
+}
+
+// CollectBackground cleans one victim on die d if the die has fewer than
+// GCHighWater free groups and a victim that frees space. It reports
+// whether it did any work.
+func (f *FTL) CollectBackground(d int) (bool, error) {
+	if len(f.free[d]) >= f.cfg.GCHighWater {
+		return false, nil
+	}
+	g := f.cfg.Victim.Victim(View{f}, d)
+	if g < 0 || f.groupWP(int32(g)) != f.ppb || f.isOpen(int32(g)) || f.Valid(g) == f.upg {
+		return false, nil
+	}
+	return true, f.collect(d, GCStream, true)
+}
+
+// NeedsBackground reports whether die d is below its background target.
+func (f *FTL) NeedsBackground(d int) bool { return len(f.free[d]) < f.cfg.GCHighWater }
+
+// Location describes where a logical unit's data is.
+type Location struct {
+	Mapped   bool // the unit holds data
+	Buffered bool // the data waits in controller memory, not yet programmed
+	Die      int
+	Page     int
+	Token    uint32 // payload token (0 when the device does not track data)
+}
+
+// Read looks up logical unit lba and reports the flash read (if any) to
+// the sink.
+func (f *FTL) Read(lba int64) (Location, error) {
+	if lba < 0 || lba >= int64(len(f.l2p)) {
+		return Location{}, fmt.Errorf("%w: read unit %d, user space has %d", ErrRange, lba, len(f.l2p))
+	}
+	f.cnt.HostReadUnits++
+	u := f.l2p[lba]
+	if u == Unmapped {
+		return Location{}, nil
+	}
+	if s := f.stageOf(u); s != nil {
+		return Location{Mapped: true, Buffered: true, Token: s.data[int(int64(u)%int64(f.pageUnits))]}, nil
+	}
+	pb, page := f.dev.Locate(int64(u))
+	tag, tok, err := f.dev.Read(int64(u))
+	if err != nil {
+		return Location{}, err
+	}
+	if int64(tag) != lba {
+		return Location{}, fmt.Errorf("ftl: unit %d maps to physical unit %d tagged %d", lba, u, tag)
+	}
+	die := f.dev.DieOfBlock(pb)
+	f.cnt.ReadPages++
+	if f.sink != nil {
+		f.sink.ReadPage(die, page, 1, 1, HostStream)
+	}
+	return Location{Mapped: true, Die: die, Page: page, Token: tok}, nil
+}
+
+// Mapped reports whether logical unit lba holds data, without reading it.
+func (f *FTL) Mapped(lba int64) bool { return f.l2p[lba] != Unmapped }
+
+// Trim discards logical units [lba, lba+n).
+func (f *FTL) Trim(lba, n int64) error {
+	if lba < 0 || n < 0 || lba+n > int64(len(f.l2p)) {
+		return fmt.Errorf("%w: trim units %d+%d, user space has %d", ErrRange, lba, n, len(f.l2p))
+	}
+	for i := lba; i < lba+n; i++ {
+		if f.l2p[i] != Unmapped {
+			f.cnt.TrimUnits++
+			if err := f.unmap(i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Flush programs every partly filled page, padding it, as a controller
+// does on a cache flush or before power-off.
+func (f *FTL) Flush() error {
+	pad := func(s *stage, cause Stream) error {
+		if s.group < 0 || s.n == 0 {
+			return nil
+		}
+		for s.n < int32(f.pageUnits) {
+			s.tags[s.n], s.data[s.n] = nand.NoTag, 0
+			s.n++
+			f.cnt.PaddedUnits++
+		}
+		return f.program(s, cause)
+	}
+	if err := pad(&f.host, HostStream); err != nil {
+		return err
+	}
+	for d := range f.gc {
+		if err := pad(&f.gc[d], GCStream); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sampleAlpha records, at each collection, how much physical space can
+// hold closed data: everything but free groups and the unwritten part of
+// open groups and stages.
+func (f *FTL) sampleAlpha() {
+	unusable := int64(f.nfree) * int64(f.upg)
+	for st := range f.open {
+		for _, g := range f.open[st] {
+			if g >= 0 {
+				unusable += int64(f.ppb-f.groupWP(g)) * int64(f.pageUnits)
+			}
+		}
+	}
+	phys := int64(f.dies*f.gpd)*int64(f.upg) - unusable
+	f.alphaSum += float64(phys) / float64(len(f.l2p))
+	f.alphaN++
+}
+
+// Stats are derived figures of a run.
+type Stats struct {
+	// EffectiveAlpha is the mean, over garbage collections, of the
+	// physical space able to hold data (free groups and the unwritten part
+	// of open groups excluded) divided by the user space: the α of the
+	// analytic models. 0 before the first collection.
+	EffectiveAlpha float64
+}
+
+// Stats returns derived figures.
+func (f *FTL) Stats() Stats {
+	if f.alphaN == 0 {
+		return Stats{}
+	}
+	return Stats{EffectiveAlpha: f.alphaSum / f.alphaN}
+}
+
+// ResetStats restarts the spare-area sampling (for a new measurement window).
+func (f *FTL) ResetStats() { f.alphaSum, f.alphaN = 0, 0 }

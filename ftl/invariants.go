@@ -1,0 +1,108 @@
+package ftl
+
+import (
+	"fmt"
+
+	"github.com/ftlsim/ftlsim/nand"
+)
+
+// CheckInvariants verifies the FTL's state against the device's, and
+// returns the first inconsistency found:
+//   - every mapped logical unit points at a unit that is valid (or staged
+//     in controller memory) and tagged with that logical unit;
+//   - each group's valid units equal the logical units mapped to it;
+//   - every group is exactly one of free (listed, erased), open (written
+//     by one stream) or full, and all planes of a group agree;
+//   - units programmed plus units staged cover every unit the host wrote.
+//
+// It walks the whole mapping, so it costs O(user units + groups).
+func (f *FTL) CheckInvariants() error {
+	groups := f.dies * f.gpd
+	mapped := make([]int32, groups)
+	for lba, u := range f.l2p {
+		if u == Unmapped {
+			continue
+		}
+		if int64(u) >= f.dev.Geometry().Units() {
+			return fmt.Errorf("ftl invariant: unit %d maps to %d, past the device", lba, u)
+		}
+		g := int64(u) / int64(f.upg)
+		if s := f.stageOf(u); s != nil {
+			k := int(int64(u) % int64(f.pageUnits))
+			if k >= int(s.n) || s.tags[k] != uint32(lba) {
+				return fmt.Errorf("ftl invariant: unit %d maps to staged slot %d, which holds %d", lba, k, s.tags[k])
+			}
+			continue
+		}
+		if !f.dev.IsValid(int64(u)) || f.dev.Tag(int64(u)) != uint32(lba) {
+			return fmt.Errorf("ftl invariant: unit %d maps to physical unit %d (valid %v, tag %d)", lba, u, f.dev.IsValid(int64(u)), f.dev.Tag(int64(u)))
+		}
+		mapped[g]++
+	}
+	isFree := make([]bool, groups)
+	nfree := 0
+	for d, fl := range f.free {
+		for _, g := range fl {
+			if f.dieOf(g) != d || isFree[g] {
+				return fmt.Errorf("ftl invariant: free list of die %d holds group %d wrongly", d, g)
+			}
+			isFree[g] = true
+			nfree++
+		}
+	}
+	if nfree != f.nfree {
+		return fmt.Errorf("ftl invariant: %d free groups listed, counter says %d", nfree, f.nfree)
+	}
+	var nFree, nOpen, nFull int
+	for g := 0; g < groups; g++ {
+		wp := f.groupWP(int32(g))
+		for p := 1; p < f.np; p++ {
+			if w := f.dev.WritePointer(g*f.np + p); w != wp {
+				return fmt.Errorf("ftl invariant: group %d planes disagree: write pointers %d and %d", g, wp, w)
+			}
+		}
+		if v := f.Valid(g); v != int(mapped[g]) {
+			return fmt.Errorf("ftl invariant: group %d has %d valid units but %d logical units map to it", g, v, mapped[g])
+		}
+		switch {
+		case isFree[g]:
+			if wp != 0 {
+				return fmt.Errorf("ftl invariant: free group %d has %d pages programmed", g, wp)
+			}
+			nFree++
+		case f.isOpen(int32(g)):
+			if wp == f.ppb {
+				return fmt.Errorf("ftl invariant: open group %d is full", g)
+			}
+			nOpen++
+		default:
+			if wp != f.ppb {
+				return fmt.Errorf("ftl invariant: group %d is neither free, open nor full (%d of %d pages)", g, wp, f.ppb)
+			}
+			if f.dev.State(g*f.np) != nand.Full {
+				return fmt.Errorf("ftl invariant: group %d not full on the device", g)
+			}
+			nFull++
+		}
+	}
+	if nFree+nOpen+nFull != groups {
+		return fmt.Errorf("ftl invariant: free %d + open %d + full %d != %d groups", nFree, nOpen, nFull, groups)
+	}
+	// Every unit the host wrote is either programmed or staged.
+	moved := f.cnt.GCCopiedUnits + f.cnt.WLCopiedUnits - f.gcStaged()
+	hostProgrammed := f.cnt.ProgramUnits - f.cnt.PaddedUnits - moved
+	if hostProgrammed+int64(f.host.n) != f.cnt.HostWriteUnits {
+		return fmt.Errorf("ftl invariant: %d host units written, %d programmed and %d staged", f.cnt.HostWriteUnits, hostProgrammed, f.host.n)
+	}
+	return nil
+}
+
+// gcStaged counts units moved by GC that wait in a stage; they are
+// counted as copied but not yet programmed.
+func (f *FTL) gcStaged() int64 {
+	var n int64
+	for d := range f.gc {
+		n += int64(f.gc[d].n)
+	}
+	return n
+}
