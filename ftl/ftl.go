@@ -40,15 +40,20 @@ type Counters struct {
 	BackgroundRuns int64 // of GCRuns, those run while the host was idle
 	FreeGroupsMin  int   // fewest free groups seen at once
 	PaddedUnits    int64 // units programmed empty by Flush
+	GCFallbacks    int64 // victims chosen greedily because the policy's choices freed nothing
+	DiscardedUnits int64 // staged host units dropped by SecureErase
+	discardedMoved int64 // staged GC/WL units dropped by SecureErase
 }
 
-// WriteAmplification is units programmed per unit the host wrote
-// (1 when nothing was written).
+// WriteAmplification is units programmed per unit the host wrote, not
+// counting host units a secure erase dropped from the write buffer before
+// they reached flash (1 when nothing was written).
 func (c Counters) WriteAmplification() float64 {
-	if c.HostWriteUnits == 0 {
+	h := c.HostWriteUnits - c.DiscardedUnits
+	if h <= 0 {
 		return 1
 	}
-	return float64(c.ProgramUnits) / float64(c.HostWriteUnits)
+	return float64(c.ProgramUnits) / float64(h)
 }
 
 // FTL is a page-mapped flash translation layer over one nand.Device.
@@ -194,6 +199,8 @@ func (f *FTL) reset() {
 
 // SecureErase erases every block and forgets every mapping.
 func (f *FTL) SecureErase() {
+	f.cnt.DiscardedUnits += int64(f.host.n)
+	f.cnt.discardedMoved += f.gcStaged()
 	f.dev.SecureErase()
 	f.cnt.Erases += int64(f.dies * f.gpd * f.np)
 	if f.sink != nil {
@@ -259,8 +266,15 @@ func (f *FTL) Write(lba int64, token uint32) error {
 	f.cnt.HostWriteUnits++
 	s := &f.host
 	if s.group < 0 {
+		// A die whose groups all hold valid data cannot take the page
+		// (on small drives one die can fill while others have room); the
+		// page then goes to the next die that can.
 		d := f.alloc.NextDie()
 		g, err := f.openGroup(HostStream, d)
+		for i := 1; errors.Is(err, ErrNoVictim) && i < f.dies; i++ {
+			d = (d + 1) % f.dies
+			g, err = f.openGroup(HostStream, d)
+		}
 		if err != nil {
 			return err
 		}
@@ -326,13 +340,20 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 	}
 	if st == HostStream {
 		// Cleaning a group that holds only valid data gains nothing but
-		// moves on (FIFO does that); a die whose every group is full of
-		// valid data would loop, so the loop is bounded.
+		// moves on (FIFO does that, and Random may). So that a policy
+		// cannot livelock a die, after a die's worth of fruitless
+		// collections the next victim is chosen greedily (counted in
+		// GCFallbacks); if even that gains nothing the spare is exhausted.
 		for i := 0; len(f.free[d]) <= f.cfg.GCLowWater; i++ {
-			if i > f.gpd {
-				return -1, fmt.Errorf("%w: die %d: no victim frees space; the spare area is exhausted", ErrNoVictim, d)
+			fallback := i >= f.gpd
+			if fallback {
+				g := Greedy{}.Victim(View{f}, d)
+				if g < 0 || f.Valid(g) == f.upg {
+					return -1, fmt.Errorf("%w: die %d: every group holds only valid data; the spare area is exhausted", ErrNoVictim, d)
+				}
+				f.cnt.GCFallbacks++
 			}
-			if err := f.collect(d, GCStream, false); err != nil {
+			if err := f.collect(d, GCStream, false, fallback); err != nil {
 				return -1, err
 			}
 		}
@@ -362,11 +383,14 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 
 // collect cleans one victim on die d. A background run only cleans a
 // victim that frees space.
-func (f *FTL) collect(d int, cause Stream, background bool) error {
+func (f *FTL) collect(d int, cause Stream, background, greedy bool) error {
 	var g int
-	if cause == WLStream {
+	switch {
+	case cause == WLStream:
 		g = f.coldest(d)
-	} else {
+	case greedy:
+		g = Greedy{}.Victim(View{f}, d)
+	default:
 		g = f.cfg.Victim.Victim(View{f}, d)
 	}
 	if g < d*f.gpd || g >= (d+1)*f.gpd || f.groupWP(int32(g)) != f.ppb || f.isOpen(int32(g)) {
@@ -477,7 +501,7 @@ func (f *FTL) levelWear(d int) error {
 	if lo < 0 || hi-lo <= f.cfg.StaticWLSpread || len(f.free[d]) == 0 {
 		return nil
 	}
-	return f.collect(d, WLStream, false)
+	return f.collect(d, WLStream, false, false)
 }
 
 // CollectBackground cleans one victim on die d if the die has fewer than
@@ -491,7 +515,7 @@ func (f *FTL) CollectBackground(d int) (bool, error) {
 	if g < 0 || f.groupWP(int32(g)) != f.ppb || f.isOpen(int32(g)) || f.Valid(g) == f.upg {
 		return false, nil
 	}
-	return true, f.collect(d, GCStream, true)
+	return true, f.collect(d, GCStream, true, false)
 }
 
 // NeedsBackground reports whether die d is below its background target.

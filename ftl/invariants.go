@@ -89,10 +89,11 @@ func (f *FTL) CheckInvariants() error {
 		return fmt.Errorf("ftl invariant: free %d + open %d + full %d != %d groups", nFree, nOpen, nFull, groups)
 	}
 	// Every unit the host wrote is either programmed or staged.
-	moved := f.cnt.GCCopiedUnits + f.cnt.WLCopiedUnits - f.gcStaged()
+	moved := f.cnt.GCCopiedUnits + f.cnt.WLCopiedUnits - f.gcStaged() - f.cnt.discardedMoved
 	hostProgrammed := f.cnt.ProgramUnits - f.cnt.PaddedUnits - moved
-	if hostProgrammed+int64(f.host.n) != f.cnt.HostWriteUnits {
-		return fmt.Errorf("ftl invariant: %d host units written, %d programmed and %d staged", f.cnt.HostWriteUnits, hostProgrammed, f.host.n)
+	if hostProgrammed+int64(f.host.n)+f.cnt.DiscardedUnits != f.cnt.HostWriteUnits {
+		return fmt.Errorf("ftl invariant: %d host units written, %d programmed, %d staged and %d discarded",
+			f.cnt.HostWriteUnits, hostProgrammed, f.host.n, f.cnt.DiscardedUnits)
 	}
 	return nil
 }
