@@ -7,4 +7,7 @@ require (
 	pgregory.net/rapid v1.3.0
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

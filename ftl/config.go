@@ -19,6 +19,10 @@ type Config struct {
 	// foreground garbage collection runs before a new host group opens.
 	// At least 1: GC itself may need one free group. Default 1.
 	GCLowWater int
+	// GCPaceWater turns on paced garbage collection: at or below this many
+	// free groups a die cleans its victim a little after every host page
+	// it takes, instead of all at once at GCLowWater. 0 turns pacing off.
+	GCPaceWater int
 	// GCHighWater is the number of free groups per die that background
 	// collection restores while the host is idle. Default 2*GCLowWater+2.
 	GCHighWater int
@@ -69,8 +73,10 @@ func (s Stream) String() string {
 	return fmt.Sprintf("Stream(%d)", int(s))
 }
 
-// OpSink receives every flash operation the FTL performs, in order. The
-// controller implements it to turn operations into time.
+// OpSink receives every program and erase the FTL performs and the reads
+// garbage collection and wear levelling do, in order. (Host reads are
+// located with FTL.Read and timed by the caller.) The controller implements
+// it to turn operations into time.
 type OpSink interface {
 	// ReadPage reads units mapping units from page of every plane of the
 	// group on die.

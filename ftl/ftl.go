@@ -72,7 +72,8 @@ type FTL struct {
 	nfree    int
 	open     [2][]int32 // [host|gc][die] open group, -1 when none
 	host     stage
-	gc       []stage // per die
+	gc       []stage    // per die
+	clean    []cleaning // per die: the victim being collected
 	alloc    Allocator
 	seq      uint64 // units programmed, a clock for ages
 	cnt      Counters
@@ -110,6 +111,7 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 		f.open[s] = make([]int32, f.dies)
 	}
 	f.host = newStage(f.pageUnits)
+	f.clean = make([]cleaning, f.dies)
 	f.gc = make([]stage, f.dies)
 	for i := range f.gc {
 		f.gc[i] = newStage(f.pageUnits)
@@ -133,6 +135,9 @@ func (f *FTL) validate() error {
 	}
 	if c.GCHighWater < c.GCLowWater || c.GCHighWater > f.gpd/2 {
 		return fmt.Errorf("%w: gc_high_water = %d, allowed %d..%d", ErrConfig, c.GCHighWater, c.GCLowWater, f.gpd/2)
+	}
+	if c.GCPaceWater < 0 || c.GCPaceWater > f.gpd/2 {
+		return fmt.Errorf("%w: gc_pace_water = %d, allowed 0 (off)..%d", ErrConfig, c.GCPaceWater, f.gpd/2)
 	}
 	if c.StaticWLSpread < 0 {
 		return fmt.Errorf("%w: static_wl_spread = %d, allowed 0 (off) or more", ErrConfig, c.StaticWLSpread)
@@ -192,6 +197,7 @@ func (f *FTL) reset() {
 		f.open[HostStream][d] = -1
 		f.open[GCStream][d] = -1
 		f.gc[d].group, f.gc[d].n, f.gc[d].host = -1, 0, 0
+		f.clean[d] = cleaning{group: -1}
 	}
 	f.host.group, f.host.n, f.host.host = -1, 0, 0
 	f.cnt.FreeGroupsMin = f.nfree
@@ -281,7 +287,14 @@ func (f *FTL) Write(lba int64, token uint32) error {
 		s.group, s.page = g, int32(f.groupWP(g))
 	}
 	s.host++
-	return f.place(s, HostStream, lba, token)
+	d := int(s.group) / f.gpd
+	if err := f.place(s, HostStream, lba, token); err != nil {
+		return err
+	}
+	if s.group < 0 && f.cfg.GCPaceWater > 0 {
+		return f.pace(d) // a host page was just programmed on die d
+	}
+	return nil
 }
 
 // place puts lba into the next slot of stage s and programs the page when
@@ -339,23 +352,8 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 		return g, nil
 	}
 	if st == HostStream {
-		// Cleaning a group that holds only valid data gains nothing but
-		// moves on (FIFO does that, and Random may). So that a policy
-		// cannot livelock a die, after a die's worth of fruitless
-		// collections the next victim is chosen greedily (counted in
-		// GCFallbacks); if even that gains nothing the spare is exhausted.
-		for i := 0; len(f.free[d]) <= f.cfg.GCLowWater; i++ {
-			fallback := i >= f.gpd
-			if fallback {
-				g := Greedy{}.Victim(View{f}, d)
-				if g < 0 || f.Valid(g) == f.upg {
-					return -1, fmt.Errorf("%w: die %d: every group holds only valid data; the spare area is exhausted", ErrNoVictim, d)
-				}
-				f.cnt.GCFallbacks++
-			}
-			if err := f.collect(d, GCStream, false, fallback); err != nil {
-				return -1, err
-			}
+		if err := f.collectBlocking(d); err != nil {
+			return -1, err
 		}
 	}
 	if len(f.free[d]) == 0 {
@@ -381,9 +379,46 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 	return g, nil
 }
 
-// collect cleans one victim on die d. A background run only cleans a
-// victim that frees space.
-func (f *FTL) collect(d int, cause Stream, background, greedy bool) error {
+// collectBlocking cleans die d until it has more than GCLowWater free
+// groups, finishing any victim in progress first. Cleaning a group that
+// holds only valid data gains nothing but moves on (FIFO does that, and
+// Random may); so that a policy cannot livelock a die, after a die's worth
+// of fruitless victims the next is chosen greedily (counted in
+// GCFallbacks), and if even that gains nothing the spare area is exhausted.
+func (f *FTL) collectBlocking(d int) error {
+	for i := 0; len(f.free[d]) <= f.cfg.GCLowWater; i++ {
+		if f.clean[d].group < 0 {
+			fallback := i >= f.gpd
+			if fallback {
+				g := Greedy{}.Victim(View{f}, d)
+				if g < 0 || f.Valid(g) == f.upg {
+					return fmt.Errorf("%w: die %d: every group holds only valid data; the spare area is exhausted", ErrNoVictim, d)
+				}
+				f.cnt.GCFallbacks++
+			}
+			if err := f.startVictim(d, GCStream, fallback); err != nil {
+				return err
+			}
+		}
+		if _, err := f.copyPages(d, -1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cleaning is the victim a die is collecting.
+type cleaning struct {
+	group  int32 // -1 when none
+	page   int32 // next page to copy
+	cause  Stream
+	ratio  float64 // units to copy per host unit written (paced GC)
+	credit float64 // units the pacer may still copy
+}
+
+// startVictim chooses the next victim on die d and makes it the die's
+// cleaning target.
+func (f *FTL) startVictim(d int, cause Stream, greedy bool) error {
 	var g int
 	switch {
 	case cause == WLStream:
@@ -393,91 +428,148 @@ func (f *FTL) collect(d int, cause Stream, background, greedy bool) error {
 	default:
 		g = f.cfg.Victim.Victim(View{f}, d)
 	}
-	if g < d*f.gpd || g >= (d+1)*f.gpd || f.groupWP(int32(g)) != f.ppb || f.isOpen(int32(g)) {
+	if g < d*f.gpd || g >= (d+1)*f.gpd || !f.candidate(int32(g)) {
 		if g == -1 {
 			return fmt.Errorf("%w: die %d (policy %s)", ErrNoVictim, d, f.cfg.Victim.Name())
 		}
 		return fmt.Errorf("ftl: victim policy %s chose group %d, not a full group of die %d", f.cfg.Victim.Name(), g, d)
 	}
-	valid := f.Valid(g)
 	f.sampleAlpha()
 	f.cnt.GCRuns++
-	if background {
-		f.cnt.BackgroundRuns++
+	v := float64(f.Valid(g))
+	ratio := float64(f.upg) // a victim of only valid data is copied at once
+	if v < float64(f.upg) {
+		ratio = v / (float64(f.upg) - v)
 	}
-	if valid > 0 {
-		gs := &f.gc[d]
-		base := int64(g) * int64(f.upg)
-		for page := 0; page < f.ppb; page++ {
-			pu := base + int64(page*f.pageUnits)
-			n := 0
-			for k := 0; k < f.pageUnits; k++ {
-				if f.dev.IsValid(pu + int64(k)) {
-					n++
-				}
-			}
-			if n == 0 {
-				continue
-			}
-			f.cnt.ReadPages += int64(f.np)
-			if f.sink != nil {
-				f.sink.ReadPage(d, page, f.np, n, cause)
-			}
-			for k := 0; k < f.pageUnits; k++ {
-				u := pu + int64(k)
-				if !f.dev.IsValid(u) {
-					continue
-				}
-				lba := int64(f.dev.Tag(u))
-				tok := f.dev.Data(u)
-				if err := f.dev.Invalidate(u); err != nil {
-					return err
-				}
-				if gs.group < 0 {
-					og, err := f.openGroup(GCStream, d)
-					if err != nil {
-						return err
-					}
-					gs.group, gs.page = og, int32(f.groupWP(og))
-				}
-				if err := f.place(gs, cause, lba, tok); err != nil {
-					return err
-				}
-			}
-			if cause == WLStream {
-				f.cnt.WLCopiedUnits += int64(n)
-			} else {
-				f.cnt.GCCopiedUnits += int64(n)
+	f.clean[d] = cleaning{group: int32(g), cause: cause, ratio: ratio}
+	return nil
+}
+
+// copyPages moves the valid units of die d's victim, page by page, until
+// at least budget units have moved (all of them for budget < 0); when the
+// victim is empty it is erased and freed. It returns the units moved.
+func (f *FTL) copyPages(d int, budget float64) (float64, error) {
+	c := &f.clean[d]
+	g := int(c.group)
+	gs := &f.gc[d]
+	base := int64(g) * int64(f.upg)
+	moved := 0.0
+	for ; c.page < int32(f.ppb) && (budget < 0 || moved < budget); c.page++ {
+		pu := base + int64(int(c.page)*f.pageUnits)
+		n := 0
+		for k := 0; k < f.pageUnits; k++ {
+			if f.dev.IsValid(pu + int64(k)) {
+				n++
 			}
 		}
+		if n == 0 {
+			continue
+		}
+		f.cnt.ReadPages += int64(f.np)
+		if f.sink != nil {
+			f.sink.ReadPage(d, int(c.page), f.np, n, c.cause)
+		}
+		for k := 0; k < f.pageUnits; k++ {
+			u := pu + int64(k)
+			if !f.dev.IsValid(u) {
+				continue
+			}
+			lba := int64(f.dev.Tag(u))
+			tok := f.dev.Data(u)
+			if err := f.dev.Invalidate(u); err != nil {
+				return moved, err
+			}
+			if gs.group < 0 {
+				og, err := f.openGroup(GCStream, d)
+				if err != nil {
+					return moved, err
+				}
+				gs.group, gs.page = og, int32(f.groupWP(og))
+			}
+			if err := f.place(gs, c.cause, lba, tok); err != nil {
+				return moved, err
+			}
+		}
+		if c.cause == WLStream {
+			f.cnt.WLCopiedUnits += int64(n)
+		} else {
+			f.cnt.GCCopiedUnits += int64(n)
+		}
+		moved += float64(n)
 	}
+	if c.page < int32(f.ppb) {
+		return moved, nil
+	}
+	// Every unit has moved (or was overwritten meanwhile): erase.
 	for p := 0; p < f.np; p++ {
 		if err := f.dev.Erase(g*f.np + p); err != nil {
-			return err
+			return moved, err
 		}
 	}
 	f.cnt.Erases += int64(f.np)
 	if f.sink != nil {
-		f.sink.EraseGroup(d, f.np, cause)
+		f.sink.EraseGroup(d, f.np, c.cause)
 	}
 	f.free[d] = append(f.free[d], int32(g))
 	f.nfree++
+	cause := c.cause
+	*c = cleaning{group: -1}
 	if f.cfg.StaticWLSpread > 0 && cause != WLStream {
-		return f.levelWear(d)
+		return moved, f.levelWear(d)
 	}
-	return nil
+	return moved, nil
 }
 
+// pace runs paced garbage collection on die d after the host programmed
+// a page there: below GCPaceWater free groups the die cleans a victim a
+// little at a time, moving about v/(U−v) units per host unit written (v
+// valid of U units in the victim), which frees space as fast as the host
+// consumes it and spreads the cost of cleaning over the host's writes.
+func (f *FTL) pace(d int) error {
+	c := &f.clean[d]
+	if c.group < 0 {
+		if len(f.free[d]) > f.cfg.GCPaceWater {
+			return nil
+		}
+		g := f.cfg.Victim.Victim(View{f}, d)
+		if g < 0 || !f.candidate(int32(g)) || f.Valid(g) == f.upg {
+			return nil // nothing worth cleaning: the blocking path decides
+		}
+		if err := f.startVictim(d, GCStream, false); err != nil {
+			return err
+		}
+	}
+	if c.cause != GCStream {
+		return nil
+	}
+	c.credit += c.ratio * float64(f.pageUnits)
+	if c.credit <= 0 {
+		return nil
+	}
+	moved, err := f.copyPages(d, c.credit)
+	if c.group >= 0 {
+		c.credit -= moved
+	}
+	return err
+}
+
+// isOpen reports whether g is a stream's open group.
 func (f *FTL) isOpen(g int32) bool {
 	d := f.dieOf(g)
 	return f.open[HostStream][d] == g || f.open[GCStream][d] == g
 }
 
-// coldest returns the least-worn full group on die d, or -1.
+// candidate reports whether g may become a victim: full, not open and not
+// already being cleaned.
+func (f *FTL) candidate(g int32) bool {
+	return f.groupWP(g) == f.ppb && !f.isOpen(g) && f.clean[f.dieOf(g)].group != g
+}
+
+// coldest returns the least-worn candidate group on die d, or -1.
 func (f *FTL) coldest(d int) int {
 	best, be := -1, 0
 	for g := d * f.gpd; g < (d+1)*f.gpd; g++ {
-		if f.groupWP(int32(g)) != f.ppb || f.isOpen(int32(g)) {
+		if !f.candidate(int32(g)) {
 			continue
 		}
 		if e := f.dev.EraseCount(g * f.np); best < 0 || e < be {
@@ -490,53 +582,83 @@ func (f *FTL) coldest(d int) int {
 // levelWear moves the least-worn full group of die d when the erase counts
 // of the die spread wider than StaticWLSpread.
 func (f *FTL) levelWear(d int) error {
+	if f.clean[d].group >= 0 || len(f.free[d]) == 0 {
+		return nil
+	}
 	lo, hi := -1, 0
 	for g := d * f.gpd; g < (d+1)*f.gpd; g++ {
 		e := f.dev.EraseCount(g * f.np)
 		hi = max(hi, e)
-		if f.groupWP(int32(g)) == f.ppb && !f.isOpen(int32(g)) && (lo < 0 || e < lo) {
+		if f.candidate(int32(g)) && (lo < 0 || e < lo) {
 			lo = e
 		}
 	}
-	if lo < 0 || hi-lo <= f.cfg.StaticWLSpread || len(f.free[d]) == 0 {
+	if lo < 0 || hi-lo <= f.cfg.StaticWLSpread {
 		return nil
 	}
-	return f.collect(d, WLStream, false, false)
+	if err := f.startVictim(d, WLStream, false); err != nil {
+		return err
+	}
+	_, err := f.copyPages(d, -1)
+	return err
 }
 
-// CollectBackground cleans one victim on die d if the die has fewer than
-// GCHighWater free groups and a victim that frees space. It reports
-// whether it did any work.
+// CollectBackground cleans one victim on die d — finishing one in progress
+// or starting one that frees space — if the die has fewer than GCHighWater
+// free groups. It reports whether it did any work.
 func (f *FTL) CollectBackground(d int) (bool, error) {
-	if len(f.free[d]) >= f.cfg.GCHighWater {
+	if len(f.free[d]) >= f.cfg.GCHighWater && f.clean[d].group < 0 {
 		return false, nil
 	}
-	g := f.cfg.Victim.Victim(View{f}, d)
-	if g < 0 || f.groupWP(int32(g)) != f.ppb || f.isOpen(int32(g)) || f.Valid(g) == f.upg {
-		return false, nil
+	if f.clean[d].group < 0 {
+		g := f.cfg.Victim.Victim(View{f}, d)
+		if g < 0 || !f.candidate(int32(g)) || f.Valid(g) == f.upg {
+			return false, nil
+		}
+		if err := f.startVictim(d, GCStream, false); err != nil {
+			return false, err
+		}
 	}
-	return true, f.collect(d, GCStream, true, false)
+	f.cnt.BackgroundRuns++
+	_, err := f.copyPages(d, -1)
+	return true, err
 }
 
-// NeedsBackground reports whether die d is below its background target.
-func (f *FTL) NeedsBackground(d int) bool { return len(f.free[d]) < f.cfg.GCHighWater }
+// NeedsBackground reports whether die d is below its background target or
+// has a victim half cleaned.
+func (f *FTL) NeedsBackground(d int) bool {
+	return len(f.free[d]) < f.cfg.GCHighWater || f.clean[d].group >= 0
+}
 
 // Location describes where a logical unit's data is.
 type Location struct {
 	Mapped   bool // the unit holds data
 	Buffered bool // the data waits in controller memory, not yet programmed
 	Die      int
+	Block    int // physical block
 	Page     int
 	Token    uint32 // payload token (0 when the device does not track data)
 }
 
-// Read looks up logical unit lba and reports the flash read (if any) to
-// the sink.
+// Read looks up logical unit lba for a host read and counts it. The FTL
+// does not time host reads: the caller reads the page it names (and may
+// merge reads of one page), so no operation goes to the sink.
 func (f *FTL) Read(lba int64) (Location, error) {
+	loc, err := f.Lookup(lba)
+	if err == nil {
+		f.cnt.HostReadUnits++
+		if loc.Mapped && !loc.Buffered {
+			f.cnt.ReadPages++
+		}
+	}
+	return loc, err
+}
+
+// Lookup reports where logical unit lba's data is, without counting a read.
+func (f *FTL) Lookup(lba int64) (Location, error) {
 	if lba < 0 || lba >= int64(len(f.l2p)) {
 		return Location{}, fmt.Errorf("%w: read unit %d, user space has %d", ErrRange, lba, len(f.l2p))
 	}
-	f.cnt.HostReadUnits++
 	u := f.l2p[lba]
 	if u == Unmapped {
 		return Location{}, nil
@@ -552,12 +674,7 @@ func (f *FTL) Read(lba int64) (Location, error) {
 	if int64(tag) != lba {
 		return Location{}, fmt.Errorf("ftl: unit %d maps to physical unit %d tagged %d", lba, u, tag)
 	}
-	die := f.dev.DieOfBlock(pb)
-	f.cnt.ReadPages++
-	if f.sink != nil {
-		f.sink.ReadPage(die, page, 1, 1, HostStream)
-	}
-	return Location{Mapped: true, Die: die, Page: page, Token: tok}, nil
+	return Location{Mapped: true, Die: f.dev.DieOfBlock(pb), Block: pb, Page: page, Token: tok}, nil
 }
 
 // Mapped reports whether logical unit lba holds data, without reading it.
@@ -637,6 +754,10 @@ func (f *FTL) Stats() Stats {
 	}
 	return Stats{EffectiveAlpha: f.alphaSum / f.alphaN}
 }
+
+// ResetFreeGroupsMin restarts the low-water mark of free groups
+// (Counters.FreeGroupsMin) from the current count.
+func (f *FTL) ResetFreeGroupsMin() { f.cnt.FreeGroupsMin = f.nfree }
 
 // ResetStats restarts the spare-area sampling (for a new measurement window).
 func (f *FTL) ResetStats() { f.alphaSum, f.alphaN = 0, 0 }

@@ -26,10 +26,9 @@ type View struct{ f *FTL }
 // Groups returns the first group of die d and how many groups each die has.
 func (v View) Groups(d int) (first, n int) { return d * v.f.gpd, v.f.gpd }
 
-// Candidate reports whether group g may be cleaned: it is full and not open.
-func (v View) Candidate(g int) bool {
-	return v.f.groupWP(int32(g)) == v.f.ppb && !v.f.isOpen(int32(g))
-}
+// Candidate reports whether group g may be cleaned: it is full, not open
+// and not already being cleaned.
+func (v View) Candidate(g int) bool { return v.f.candidate(int32(g)) }
 
 // State returns the state of group g.
 func (v View) State(g int) nand.BlockState { return v.f.dev.State(g * v.f.np) }

@@ -188,6 +188,16 @@ func (tl *Timeline) Read(die, planes, n int, at int64) int64 {
 	return done
 }
 
+// Output books the transfer of n more bytes from the page register of die
+// d, for data of a page that a previous Read brought out of the array.
+func (tl *Timeline) Output(die, n int, at int64) int64 {
+	start := max(at, tl.dieFree[die])
+	done := tl.transfer(die%tl.g.Channels, start, tl.t.TransferNs(n))
+	tl.dieBusy[die] += done - start
+	tl.dieFree[die] = done
+	return done
+}
+
 // Program books a multi-plane program of page p on planes planes of die d
 // whose data is ready at time at; it returns when the array has finished.
 func (tl *Timeline) Program(die, page, planes int, at int64) int64 {

@@ -3,7 +3,8 @@
 // a small randomly shaped FTL with random mixes of writes, trims, reads,
 // background and foreground garbage collection, flushes and secure erases,
 // and after every step checks the FTL's invariants against a trivial model
-// (logical unit → version of its latest write):
+// (logical unit → version of its latest write), with paced garbage
+// collection on or off:
 //
 //   - every mapped logical unit reads back its latest write;
 //   - trimmed and never-written units read as unmapped;
@@ -58,7 +59,8 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 	maxUser := int64(g.Dies()*(g.BlocksPerPlane-spare)) * int64(g.UnitsPerGroup())
 	user := rapid.Int64Range(max(1, maxUser/3), maxUser).Draw(rt, "user_units")
 	wl := rapid.SampledFrom([]int{0, 2, 8}).Draw(rt, "static_wl_spread")
-	f, err := ftl.New(dev, ftl.Config{UserUnits: user, GCLowWater: low, GCHighWater: low + 2,
+	pace := rapid.SampledFrom([]int{0, low + 1}).Draw(rt, "gc_pace_water")
+	f, err := ftl.New(dev, ftl.Config{UserUnits: user, GCLowWater: low, GCHighWater: low + 2, GCPaceWater: pace,
 		Victim: newPolicy(), StaticWLSpread: wl, Seed: rapid.Uint64().Draw(rt, "seed")})
 	if err != nil {
 		rt.Fatalf("ftl.New: %v", err)

@@ -1,0 +1,280 @@
+package controller
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ftlsim/ftlsim/ftl"
+	"github.com/ftlsim/ftlsim/internal/units"
+	"github.com/ftlsim/ftlsim/nand"
+)
+
+// ErrConfig is wrapped by every drive-description error.
+var ErrConfig = errors.New("invalid drive description")
+
+// Size is a byte count that reads and writes as text with units.
+type Size int64
+
+// UnmarshalText accepts a number of bytes or a size with units.
+func (s *Size) UnmarshalText(b []byte) error {
+	v, err := units.ParseSize(string(b), true)
+	if err != nil {
+		return err
+	}
+	*s = Size(v)
+	return nil
+}
+
+// MarshalText writes whole binary units where exact ("256GiB"), else bytes.
+func (s Size) MarshalText() ([]byte, error) {
+	v := int64(s)
+	for _, u := range []struct {
+		suf string
+		n   int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if v != 0 && v%u.n == 0 {
+			return fmt.Appendf(nil, "%d%s", v/u.n, u.suf), nil
+		}
+	}
+	return fmt.Appendf(nil, "%d", v), nil
+}
+
+// Host describes the host interface.
+type Host struct {
+	// LinkMBps is the payload bandwidth of the link in 10^6 bytes/s
+	// (SATA 6 Gb/s carries 600 MB/s of 8b/10b-coded data; FIS framing and
+	// flow control leave about 550–570 MB/s of payload).
+	LinkMBps int64 `yaml:"link_mbps"`
+	// CommandNs is the link time each command costs beyond its data
+	// (command, DMA-setup and status FISes).
+	CommandNs int64 `yaml:"command_ns"`
+	// QueueDepth is the deepest command queue the drive accepts (NCQ: 32).
+	QueueDepth int `yaml:"queue_depth"`
+}
+
+// Firmware describes the controller's firmware behaviour.
+type Firmware struct {
+	// CommandNs is the processor time to handle one command.
+	CommandNs int64 `yaml:"command_ns"`
+	// BufferNs is the DRAM access time of a read served from the buffer.
+	BufferNs int64 `yaml:"buffer_ns"`
+	// WriteBuffer is the DRAM given to buffering host writes.
+	WriteBuffer Size `yaml:"write_buffer"`
+	// GCPolicy names the victim policy (see ftl.ParsePolicy).
+	GCPolicy string `yaml:"gc_policy"`
+	// GCLowWater and GCHighWater are free groups per die for foreground
+	// and background collection (see ftl.Config).
+	GCLowWater  int `yaml:"gc_low_water"`
+	GCHighWater int `yaml:"gc_high_water"`
+	// GCPaceWater starts paced collection (a little cleaning after each
+	// host page) at this many free groups per die; 0 cleans only at
+	// GCLowWater, all at once, which stalls the host (see ftl.Config).
+	GCPaceWater int `yaml:"gc_pace_water"`
+	// BackgroundGC enables collection while the host is idle, after
+	// IdleNs without a command.
+	BackgroundGC bool  `yaml:"background_gc"`
+	IdleNs       int64 `yaml:"idle_ns"`
+	// StaticWLSpread is the erase-count spread that triggers static wear
+	// levelling (0: off).
+	StaticWLSpread int `yaml:"static_wl_spread"`
+	// TrimUnitNs is the firmware time to unmap one mapping unit.
+	TrimUnitNs int64 `yaml:"trim_unit_ns"`
+}
+
+// Config describes a drive.
+type Config struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description,omitempty"`
+	// Capacity is the user-visible capacity. With OPPercent it sets the
+	// number of blocks; 0 derives it from the geometry and OPPercent.
+	Capacity Size `yaml:"capacity"`
+	// OPPercent is the spare area as a percentage of user capacity:
+	// physical = capacity × (1 + OPPercent/100).
+	OPPercent float64     `yaml:"op_percent"`
+	NAND      nand.Config `yaml:"nand"`
+	Host      Host        `yaml:"host"`
+	Firmware  Firmware    `yaml:"firmware"`
+	// Seed seeds the firmware's random choices (randomised GC policies).
+	Seed uint64 `yaml:"seed,omitempty"`
+}
+
+// maxMemoryBytes bounds the state a simulated drive may hold: the
+// mapping, OOB tags and metadata need about 2 MiB per GiB of flash.
+const maxMemoryBytes = 16 << 30
+
+// Resolve fills in the number of blocks per plane (when Capacity is set)
+// or the capacity (when it is not), and checks the whole description.
+func (c *Config) Resolve() error {
+	g := &c.NAND.Geometry
+	if c.OPPercent < 0 || c.OPPercent > 400 || math.IsNaN(c.OPPercent) {
+		return fmt.Errorf("%w: op_percent = %g, allowed 0..400", ErrConfig, c.OPPercent)
+	}
+	if c.Capacity < 0 {
+		return fmt.Errorf("%w: capacity = %d, must be positive", ErrConfig, c.Capacity)
+	}
+	if c.Capacity > 0 {
+		if c.Capacity%512 != 0 {
+			return fmt.Errorf("%w: capacity = %d bytes, must be a multiple of 512", ErrConfig, c.Capacity)
+		}
+		if g.BlocksPerPlane == 0 {
+			g.BlocksPerPlane = 1 // placeholder so the rest of the geometry validates
+		}
+		if err := g.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		perBlockRow := float64(g.Dies()) * float64(g.PlanesPerDie) * float64(g.BlockBytes())
+		want := float64(c.Capacity) * (1 + c.OPPercent/100)
+		bpp := math.Ceil(want / perBlockRow)
+		if bpp > 1<<20 {
+			return fmt.Errorf("%w: capacity = %d bytes needs %g blocks per plane, allowed at most %d", ErrConfig, c.Capacity, bpp, 1<<20)
+		}
+		g.BlocksPerPlane = int(bpp)
+	}
+	if err := c.NAND.Validate(); err != nil {
+		return fmt.Errorf("%w: nand.%w", ErrConfig, err)
+	}
+	if c.Capacity == 0 {
+		u := float64(g.Bytes()) / (1 + c.OPPercent/100)
+		c.Capacity = Size(int64(u) / int64(g.UnitBytes) * int64(g.UnitBytes))
+	}
+	if int64(c.Capacity)%int64(g.UnitBytes) != 0 {
+		// The FTL maps whole units; a capacity that is not a whole number
+		// of units is rounded down, as drives report whole sectors.
+		c.Capacity = Size(int64(c.Capacity) / int64(g.UnitBytes) * int64(g.UnitBytes))
+	}
+	if mem := g.Bytes() / (256 << 10) * 5; mem > maxMemoryBytes {
+		return fmt.Errorf("%w: %s of flash needs about %s of memory to simulate, allowed %s", ErrConfig,
+			units.FormatBytes(g.Bytes()), units.FormatBytes(mem), units.FormatBytes(maxMemoryBytes))
+	}
+	return c.validateRest()
+}
+
+func (c *Config) validateRest() error {
+	h, f := c.Host, c.Firmware
+	checks := []struct {
+		name  string
+		v, lo int64
+		hi    int64
+	}{
+		{"host.link_mbps", h.LinkMBps, 1, 100000},
+		{"host.command_ns", h.CommandNs, 0, 1e9},
+		{"host.queue_depth", int64(h.QueueDepth), 1, 65536},
+		{"firmware.command_ns", f.CommandNs, 0, 1e9},
+		{"firmware.buffer_ns", f.BufferNs, 0, 1e9},
+		{"firmware.idle_ns", f.IdleNs, 0, 3600e9},
+		{"firmware.trim_unit_ns", f.TrimUnitNs, 0, 1e6},
+		{"firmware.gc_low_water", int64(f.GCLowWater), 0, 1 << 20},
+		{"firmware.gc_high_water", int64(f.GCHighWater), 0, 1 << 20},
+		{"firmware.gc_pace_water", int64(f.GCPaceWater), 0, 1 << 20},
+		{"firmware.static_wl_spread", int64(f.StaticWLSpread), 0, 1 << 30},
+	}
+	for _, k := range checks {
+		if k.v < k.lo || k.v > k.hi {
+			return fmt.Errorf("%w: %s = %d, allowed %d..%d", ErrConfig, k.name, k.v, k.lo, k.hi)
+		}
+	}
+	g := c.NAND.Geometry
+	minBuf := int64(2*g.PlanesPerDie*g.PageBytes) + 4096
+	if int64(f.WriteBuffer) < minBuf || int64(f.WriteBuffer) > 1<<40 {
+		return fmt.Errorf("%w: firmware.write_buffer = %d bytes, allowed %d (two multi-plane pages and a unit) .. 1TiB", ErrConfig, f.WriteBuffer, minBuf)
+	}
+	if _, err := ftl.ParsePolicy(f.GCPolicy); err != nil {
+		return fmt.Errorf("%w: firmware.gc_policy: %w", ErrConfig, err)
+	}
+	return nil
+}
+
+// FTLConfig returns the translation-layer configuration of a resolved
+// description.
+func (c *Config) FTLConfig() (ftl.Config, error) {
+	p, err := ftl.ParsePolicy(c.Firmware.GCPolicy)
+	if err != nil {
+		return ftl.Config{}, fmt.Errorf("%w: firmware.gc_policy: %w", ErrConfig, err)
+	}
+	return ftl.Config{
+		UserUnits:      int64(c.Capacity) / int64(c.NAND.Geometry.UnitBytes),
+		GCLowWater:     c.Firmware.GCLowWater,
+		GCHighWater:    c.Firmware.GCHighWater,
+		GCPaceWater:    c.Firmware.GCPaceWater,
+		Victim:         p,
+		StaticWLSpread: c.Firmware.StaticWLSpread,
+		Seed:           c.Seed,
+	}, nil
+}
+
+// LoadConfig reads a drive description in YAML. Unknown fields are
+// errors; errors name the file and line.
+func LoadConfig(file string) (Config, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return Config{}, err
+	}
+	return ParseConfig(file, b)
+}
+
+// ParseConfig decodes a YAML drive description; name is used in errors.
+func ParseConfig(name string, b []byte) (Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return Config{}, fmt.Errorf("%s: %w: %s", name, ErrConfig, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	return c, nil
+}
+
+// Marshal writes the description as YAML that ParseConfig reads back.
+func (c Config) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(c); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), enc.Close()
+}
+
+//go:embed presets/*.yaml
+var presetFS embed.FS
+
+// Presets returns the names of the built-in drive descriptions.
+func Presets() []string {
+	ents, _ := presetFS.ReadDir("presets")
+	var names []string
+	for _, e := range ents {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Preset returns the built-in description called name (not yet resolved).
+func Preset(name string) (Config, error) {
+	b, err := presetFS.ReadFile(path.Join("presets", name+".yaml"))
+	if err != nil {
+		return Config{}, fmt.Errorf("%w: drive %q is not a preset (presets: %s) nor a file", ErrConfig, name, strings.Join(Presets(), ", "))
+	}
+	return ParseConfig(name, b)
+}
+
+// Lookup returns the preset called name, or the description in the file
+// called name when no preset has that name.
+func Lookup(name string) (Config, error) {
+	if c, err := Preset(name); err == nil {
+		return c, nil
+	}
+	if _, err := os.Stat(name); err == nil {
+		return LoadConfig(name)
+	}
+	return Preset(name)
+}

@@ -1,0 +1,443 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ftlsim/ftlsim/ftl"
+	"github.com/ftlsim/ftlsim/nand"
+)
+
+// Op is a host command.
+type Op uint8
+
+// Host commands.
+const (
+	Read Op = iota
+	Write
+	Trim
+	Flush
+)
+
+// String returns "read", "write", "trim" or "flush".
+func (o Op) String() string {
+	switch o {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	case Trim:
+		return "trim"
+	case Flush:
+		return "flush"
+	}
+	return fmt.Sprintf("Op(%d)", int(o))
+}
+
+// Request is one host command. Offset and Length are in bytes and must be
+// multiples of 512 (the sector size); Flush ignores them.
+type Request struct {
+	Op     Op
+	Offset int64
+	Length int64
+	// Token is an opaque payload stamp for written data (tests use it
+	// to check that reads return the latest write).
+	Token uint32
+}
+
+// ErrRequest is wrapped by errors about malformed host requests.
+var ErrRequest = errors.New("invalid request")
+
+// Counters are cumulative host-side and flash-side totals.
+type Counters struct {
+	ftl.Counters
+	HostReadBytes  int64
+	HostWriteBytes int64
+	HostTrimBytes  int64
+	Commands       int64
+	RMWReads       int64 // flash reads done to merge partial-unit writes
+	BufferStallNs  int64 // total time writes waited for buffer space
+}
+
+// WriteAmplification is flash bytes programmed per byte the host wrote.
+func (c Counters) WriteAmplification(unitBytes int) float64 {
+	if c.HostWriteBytes == 0 {
+		return 1
+	}
+	return float64(c.ProgramUnits) * float64(unitBytes) / float64(c.HostWriteBytes)
+}
+
+// release frees units of the write buffer when a program finishes.
+type release struct {
+	at    int64
+	units int64
+}
+
+// releases is a min-heap on at, typed so that pushes do not allocate.
+type releases []release
+
+func (h *releases) push(r release) {
+	*h = append(*h, r)
+	a := *h
+	i := len(a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if a[p].at <= a[i].at {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *releases) pop() release {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && a[l].at < a[m].at {
+			m = l
+		}
+		if l+1 < n && a[l+1].at < a[m].at {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
+}
+
+// Controller is a simulated drive.
+type Controller struct {
+	cfg  Config
+	dev  *nand.Device
+	tl   *nand.Timeline
+	ftl  *ftl.FTL
+	unit int64 // mapping unit bytes
+	cap  int64 // user bytes
+
+	linkFree int64
+	fwFree   int64
+	bufAt    int64 // writes enter the buffer in order: not before this
+	bufCap   int64 // units
+	bufUsed  int64
+	rel      releases
+
+	at       int64 // earliest start of flash work being issued
+	lastDone int64 // latest completion of flash work issued since reset
+	progHost int64 // host units in the page being programmed (for releases)
+
+	cnt Counters
+}
+
+// New builds a drive from a description, resolving it first.
+func New(cfg Config) (*Controller, error) {
+	if err := cfg.Resolve(); err != nil {
+		return nil, err
+	}
+	dev, err := nand.New(cfg.NAND)
+	if err != nil {
+		return nil, fmt.Errorf("%w: nand: %w", ErrConfig, err)
+	}
+	fc, err := cfg.FTLConfig()
+	if err != nil {
+		return nil, err
+	}
+	c := &Controller{cfg: cfg, dev: dev, tl: nand.NewTimeline(cfg.NAND)}
+	fc.Allocator = &leastBusy{tl: c.tl, dies: cfg.NAND.Geometry.Dies()}
+	f, err := ftl.New(dev, fc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	c.ftl = f
+	f.SetSink(c)
+	c.unit = int64(cfg.NAND.Geometry.UnitBytes)
+	c.cap = int64(cfg.Capacity)
+	c.bufCap = int64(cfg.Firmware.WriteBuffer) / c.unit
+	return c, nil
+}
+
+// leastBusy sends each host page to the die that frees up first (the
+// lowest numbered on a tie), as firmware that dispatches to idle dies does.
+type leastBusy struct {
+	tl   *nand.Timeline
+	dies int
+	next int
+}
+
+func (l *leastBusy) NextDie() int {
+	best, bt := l.next, l.tl.DieFree(l.next)
+	for i := 1; i < l.dies; i++ {
+		d := (l.next + i) % l.dies
+		if t := l.tl.DieFree(d); t < bt {
+			best, bt = d, t
+		}
+	}
+	l.next = (best + 1) % l.dies
+	return best
+}
+
+// Config returns the resolved description.
+func (c *Controller) Config() Config { return c.cfg }
+
+// FTL returns the translation layer.
+func (c *Controller) FTL() *ftl.FTL { return c.ftl }
+
+// Device returns the flash array's state.
+func (c *Controller) Device() *nand.Device { return c.dev }
+
+// Timeline returns the flash array's occupancy.
+func (c *Controller) Timeline() *nand.Timeline { return c.tl }
+
+// CapacityBytes is the user-visible capacity.
+func (c *Controller) CapacityBytes() int64 { return c.cap }
+
+// Counters returns cumulative totals.
+func (c *Controller) Counters() Counters {
+	k := c.cnt
+	k.Counters = c.ftl.Counters()
+	return k
+}
+
+// MemoryBytes is the memory the simulated drive holds.
+func (c *Controller) MemoryBytes() int64 {
+	return c.dev.MemoryBytes() + c.ftl.MemoryBytes() + c.tl.MemoryBytes()
+}
+
+// ReadPage implements ftl.OpSink.
+func (c *Controller) ReadPage(die, page, planes, units int, cause ftl.Stream) {
+	c.note(c.tl.Read(die, planes, units*int(c.unit), c.at))
+}
+
+// ProgramPage implements ftl.OpSink.
+func (c *Controller) ProgramPage(die, page, planes, hostUnits int, cause ftl.Stream) {
+	done := c.tl.Program(die, page, planes, c.at)
+	c.note(done)
+	if hostUnits > 0 {
+		c.rel.push(release{at: done, units: int64(hostUnits)})
+	}
+}
+
+// EraseGroup implements ftl.OpSink.
+func (c *Controller) EraseGroup(die, planes int, cause ftl.Stream) {
+	c.note(c.tl.Erase(die, planes, c.at))
+}
+
+func (c *Controller) note(done int64) { c.lastDone = max(c.lastDone, done) }
+
+// Validate checks a request against the drive.
+func (c *Controller) Validate(r Request) error {
+	if r.Op == Flush {
+		return nil
+	}
+	if r.Op > Flush {
+		return fmt.Errorf("%w: op %d", ErrRequest, r.Op)
+	}
+	if r.Offset < 0 || r.Offset%512 != 0 {
+		return fmt.Errorf("%w: offset %d, must be a non-negative multiple of 512", ErrRequest, r.Offset)
+	}
+	if r.Length <= 0 || r.Length%512 != 0 {
+		return fmt.Errorf("%w: length %d, must be a positive multiple of 512", ErrRequest, r.Length)
+	}
+	if r.Offset+r.Length > c.cap {
+		return fmt.Errorf("%w: %s of %d bytes at offset %d ends past the drive's %d bytes", ErrRequest, r.Op, r.Length, r.Offset, c.cap)
+	}
+	return nil
+}
+
+// Submit executes request r, which reaches the drive at time now, and
+// returns when the drive completes it.
+func (c *Controller) Submit(now int64, r Request) (int64, error) {
+	if err := c.Validate(r); err != nil {
+		return 0, err
+	}
+	c.tl.Advance(now)
+	c.cnt.Commands++
+	// The firmware takes commands in arrival order.
+	fw := max(now, c.fwFree) + c.cfg.Firmware.CommandNs
+	c.fwFree = fw
+	switch r.Op {
+	case Read:
+		return c.read(fw, r)
+	case Write:
+		return c.write(fw, r)
+	case Trim:
+		return c.trim(fw, r)
+	default:
+		return c.flush(fw)
+	}
+}
+
+// linkTransfer books the link for a command moving n bytes, starting no
+// earlier than at, and returns when the transfer ends.
+func (c *Controller) linkTransfer(at, n int64) int64 {
+	start := max(at, c.linkFree)
+	end := start + c.cfg.Host.CommandNs + (n*1000+c.cfg.Host.LinkMBps-1)/c.cfg.Host.LinkMBps
+	c.linkFree = end
+	return end
+}
+
+func (c *Controller) read(fw int64, r Request) (int64, error) {
+	c.cnt.HostReadBytes += r.Length
+	first, last := r.Offset/c.unit, (r.Offset+r.Length-1)/c.unit
+	ready := fw
+	prevBlock, prevPage := -1, -1
+	for lba := first; lba <= last; lba++ {
+		loc, err := c.ftl.Read(lba)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case !loc.Mapped:
+			// Unwritten data reads as zeros without touching flash.
+		case loc.Buffered:
+			ready = max(ready, fw+c.cfg.Firmware.BufferNs)
+		case loc.Block == prevBlock && loc.Page == prevPage:
+			// Same page as the previous unit: only more transfer.
+			ready = max(ready, c.tl.Output(loc.Die, int(c.unit), fw))
+		default:
+			ready = max(ready, c.tl.Read(loc.Die, 1, int(c.unit), fw))
+			prevBlock, prevPage = loc.Block, loc.Page
+		}
+	}
+	return c.linkTransfer(ready, r.Length), nil
+}
+
+// waitBuffer returns the earliest time at or after t when n more units
+// fit in the write buffer, and takes them.
+func (c *Controller) waitBuffer(t, n int64) (int64, error) {
+	t = max(t, c.bufAt)
+	for len(c.rel) > 0 && c.rel[0].at <= t {
+		c.bufUsed -= c.rel.pop().units
+	}
+	for c.bufUsed+n > c.bufCap {
+		if len(c.rel) == 0 {
+			return 0, fmt.Errorf("controller: write buffer of %d units cannot take %d more", c.bufCap, n)
+		}
+		x := c.rel.pop()
+		c.bufUsed -= x.units
+		c.cnt.BufferStallNs += max(0, x.at-t)
+		t = max(t, x.at)
+	}
+	c.bufUsed += n
+	c.bufAt = t
+	return t, nil
+}
+
+func (c *Controller) write(fw int64, r Request) (int64, error) {
+	c.cnt.HostWriteBytes += r.Length
+	first, last := r.Offset/c.unit, (r.Offset+r.Length-1)/c.unit
+	// Large requests enter the buffer in chunks that it can hold.
+	chunk := max(1, c.bufCap/2)
+	done := fw
+	for lo := first; lo <= last; lo += chunk {
+		hi := min(last, lo+chunk-1)
+		n := hi - lo + 1
+		t, err := c.waitBuffer(fw, n)
+		if err != nil {
+			return 0, err
+		}
+		// The data moves over the link once the buffer has room.
+		bytes := n * c.unit
+		if lo == first {
+			bytes -= r.Offset - first*c.unit
+		}
+		if hi == last {
+			bytes -= (last+1)*c.unit - (r.Offset + r.Length)
+		}
+		done = c.linkTransfer(t, bytes)
+		c.at = done
+		for lba := lo; lba <= hi; lba++ {
+			partial := lba*c.unit < r.Offset || (lba+1)*c.unit > r.Offset+r.Length
+			if partial && c.ftl.Mapped(lba) {
+				// Read-modify-write: the rest of the unit comes from flash.
+				loc, err := c.ftl.Lookup(lba)
+				if err != nil {
+					return 0, err
+				}
+				if !loc.Buffered {
+					c.cnt.RMWReads++
+					c.at = max(c.at, c.tl.Read(loc.Die, 1, int(c.unit), done))
+				}
+			}
+			if err := c.ftl.Write(lba, r.Token); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return done, nil
+}
+
+func (c *Controller) trim(fw int64, r Request) (int64, error) {
+	c.cnt.HostTrimBytes += r.Length
+	// Only whole units are unmapped; the partial ends keep their data.
+	first := (r.Offset + c.unit - 1) / c.unit
+	end := (r.Offset + r.Length) / c.unit
+	done := c.linkTransfer(fw, 0)
+	if end > first {
+		if err := c.ftl.Trim(first, end-first); err != nil {
+			return 0, err
+		}
+		done += (end - first) * c.cfg.Firmware.TrimUnitNs
+		c.fwFree = max(c.fwFree, done)
+	}
+	return done, nil
+}
+
+func (c *Controller) flush(fw int64) (int64, error) {
+	c.at, c.lastDone = fw, fw
+	if err := c.ftl.Flush(); err != nil {
+		return 0, err
+	}
+	return c.linkTransfer(c.lastDone, 0), nil
+}
+
+// Idle tells the drive that no command is outstanding from from until to.
+// With background GC on, the firmware cleans dies below their target once
+// the drive has been idle for IdleNs.
+func (c *Controller) Idle(from, to int64) error {
+	if !c.cfg.Firmware.BackgroundGC {
+		return nil
+	}
+	start := max(from, c.fwFree) + c.cfg.Firmware.IdleNs
+	if start >= to {
+		return nil
+	}
+	c.tl.Advance(start)
+	dies := c.cfg.NAND.Geometry.Dies()
+	for d := 0; d < dies; d++ {
+		for c.ftl.NeedsBackground(d) {
+			c.at = max(start, c.tl.DieFree(d))
+			if c.at >= to {
+				break
+			}
+			did, err := c.ftl.CollectBackground(d)
+			if err != nil {
+				return err
+			}
+			if !did {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// SecureErase erases the whole drive at time now and returns when it is
+// done. The write buffer is discarded.
+func (c *Controller) SecureErase(now int64) int64 {
+	c.tl.Advance(now)
+	c.at, c.lastDone = now, now
+	c.ftl.SecureErase()
+	c.rel = c.rel[:0]
+	c.bufUsed = 0
+	c.fwFree = max(c.fwFree, c.lastDone)
+	return c.lastDone
+}

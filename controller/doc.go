@@ -1,0 +1,29 @@
+// Package controller composes a flash array (package nand) and a
+// translation layer (package ftl) into a drive with the firmware and host
+// interface behaviour of a real SSD controller: a SATA 6 Gb/s link with
+// payload bandwidth and per-command overhead, native command queueing, a
+// firmware that spends time on every command, a write-back DRAM buffer that
+// acknowledges writes once buffered and pushes back on the host when full,
+// read-modify-write of partial mapping units, TRIM, secure erase and
+// background garbage collection while the host is idle.
+//
+// # Time
+//
+// The controller is advanced by its caller's virtual clock (package sim):
+// Submit takes the time a command reaches the drive and returns, at once,
+// the time it completes. Every resource — the link, the firmware, the
+// write buffer, each die and each channel — keeps a reservation calendar,
+// so a command's completion is known when it is submitted, and the flash
+// work it causes (including garbage collection) occupies the dies from
+// then on. Commands must be submitted in non-decreasing time.
+//
+// # Drive descriptions
+//
+// A drive is described by a Config, read from YAML (LoadConfig) or taken
+// from the presets embedded in this package (Preset, Presets). Sizes in a
+// description may be written as numbers of bytes or with units ("240GB",
+// "256GiB", "16k"); GB is 10^9 bytes, GiB 2^30. The user-visible capacity
+// and the spare area (op_percent, spare as a percentage of user capacity)
+// decide the number of blocks: physical flash = capacity × (1 + OP),
+// rounded up to whole blocks on every plane of every die (Resolve).
+package controller

@@ -1,0 +1,28 @@
+// Package sim is the discrete-event engine that drives a simulated drive
+// (package controller) with a workload (package workload) and collects the
+// metrics a reviewer reads: per-direction I/O counts, bandwidth, IOPS and
+// latency percentiles, per-interval series (IOPS, MB/s, mean latency,
+// write amplification, free blocks, garbage-collection activity), busy
+// time with idle excluded and average service time, and the drive's flash
+// counters over the run.
+//
+// # Time and order
+//
+// Time is integer nanoseconds of simulated time; the engine never reads
+// the wall clock. Events are ordered by time, then by the order they were
+// created, so a run is a pure function of the drive, the workload and
+// their seeds: the same inputs give byte-identical results.
+//
+// # Submission
+//
+// Closed loop (Options.QueueDepth > 0) keeps that many requests
+// outstanding, issuing a new one each time one completes, as fio's iodepth
+// does. Open loop (QueueDepth 0) issues each request at its timestamp. Either
+// way the drive accepts at most its NCQ depth of commands; the rest wait in
+// the host's queue, and that wait counts in their latency. When no command
+// is outstanding the engine tells the drive it is idle, which is when
+// background garbage collection runs.
+//
+// An Engine keeps its clock across runs, so a drive can be secure-erased,
+// filled, tortured and measured in sequence, as the reviews do.
+package sim

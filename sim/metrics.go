@@ -1,0 +1,276 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/nand"
+)
+
+// DefaultPercentiles are fio's default completion-latency percentiles.
+var DefaultPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
+
+// LatencyStats summarises latencies in ns.
+type LatencyStats struct {
+	Min, Max    int64
+	Mean, Stdev float64
+	N           int64
+	// Percentiles maps each of DefaultPercentiles to a latency.
+	Percentiles map[float64]int64
+}
+
+// DirStats are the statistics of one direction (read, write or trim).
+type DirStats struct {
+	IOs     int64
+	Bytes   int64
+	IOPS    float64
+	BWBytes float64 // bytes per second
+	Latency LatencyStats
+}
+
+// Interval is one point of the per-interval series.
+type Interval struct {
+	StartNs, EndNs int64 // from the start of the run
+	ReadIOs        int64
+	WriteIOs       int64
+	TrimIOs        int64
+	Bytes          int64
+	IOPS           float64
+	MBps           float64 // 10^6 bytes per second
+	MeanLatencyNs  float64
+	// WriteAmplification is flash units programmed per host unit written
+	// during the interval (0 when the host wrote nothing).
+	WriteAmplification float64
+	FreeBlocks         int   // physical blocks free at the end of the interval
+	GCCopiedUnits      int64 // units moved by GC during the interval
+	Erases             int64 // blocks erased during the interval
+}
+
+// Device summarises the drive's flash activity over a run.
+type Device struct {
+	HostWriteBytes     int64
+	HostReadBytes      int64
+	HostTrimBytes      int64
+	NANDWriteBytes     int64
+	NANDReadBytes      int64
+	WriteAmplification float64 // flash units programmed per host unit written; 0 when the host wrote nothing
+	GCCopiedPages      int64   // mapping units moved by garbage collection
+	WLCopiedPages      int64   // mapping units moved by static wear levelling
+	Erases             int64
+	GCRuns             int64
+	BackgroundGCRuns   int64
+	FreeBlocksMin      int // fewest free blocks at any time so far
+	FreeBlocksEnd      int
+	RMWReads           int64
+	BufferStallNs      int64
+	Wear               nand.Wear
+	EffectiveAlpha     float64 // physical space able to hold data / user space (see ftl.Stats)
+}
+
+// Geometry describes the simulated drive.
+type Geometry struct {
+	Drive            string
+	Channels         int
+	Dies             int
+	Planes           int
+	Blocks           int // physical blocks
+	PagesPerBlock    int
+	PageBytes        int
+	MappingUnitBytes int
+	PhysicalBytes    int64
+	UserBytes        int64
+	OPPercent        float64 // (physical − user) / user, from the rounded geometry
+	OpenBlocks       int     // blocks held open for host and GC writes
+	ReserveBlocks    int     // free blocks GC keeps in reserve
+}
+
+// Result is everything a run measured.
+type Result struct {
+	Name              string
+	StartNs, EndNs    int64 // engine time
+	RuntimeNs         int64
+	Read, Write, Trim DirStats
+	Intervals         []Interval
+	Device            Device
+	Geometry          Geometry
+	BusyNs            int64   // time with at least one command outstanding
+	AvgServiceNs      float64 // mean completion latency over all directions
+	Issued            int64
+}
+
+// GeometryOf describes drive c.
+func GeometryOf(c *controller.Controller) Geometry {
+	cfg := c.Config()
+	g := cfg.NAND.Geometry
+	fc := c.FTL().Config()
+	phys := g.Bytes()
+	user := c.CapacityBytes()
+	return Geometry{
+		Drive: cfg.Name, Channels: g.Channels, Dies: g.Dies(), Planes: g.PlanesPerDie, Blocks: g.Blocks(),
+		PagesPerBlock: g.PagesPerBlock, PageBytes: g.PageBytes, MappingUnitBytes: g.UnitBytes,
+		PhysicalBytes: phys, UserBytes: user, OPPercent: 100 * float64(phys-user) / float64(user),
+		OpenBlocks:    2 * g.Dies() * g.PlanesPerDie,
+		ReserveBlocks: fc.GCLowWater * g.Dies() * g.PlanesPerDie,
+	}
+}
+
+type metrics struct {
+	c       *controller.Controller
+	o       Options
+	start   int64
+	rampEnd int64
+	dir     [3]*latency
+	issued  int64
+	busy    int64
+	busyAt  int64
+	c0      controller.Counters
+	// current interval
+	ivStart   int64
+	iv        Interval
+	ivLatSum  float64
+	ivCounter controller.Counters
+	series    []Interval
+	planes    int
+}
+
+func newMetrics(c *controller.Controller, start int64, o Options) *metrics {
+	m := &metrics{c: c, o: o, start: start, rampEnd: start + o.RampNs, planes: c.Config().NAND.Geometry.PlanesPerDie}
+	for i := range m.dir {
+		m.dir[i] = newLatency()
+	}
+	c.FTL().ResetStats()
+	c.FTL().ResetFreeGroupsMin()
+	m.c0 = c.Counters()
+	m.ivStart = start
+	m.ivCounter = m.c0
+	return m
+}
+
+func (m *metrics) busyFrom(t int64) { m.busyAt = t }
+func (m *metrics) busyTo(t int64)   { m.busy += t - m.busyAt }
+
+func (m *metrics) complete(ev event) {
+	for ev.at >= m.ivStart+m.o.IntervalNs {
+		m.closeInterval(m.ivStart + m.o.IntervalNs)
+	}
+	lat := ev.at - ev.iss
+	d := min(int(ev.req.Op), 2)
+	if ev.at >= m.rampEnd {
+		m.dir[d].add(lat, ev.req.Length)
+	}
+	switch ev.req.Op {
+	case controller.Read:
+		m.iv.ReadIOs++
+	case controller.Write:
+		m.iv.WriteIOs++
+	default:
+		m.iv.TrimIOs++
+	}
+	if ev.req.Op != controller.Trim {
+		m.iv.Bytes += ev.req.Length
+	}
+	m.ivLatSum += float64(lat)
+	if m.o.Hooks.OnComplete != nil {
+		m.o.Hooks.OnComplete(Completion{Op: ev.req.Op, Offset: ev.req.Offset, Length: ev.req.Length,
+			IssuedNs: ev.iss - m.start, DoneNs: ev.at - m.start})
+	}
+}
+
+func (m *metrics) closeInterval(end int64) {
+	iv := m.iv
+	iv.StartNs, iv.EndNs = m.ivStart-m.start, end-m.start
+	secs := float64(end-m.ivStart) / 1e9
+	n := iv.ReadIOs + iv.WriteIOs + iv.TrimIOs
+	if secs > 0 {
+		iv.IOPS = float64(n) / secs
+		iv.MBps = float64(iv.Bytes) / secs / 1e6
+	}
+	if n > 0 {
+		iv.MeanLatencyNs = m.ivLatSum / float64(n)
+	}
+	k := m.c.Counters()
+	if dh := k.HostWriteUnits - m.ivCounter.HostWriteUnits; dh > 0 {
+		iv.WriteAmplification = float64(k.ProgramUnits-m.ivCounter.ProgramUnits) / float64(dh)
+	}
+	iv.FreeBlocks = m.c.FTL().FreeGroups() * m.planes
+	iv.GCCopiedUnits = k.GCCopiedUnits - m.ivCounter.GCCopiedUnits
+	iv.Erases = k.Erases - m.ivCounter.Erases
+	m.ivCounter = k
+	m.series = append(m.series, iv)
+	if m.o.Hooks.OnInterval != nil {
+		m.o.Hooks.OnInterval(iv)
+	}
+	m.ivStart = end
+	m.iv = Interval{}
+	m.ivLatSum = 0
+}
+
+func (l *latency) stats(runtime int64) DirStats {
+	s := DirStats{IOs: l.ios, Bytes: l.bytes}
+	if runtime > 0 {
+		s.IOPS = float64(l.ios) / (float64(runtime) / 1e9)
+		s.BWBytes = float64(l.bytes) / (float64(runtime) / 1e9)
+	}
+	s.Latency.N = l.ios
+	s.Latency.Percentiles = make(map[float64]int64, len(DefaultPercentiles))
+	if l.ios == 0 {
+		for _, p := range DefaultPercentiles {
+			s.Latency.Percentiles[p] = 0
+		}
+		return s
+	}
+	s.Latency.Min, s.Latency.Max = l.min, l.max
+	n := float64(l.ios)
+	s.Latency.Mean = l.sum / n
+	s.Latency.Stdev = math.Sqrt(max(0, l.sumsq/n-s.Latency.Mean*s.Latency.Mean))
+	for _, p := range DefaultPercentiles {
+		s.Latency.Percentiles[p] = l.h.ValueAtQuantile(p)
+	}
+	return s
+}
+
+func (m *metrics) finish(end int64) *Result {
+	if end > m.ivStart {
+		m.closeInterval(end)
+	}
+	measured := end - max(m.start, m.rampEnd)
+	r := &Result{
+		Name: m.o.Name, StartNs: m.start, EndNs: end, RuntimeNs: measured,
+		Read: m.dir[0].stats(measured), Write: m.dir[1].stats(measured), Trim: m.dir[2].stats(measured),
+		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued,
+	}
+	var sum float64
+	var n int64
+	for _, d := range m.dir {
+		sum += d.sum
+		n += d.ios
+	}
+	if n > 0 {
+		r.AvgServiceNs = sum / float64(n)
+	}
+	k := m.c.Counters()
+	c0 := m.c0
+	page := int64(m.c.Config().NAND.Geometry.PageBytes)
+	r.Device = Device{
+		HostWriteBytes:   k.HostWriteBytes - c0.HostWriteBytes,
+		HostReadBytes:    k.HostReadBytes - c0.HostReadBytes,
+		HostTrimBytes:    k.HostTrimBytes - c0.HostTrimBytes,
+		NANDWriteBytes:   (k.ProgramPages - c0.ProgramPages) * page,
+		NANDReadBytes:    (k.ReadPages - c0.ReadPages) * page,
+		GCCopiedPages:    k.GCCopiedUnits - c0.GCCopiedUnits,
+		WLCopiedPages:    k.WLCopiedUnits - c0.WLCopiedUnits,
+		Erases:           k.Erases - c0.Erases,
+		GCRuns:           k.GCRuns - c0.GCRuns,
+		BackgroundGCRuns: k.BackgroundRuns - c0.BackgroundRuns,
+		FreeBlocksMin:    k.FreeGroupsMin * m.planes,
+		FreeBlocksEnd:    m.c.FTL().FreeGroups() * m.planes,
+		RMWReads:         k.RMWReads - c0.RMWReads,
+		BufferStallNs:    k.BufferStallNs - c0.BufferStallNs,
+		Wear:             m.c.Device().Wear(),
+		EffectiveAlpha:   m.c.FTL().Stats().EffectiveAlpha,
+	}
+	if hw := k.HostWriteUnits - c0.HostWriteUnits; hw > 0 {
+		r.Device.WriteAmplification = float64(k.ProgramUnits-c0.ProgramUnits) / float64(hw)
+	}
+	return r
+}

@@ -1,0 +1,486 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/internal/units"
+)
+
+// ErrOption is wrapped by every job option error.
+var ErrOption = errors.New("invalid job option")
+
+// Pattern is fio's rw= value.
+type Pattern uint8
+
+// Patterns.
+const (
+	SeqRead Pattern = iota
+	SeqWrite
+	SeqTrim
+	RandRead
+	RandWrite
+	RandTrim
+	SeqRW
+	RandRW
+	TrimWrite
+)
+
+var patternNames = map[string]Pattern{
+	"read": SeqRead, "write": SeqWrite, "trim": SeqTrim, "randread": RandRead, "randwrite": RandWrite,
+	"randtrim": RandTrim, "rw": SeqRW, "readwrite": SeqRW, "randrw": RandRW, "trimwrite": TrimWrite,
+}
+
+// String returns fio's name for the pattern.
+func (p Pattern) String() string {
+	for k, v := range patternNames {
+		if v == p && k != "readwrite" {
+			return k
+		}
+	}
+	return fmt.Sprintf("Pattern(%d)", int(p))
+}
+
+// Random reports whether offsets are random.
+func (p Pattern) Random() bool {
+	return p == RandRead || p == RandWrite || p == RandTrim || p == RandRW
+}
+
+// BlockSize is one entry of a bssplit: a size and its share in percent.
+type BlockSize struct {
+	Bytes   int64
+	Percent float64
+}
+
+// amount is a size that may be a percentage of the drive.
+type amount struct {
+	bytes   int64
+	percent float64 // > 0 when given as N%
+	set     bool
+}
+
+func parseAmount(s string) (amount, error) {
+	if p, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || v <= 0 || v > 100 {
+			return amount{}, fmt.Errorf("%q: a percentage must be in (0, 100]", s)
+		}
+		return amount{percent: v, set: true}, nil
+	}
+	b, err := units.ParseSize(s, false)
+	if err != nil {
+		return amount{}, err
+	}
+	return amount{bytes: b, set: true}, nil
+}
+
+func (a amount) resolve(capacity int64) int64 {
+	if a.percent > 0 {
+		// fio rounds percentages of the device down to whole 4 KiB blocks.
+		return int64(float64(capacity)*a.percent/100) / 4096 * 4096
+	}
+	return a.bytes
+}
+
+// Job is a fio-style job: what to issue, where, how much and how deep.
+// Set fills it from options; Resolve checks it against a drive.
+type Job struct {
+	Name         string
+	Pattern      Pattern
+	BS           []BlockSize // one entry with 100 % unless bssplit is set
+	IODepth      int
+	size         amount
+	offset       amount
+	ioSize       amount
+	RuntimeNs    int64 // 0: no limit
+	RampNs       int64 // excluded from statistics
+	TimeBased    bool
+	NumberIOs    int64
+	RWMixRead    int
+	Distribution Distribution
+	RandSeed     uint64
+	NoRandomMap  bool
+
+	// Resolved against a capacity:
+	Offset, Size, IOSize int64
+	set                  map[string]bool
+}
+
+// NewJob returns a job with fio's defaults: rw=read, bs=4k, iodepth=1,
+// size=100%, rwmixread=50, random_distribution=random, randseed=0x89 (fio's
+// default seed for repeatable runs is the job's randseed).
+func NewJob(name string) *Job {
+	return &Job{
+		Name: name, Pattern: SeqRead, BS: []BlockSize{{4096, 100}}, IODepth: 1,
+		RWMixRead: 50, RandSeed: 0x89,
+	}
+}
+
+// option is one job option ftlsim understands.
+type option struct {
+	help string
+	set  func(j *Job, v string) error
+}
+
+var options = map[string]option{
+	"name": {"job name", func(j *Job, v string) error { j.Name = v; return nil }},
+	"rw": {"read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite", func(j *Job, v string) error {
+		p, ok := patternNames[strings.ToLower(v)]
+		if !ok {
+			return fmt.Errorf("%q: allowed read, write, trim, randread, randwrite, randtrim, rw, randrw, trimwrite", v)
+		}
+		j.Pattern = p
+		return nil
+	}},
+	"readwrite": {"same as rw", nil},
+	"bs": {"block size (4k, 128k, …)", func(j *Job, v string) error {
+		// fio's bs=r,w,t: ftlsim uses one size for every direction.
+		if strings.Contains(v, ",") {
+			parts := strings.Split(v, ",")
+			for _, p := range parts[1:] {
+				if p != "" && p != parts[0] {
+					return fmt.Errorf("%q: per-direction block sizes are not supported; use one size or bssplit", v)
+				}
+			}
+			v = parts[0]
+		}
+		b, err := units.ParseSize(v, false)
+		if err != nil {
+			return err
+		}
+		j.BS = []BlockSize{{b, 100}}
+		return nil
+	}},
+	"blocksize": {"same as bs", nil},
+	"bssplit": {"size/percent pairs: 4k/10:64k/50:32k/40", func(j *Job, v string) error {
+		bs, err := ParseBSSplit(v)
+		if err == nil {
+			j.BS = bs
+		}
+		return err
+	}},
+	"iodepth": {"outstanding I/Os (1-65536)", func(j *Job, v string) error { return setInt(&j.IODepth, v, 1, 65536) }},
+	"size":    {"bytes or N% of the drive", func(j *Job, v string) (err error) { j.size, err = parseAmount(v); return }},
+	"offset": {"start of the range: bytes or N%", func(j *Job, v string) (err error) {
+		if strings.TrimSpace(v) == "0" {
+			j.offset = amount{set: true}
+			return nil
+		}
+		j.offset, err = parseAmount(v)
+		return
+	}},
+	"io_size": {"bytes to transfer (default size)", func(j *Job, v string) (err error) { j.ioSize, err = parseAmount(v); return }},
+	"runtime": {"time limit (s, or with ms/m/h)", func(j *Job, v string) (err error) {
+		j.RuntimeNs, err = units.ParseDuration(v)
+		return
+	}},
+	"ramp_time": {"time excluded from statistics", func(j *Job, v string) (err error) {
+		j.RampNs, err = units.ParseDuration(v)
+		return
+	}},
+	"time_based": {"run for runtime, wrapping around", func(j *Job, v string) error { return setBool(&j.TimeBased, v) }},
+	"number_ios": {"stop after this many I/Os", func(j *Job, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q: must be a positive integer", v)
+		}
+		j.NumberIOs = n
+		return nil
+	}},
+	"rwmixread": {"percent reads in mixed patterns", func(j *Job, v string) error { return setInt(&j.RWMixRead, v, 0, 100) }},
+	"rwmixwrite": {"percent writes in mixed patterns", func(j *Job, v string) error {
+		var w int
+		if err := setInt(&w, v, 0, 100); err != nil {
+			return err
+		}
+		j.RWMixRead = 100 - w
+		return nil
+	}},
+	"random_distribution": {"random, zipf:θ, pareto:h, normal:dev, zoned:a/r:…", func(j *Job, v string) (err error) {
+		j.Distribution, err = ParseDistribution(v)
+		return
+	}},
+	"randseed": {"seed of the random offsets", func(j *Job, v string) error {
+		n, err := strconv.ParseUint(v, 0, 64)
+		if err != nil {
+			return fmt.Errorf("%q: must be an unsigned integer", v)
+		}
+		j.RandSeed = n
+		return nil
+	}},
+	"norandommap": {"do not visit every block once per pass", func(j *Job, v string) error { return setBool(&j.NoRandomMap, v) }},
+}
+
+// Options returns the names of the job options Set accepts.
+func Options() []string {
+	var n []string
+	for k := range options {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// OptionHelp returns a one-line description of option name.
+func OptionHelp(name string) string { return options[name].help }
+
+// IsFlag reports whether option name is a switch that takes no value.
+func IsFlag(name string) bool { return name == "time_based" || name == "norandommap" }
+
+var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs"}
+
+// Set sets one option by its fio name; an unknown name is an error.
+func (j *Job) Set(name, value string) error {
+	if a, ok := aliases[name]; ok {
+		name = a
+	}
+	o, ok := options[name]
+	if !ok {
+		return fmt.Errorf("%w: unknown option %q", ErrOption, name)
+	}
+	if err := o.set(j, value); err != nil {
+		return fmt.Errorf("%w: %s=%s: %w", ErrOption, name, value, err)
+	}
+	if j.set == nil {
+		j.set = map[string]bool{}
+	}
+	j.set[name] = true
+	return nil
+}
+
+// IsSet reports whether option name was given.
+func (j *Job) IsSet(name string) bool { return j.set[name] }
+
+func setInt(dst *int, v string, lo, hi int) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < lo || n > hi {
+		return fmt.Errorf("%q: must be an integer in %d..%d", v, lo, hi)
+	}
+	*dst = n
+	return nil
+}
+
+func setBool(dst *bool, v string) error {
+	switch strings.ToLower(v) {
+	case "", "1", "true", "yes", "on":
+		*dst = true
+	case "0", "false", "no", "off":
+		*dst = false
+	default:
+		return fmt.Errorf("%q: must be 0 or 1", v)
+	}
+	return nil
+}
+
+// ParseBSSplit parses fio's bssplit: size/percent pairs separated by
+// colons. Percentages left out share what remains; the total must be 100.
+func ParseBSSplit(s string) ([]BlockSize, error) {
+	if strings.Contains(s, ",") {
+		return nil, fmt.Errorf("%q: per-direction splits are not supported; give one list", s)
+	}
+	var out []BlockSize
+	var sum float64
+	blank := 0
+	for _, p := range strings.Split(s, ":") {
+		sz, pc, hasPC := strings.Cut(p, "/")
+		b, err := units.ParseSize(sz, false)
+		if err != nil {
+			return nil, err
+		}
+		bs := BlockSize{Bytes: b, Percent: -1}
+		if hasPC && pc != "" {
+			v, err := strconv.ParseFloat(pc, 64)
+			if err != nil || v < 0 || v > 100 {
+				return nil, fmt.Errorf("%q: percentage %q must be in 0..100", s, pc)
+			}
+			bs.Percent = v
+			sum += v
+		} else {
+			blank++
+		}
+		out = append(out, bs)
+	}
+	if sum > 100+1e-9 || (blank == 0 && sum < 100-1e-9) {
+		return nil, fmt.Errorf("%q: percentages sum to %g, must be 100", s, sum)
+	}
+	for i := range out {
+		if out[i].Percent < 0 {
+			out[i].Percent = (100 - sum) / float64(blank)
+		}
+	}
+	return out, nil
+}
+
+// Resolve checks the job against a drive of capacity bytes and fixes its
+// byte range. Errors name the option and the allowed range.
+func (j *Job) Resolve(capacity int64) error {
+	minBS := int64(0)
+	for _, b := range j.BS {
+		if b.Bytes <= 0 || b.Bytes%512 != 0 {
+			return fmt.Errorf("%w: bs=%d: block sizes must be positive multiples of 512", ErrOption, b.Bytes)
+		}
+		if b.Bytes > 64<<20 {
+			return fmt.Errorf("%w: bs=%d: at most 64 MiB", ErrOption, b.Bytes)
+		}
+		if minBS == 0 || b.Bytes < minBS {
+			minBS = b.Bytes
+		}
+	}
+	j.Offset = j.offset.resolve(capacity)
+	if j.Offset%512 != 0 {
+		return fmt.Errorf("%w: offset=%d: must be a multiple of 512", ErrOption, j.Offset)
+	}
+	if j.Offset >= capacity {
+		return fmt.Errorf("%w: offset=%d: past the end of the %d-byte drive", ErrOption, j.Offset, capacity)
+	}
+	if j.size.set {
+		j.Size = j.size.resolve(capacity)
+	} else {
+		j.Size = capacity - j.Offset
+	}
+	if j.Size%512 != 0 {
+		return fmt.Errorf("%w: size=%d: must be a multiple of 512", ErrOption, j.Size)
+	}
+	if j.Size < minBS || j.Offset+j.Size > capacity {
+		return fmt.Errorf("%w: size=%d at offset=%d: must hold one block and end within the %d-byte drive", ErrOption, j.Size, j.Offset, capacity)
+	}
+	for _, b := range j.BS {
+		if b.Bytes > j.Size {
+			return fmt.Errorf("%w: bs=%d: larger than size=%d", ErrOption, b.Bytes, j.Size)
+		}
+	}
+	j.IOSize = j.Size
+	if j.ioSize.set {
+		j.IOSize = j.ioSize.resolve(capacity)
+		if j.IOSize <= 0 {
+			return fmt.Errorf("%w: io_size=%d: must be positive", ErrOption, j.IOSize)
+		}
+	}
+	if j.TimeBased && j.RuntimeNs <= 0 {
+		return fmt.Errorf("%w: time_based needs runtime > 0", ErrOption)
+	}
+	if j.RampNs < 0 || (j.RuntimeNs > 0 && j.RampNs >= j.RuntimeNs) {
+		return fmt.Errorf("%w: ramp_time=%dns: must be shorter than runtime", ErrOption, j.RampNs)
+	}
+	return nil
+}
+
+// Generator issues a resolved job's requests. It implements Source.
+type Generator struct {
+	j       *Job
+	rng     *rand.Rand
+	s       *sampler
+	minBS   int64
+	blocks  int64
+	cum     []float64
+	pos     [3]int64 // sequential position per direction
+	issued  int64
+	bytes   int64
+	version uint32
+}
+
+// NewGenerator returns a generator for a resolved job.
+func NewGenerator(j *Job) *Generator {
+	g := &Generator{j: j, rng: rand.New(rand.NewPCG(j.RandSeed, j.RandSeed^0x5851f42d4c957f2d))}
+	g.minBS = j.BS[0].Bytes
+	var c float64
+	for _, b := range j.BS {
+		g.minBS = min(g.minBS, b.Bytes)
+		c += b.Percent
+		g.cum = append(g.cum, c)
+	}
+	g.blocks = j.Size / g.minBS
+	g.s = newSampler(j.Distribution, g.blocks, g.rng, !j.NoRandomMap)
+	for i := range g.pos {
+		g.pos[i] = j.Offset
+	}
+	return g
+}
+
+// Next implements Source.
+func (g *Generator) Next(it *Item) bool {
+	j := g.j
+	if j.NumberIOs > 0 && g.issued >= j.NumberIOs {
+		return false
+	}
+	if !j.TimeBased && j.NumberIOs == 0 && g.bytes >= j.IOSize {
+		return false
+	}
+	var op controller.Op
+	switch j.Pattern {
+	case SeqRead, RandRead:
+		op = controller.Read
+	case SeqWrite, RandWrite:
+		op = controller.Write
+	case SeqTrim, RandTrim:
+		op = controller.Trim
+	case SeqRW, RandRW:
+		op = controller.Write
+		if g.rng.IntN(100) < j.RWMixRead {
+			op = controller.Read
+		}
+	case TrimWrite:
+		// fio's trimwrite trims a block, then writes it.
+		op = controller.Trim
+		if g.issued%2 == 1 {
+			op = controller.Write
+		}
+	}
+	n := j.BS[0].Bytes
+	if len(j.BS) > 1 {
+		x := g.rng.Float64() * g.cum[len(g.cum)-1]
+		for i, c := range g.cum {
+			if x < c {
+				n = j.BS[i].Bytes
+				break
+			}
+		}
+	}
+	end := j.Offset + j.Size
+	var off int64
+	if j.Pattern.Random() {
+		off = j.Offset + g.s.next()*g.minBS
+		if off+n > end {
+			off = j.Offset + (j.Size-n)/g.minBS*g.minBS
+		}
+	} else {
+		d := int(op)
+		if j.Pattern == TrimWrite {
+			d = 0
+		}
+		if d > 2 {
+			d = 2
+		}
+		off = g.pos[d]
+		if off+n > end {
+			off = j.Offset
+		}
+		if j.Pattern == TrimWrite && op == controller.Write {
+			off = g.pos[d] - n
+			if off < j.Offset {
+				off = j.Offset
+			}
+		} else {
+			g.pos[d] = off + n
+		}
+	}
+	g.issued++
+	g.bytes += n
+	it.At = 0
+	it.Op, it.Offset, it.Length = op, off, n
+	if op == controller.Write {
+		g.version++
+		it.Token = g.version
+	} else {
+		it.Token = 0
+	}
+	return true
+}
+
+// Issued returns the number of requests issued so far.
+func (g *Generator) Issued() int64 { return g.issued }

@@ -1,0 +1,18 @@
+package workload
+
+import "github.com/ftlsim/ftlsim/controller"
+
+// Item is one request with its arrival time.
+type Item struct {
+	controller.Request
+	// At is the arrival time in ns for open-loop (timestamped) sources;
+	// closed-loop sources leave it 0 and the engine issues the request as
+	// soon as a queue slot is free.
+	At int64
+}
+
+// Source produces requests in order. Next fills it and reports false when
+// the source is exhausted. Implementations must not allocate per request.
+type Source interface {
+	Next(it *Item) bool
+}
