@@ -108,9 +108,17 @@ type Config struct {
 	Seed uint64 `yaml:"seed,omitempty"`
 }
 
-// maxMemoryBytes bounds the state a simulated drive may hold: the
-// mapping, OOB tags and metadata need about 2 MiB per GiB of flash.
-const maxMemoryBytes = 16 << 30
+// MaxMemoryBytes bounds the state a simulated drive may hold. The mapping
+// (4 bytes per user unit), the OOB tags (4 bytes per physical unit) and the
+// valid bits need about 2.1 MiB per GiB of flash with 4 KiB units, so the
+// bound allows drives up to about 7 TiB.
+const MaxMemoryBytes = 16 << 30
+
+// MemoryEstimate returns the bytes of simulator state a geometry needs.
+func MemoryEstimate(g nand.Geometry) int64 {
+	units := float64(g.Groups()) * float64(g.UnitsPerGroup())
+	return int64(units*(4+4+0.125)) + int64(g.Blocks())*16
+}
 
 // Resolve fills in the number of blocks per plane (when Capacity is set)
 // or the capacity (when it is not), and checks the whole description.
@@ -139,6 +147,11 @@ func (c *Config) Resolve() error {
 			return fmt.Errorf("%w: capacity = %d bytes needs %g blocks per plane, allowed at most %d", ErrConfig, c.Capacity, bpp, 1<<20)
 		}
 		g.BlocksPerPlane = int(bpp)
+		if mem := MemoryEstimate(*g); mem > MaxMemoryBytes {
+			return fmt.Errorf("%w: capacity = %s with %g %% spare needs %s of flash, which takes about %s of memory to simulate; allowed %s",
+				ErrConfig, units.FormatBytes(int64(c.Capacity)), c.OPPercent, units.FormatBytes(g.Bytes()),
+				units.FormatBytes(mem), units.FormatBytes(MaxMemoryBytes))
+		}
 	}
 	if err := c.NAND.Validate(); err != nil {
 		return fmt.Errorf("%w: nand.%w", ErrConfig, err)
@@ -152,9 +165,9 @@ func (c *Config) Resolve() error {
 		// of units is rounded down, as drives report whole sectors.
 		c.Capacity = Size(int64(c.Capacity) / int64(g.UnitBytes) * int64(g.UnitBytes))
 	}
-	if mem := g.Bytes() / (256 << 10) * 5; mem > maxMemoryBytes {
-		return fmt.Errorf("%w: %s of flash needs about %s of memory to simulate, allowed %s", ErrConfig,
-			units.FormatBytes(g.Bytes()), units.FormatBytes(mem), units.FormatBytes(maxMemoryBytes))
+	if mem := MemoryEstimate(*g); mem > MaxMemoryBytes {
+		return fmt.Errorf("%w: %s of flash takes about %s of memory to simulate, allowed %s", ErrConfig,
+			units.FormatBytes(g.Bytes()), units.FormatBytes(mem), units.FormatBytes(MaxMemoryBytes))
 	}
 	return c.validateRest()
 }

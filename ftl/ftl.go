@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/nand"
 )
 
@@ -147,8 +148,10 @@ func (f *FTL) validate() error {
 	dataGroups := int64(f.dies) * int64(f.gpd-c.MinSpareGroups()-1)
 	maxUser := dataGroups * int64(f.upg)
 	if c.UserUnits < 1 || c.UserUnits > maxUser {
-		return fmt.Errorf("%w: user capacity = %d units, allowed 1..%d (the device's %d groups less %d per die kept for open groups, reserve and cleaning)",
-			ErrConfig, c.UserUnits, maxUser, f.dies*f.gpd, c.MinSpareGroups()+1)
+		ub := int64(f.dev.Geometry().UnitBytes)
+		return fmt.Errorf("%w: user capacity = %d units (%s), allowed 1..%d units (%s): each of the %d dies keeps %d of its %d groups for open groups, the GC reserve and cleaning; raise op_percent or lower gc_low_water",
+			ErrConfig, c.UserUnits, units.FormatBytes(c.UserUnits*ub), maxUser, units.FormatBytes(maxUser*ub),
+			f.dies, c.MinSpareGroups()+1, f.gpd)
 	}
 	if c.UserUnits >= int64(Unmapped) {
 		return fmt.Errorf("%w: user capacity = %d units, allowed below %d", ErrConfig, c.UserUnits, int64(Unmapped))

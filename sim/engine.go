@@ -197,6 +197,7 @@ func (e *Engine) Run(src workload.Source, o Options) (*Result, error) {
 				m.busyFrom(e.now)
 			}
 			outstanding++
+			m.submitted(outstanding)
 		}
 		if e.qh == len(e.q) {
 			e.q, e.qh = e.q[:0], 0
@@ -274,4 +275,26 @@ func (l *latency) add(ns, bytes int64) {
 	l.sum += f
 	l.sumsq += f * f
 	_ = l.h.RecordValue(max(1, min(ns, 3600*Second)))
+}
+
+// RunJob resolves a fio-style job against the drive and runs it: closed
+// loop at the job's iodepth, for its runtime (ramp excluded from the
+// statistics), with fio's stop rules.
+func (e *Engine) RunJob(j *workload.Job, hooks Hooks) (*Result, error) {
+	if err := j.Resolve(e.ctrl.CapacityBytes()); err != nil {
+		return nil, err
+	}
+	return e.Run(workload.NewGenerator(j), Options{
+		Name: j.Name, QueueDepth: j.IODepth, RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, Hooks: hooks,
+	})
+}
+
+// Precondition runs the jobs of p (none, a fill, or a fill and torture).
+func (e *Engine) Precondition(p workload.Precondition) error {
+	for _, j := range p.Jobs() {
+		if _, err := e.RunJob(j, Hooks{}); err != nil {
+			return fmt.Errorf("precondition %s: %w", j.Name, err)
+		}
+	}
+	return nil
 }

@@ -34,7 +34,9 @@ type Interval struct {
 	ReadIOs        int64
 	WriteIOs       int64
 	TrimIOs        int64
-	Bytes          int64
+	ReadBytes      int64
+	WriteBytes     int64
+	Bytes          int64 // read and written
 	IOPS           float64
 	MBps           float64 // 10^6 bytes per second
 	MeanLatencyNs  float64
@@ -96,6 +98,11 @@ type Result struct {
 	BusyNs            int64   // time with at least one command outstanding
 	AvgServiceNs      float64 // mean completion latency over all directions
 	Issued            int64
+	// LatencyBuckets counts completions (after ramp) by LatencyBucketsNs.
+	LatencyBuckets []int64
+	// DepthCounts counts submissions by the queue depth they made, by
+	// DepthLevels.
+	DepthCounts []int64
 }
 
 // GeometryOf describes drive c.
@@ -131,6 +138,50 @@ type metrics struct {
 	ivCounter controller.Counters
 	series    []Interval
 	planes    int
+	latBucket [nLatencyBuckets]int64
+	depth     [nDepthLevels]int64
+}
+
+// LatencyBucketsNs are the upper edges of fio's latency_ns, latency_us and
+// latency_ms buckets, in ns; a last bucket holds everything longer.
+var LatencyBucketsNs = func() []int64 {
+	edges := []int64{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000}
+	var out []int64
+	for _, scale := range []int64{1, 1e3, 1e6} {
+		for _, e := range edges {
+			out = append(out, e*scale)
+		}
+	}
+	return append(out, 2000*1e6)
+}()
+
+// DepthLevels are fio's iodepth_level buckets (the last is ">=64").
+var DepthLevels = []int{1, 2, 4, 8, 16, 32, 64}
+
+const (
+	nLatencyBuckets = 32 // len(LatencyBucketsNs) + 1
+	nDepthLevels    = 7  // len(DepthLevels)
+)
+
+func latencyBucket(ns int64) int {
+	lo, hi := 0, len(LatencyBucketsNs)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if ns <= LatencyBucketsNs[mid] {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+func (m *metrics) submitted(depth int) {
+	i := 0
+	for i < len(DepthLevels)-1 && depth >= DepthLevels[i+1] {
+		i++
+	}
+	m.depth[i]++
 }
 
 func newMetrics(c *controller.Controller, start int64, o Options) *metrics {
@@ -166,8 +217,16 @@ func (m *metrics) complete(ev event) {
 	default:
 		m.iv.TrimIOs++
 	}
-	if ev.req.Op != controller.Trim {
+	switch ev.req.Op {
+	case controller.Read:
+		m.iv.ReadBytes += ev.req.Length
 		m.iv.Bytes += ev.req.Length
+	case controller.Write:
+		m.iv.WriteBytes += ev.req.Length
+		m.iv.Bytes += ev.req.Length
+	}
+	if ev.at >= m.rampEnd {
+		m.latBucket[latencyBucket(lat)]++
 	}
 	m.ivLatSum += float64(lat)
 	if m.o.Hooks.OnComplete != nil {
@@ -238,6 +297,7 @@ func (m *metrics) finish(end int64) *Result {
 		Name: m.o.Name, StartNs: m.start, EndNs: end, RuntimeNs: measured,
 		Read: m.dir[0].stats(measured), Write: m.dir[1].stats(measured), Trim: m.dir[2].stats(measured),
 		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued,
+		LatencyBuckets: m.latBucket[:], DepthCounts: m.depth[:],
 	}
 	var sum float64
 	var n int64

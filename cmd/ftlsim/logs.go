@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/sim"
+)
+
+// fioLog writes one of fio's log files: lines "time_ms, value, ddir, bs,
+// offset" (ddir 0 read, 1 write, 2 trim). With log_avg_msec > 0 each line
+// is a window's average with bs and offset 0; ftlsim writes a line for
+// every window of every direction the job issues, zeros included, so that
+// stalls show. With log_avg_msec = 0 each I/O has a line.
+type fioLog struct {
+	f     *os.File
+	w     *bufio.Writer
+	value func(c sim.Completion) float64 // per-I/O value
+	kind  string                         // iops, bw, lat
+}
+
+type logSet struct {
+	logs   []*fioLog
+	avgNs  int64
+	winEnd int64
+	// per-direction accumulators of the current window
+	n     [3]int64
+	bytes [3]int64
+	lat   [3]int64
+	used  [3]bool
+	err   error
+}
+
+func openLogs(o *options) (*logSet, error) {
+	ls := &logSet{avgNs: o.logAvgMsec * 1e6, winEnd: o.logAvgMsec * 1e6}
+	add := func(prefix, kind string) error {
+		if prefix == "" {
+			return nil
+		}
+		f, err := os.Create(fmt.Sprintf("%s_%s.1.log", prefix, kind))
+		if err != nil {
+			return err
+		}
+		ls.logs = append(ls.logs, &fioLog{f: f, w: bufio.NewWriter(f), kind: kind})
+		return nil
+	}
+	for _, x := range []struct{ prefix, kind string }{
+		{o.iopsLog, "iops"}, {o.bwLog, "bw"}, {o.latLog, "lat"}, {o.latLog, "clat"}, {o.latLog, "slat"},
+	} {
+		if err := add(x.prefix, x.kind); err != nil {
+			return nil, err
+		}
+	}
+	return ls, nil
+}
+
+func (ls *logSet) active() bool { return len(ls.logs) > 0 }
+
+func dir(op controller.Op) int {
+	switch op {
+	case controller.Read:
+		return 0
+	case controller.Write:
+		return 1
+	}
+	return 2
+}
+
+func (ls *logSet) complete(c sim.Completion) {
+	d := dir(c.Op)
+	ls.used[d] = true
+	if ls.avgNs == 0 {
+		lat := c.DoneNs - c.IssuedNs
+		for _, l := range ls.logs {
+			var v int64
+			switch l.kind {
+			case "iops":
+				v = 1
+			case "bw":
+				v = c.Length * 1e9 / 1024 / max(lat, 1) // KiB/s of this I/O
+			case "lat", "clat":
+				v = lat
+			}
+			fmt.Fprintf(l.w, "%d, %d, %d, %d, %d\n", c.DoneNs/1e6, v, d, c.Length, c.Offset)
+		}
+		return
+	}
+	for c.DoneNs >= ls.winEnd {
+		ls.flush()
+	}
+	ls.n[d]++
+	ls.bytes[d] += c.Length
+	ls.lat[d] += c.DoneNs - c.IssuedNs
+}
+
+// flush writes the window ending at winEnd and starts the next.
+func (ls *logSet) flush() {
+	secs := float64(ls.avgNs) / 1e9
+	for d := 0; d < 3; d++ {
+		if !ls.used[d] {
+			continue
+		}
+		for _, l := range ls.logs {
+			var v int64
+			switch l.kind {
+			case "iops":
+				v = int64(float64(ls.n[d])/secs + 0.5)
+			case "bw":
+				v = int64(float64(ls.bytes[d])/1024/secs + 0.5)
+			case "lat", "clat":
+				if ls.n[d] > 0 {
+					v = ls.lat[d] / ls.n[d]
+				}
+			}
+			fmt.Fprintf(l.w, "%d, %d, %d, 0, 0\n", ls.winEnd/1e6, v, d)
+		}
+	}
+	ls.n, ls.bytes, ls.lat = [3]int64{}, [3]int64{}, [3]int64{}
+	ls.winEnd += ls.avgNs
+}
+
+func (ls *logSet) close(res *sim.Result) error {
+	if ls.avgNs > 0 && ls.active() {
+		// Windows up to the end of the run, the last one partial.
+		end := res.EndNs - res.StartNs
+		for ls.winEnd <= end {
+			ls.flush()
+		}
+		if ls.winEnd-ls.avgNs < end {
+			ls.flush()
+		}
+	}
+	var first error
+	for _, l := range ls.logs {
+		if err := l.w.Flush(); err != nil && first == nil {
+			first = err
+		}
+		if err := l.f.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// writeDeviceLog writes the per-interval series as CSV with a header row.
+func writeDeviceLog(file string, r *sim.Result) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintln(w, "time_s,iops,read_iops,write_iops,mbps,mean_latency_us,write_amplification,free_blocks,gc_copied_pages,erases")
+	for _, iv := range r.Intervals {
+		secs := float64(iv.EndNs-iv.StartNs) / 1e9
+		fmt.Fprintf(w, "%.3f,%.1f,%.1f,%.1f,%.3f,%.1f,%.3f,%d,%d,%d\n",
+			float64(iv.EndNs)/1e9, iv.IOPS, float64(iv.ReadIOs)/secs, float64(iv.WriteIOs)/secs, iv.MBps,
+			iv.MeanLatencyNs/1e3, iv.WriteAmplification, iv.FreeBlocks, iv.GCCopiedUnits, iv.Erases)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,32 @@
+// Command ftlsim simulates a NAND flash SSD — the flash array, the flash
+// translation layer and the controller firmware — under the workloads
+// reviewers and firmware engineers run on real drives.
+//
+// Run with no arguments for a short demonstration. With options it runs one
+// fio-style job on a simulated drive:
+//
+//	ftlsim --drive=generic-mlc --precondition=fill --rw=randwrite --bs=4k \
+//	       --iodepth=32 --runtime=2000 --time_based --output-format=json
+//
+// Job options use fio's names, syntax and meaning (--name --rw --bs
+// --bssplit --iodepth --size --offset --io_size --runtime --ramp_time
+// --time_based --number_ios --rwmixread --rwmixwrite --random_distribution
+// --randseed --norandommap). Drive options: --drive (a preset name or a
+// drive description file), --capacity (user-visible capacity), --op (spare
+// area, percent of user capacity), --gc (victim policy). --precondition is
+// none, fill or torture[:DURATION]. Output: --output-format=normal|json,
+// --output=FILE, --write_iops_log, --write_bw_log, --write_lat_log with
+// --log_avg_msec, and --write_device_log=FILE for the per-interval series
+// as CSV. "ftlsim drives" lists the drive presets and "ftlsim drives NAME"
+// prints one as an editable description.
+//
+// Bad input is reported in one line naming the option, with exit status 2.
+package main
+
+import (
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}

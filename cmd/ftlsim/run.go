@@ -1,0 +1,289 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/ftl"
+	"github.com/ftlsim/ftlsim/internal/units"
+	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1 // the run failed (I/O error, internal error)
+	exitUsage = 2 // bad input: options, drive description, workload
+)
+
+// usageError marks errors caused by the user's input.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usage(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// run is the whole command; it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "ftlsim: internal error: %v (please report it with the command line)\n", r)
+			if os.Getenv("FTLSIM_TRACE") != "" {
+				stderr.Write(debug.Stack())
+			}
+			status = exitError
+		}
+	}()
+	var err error
+	switch {
+	case len(args) == 0:
+		err = demo(stdout)
+	case args[0] == "drives":
+		err = drives(args[1:], stdout)
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
+		printHelp(stdout)
+	default:
+		err = runJob(args, stdout)
+	}
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "ftlsim: %s\n", oneLine(err))
+	var ue usageError
+	if errors.As(err, &ue) || isInputError(err) {
+		return exitUsage
+	}
+	return exitError
+}
+
+func isInputError(err error) bool {
+	for _, e := range []error{controller.ErrConfig, controller.ErrRequest, workload.ErrOption, ftl.ErrConfig, units.ErrSyntax} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// options is the parsed command line of a job run.
+type options struct {
+	job          *workload.Job
+	given        map[string]string // job options as given, for fio's "job options"
+	drive        string
+	capacity     string
+	op           string
+	gc           string
+	precondition workload.Precondition
+	format       string
+	output       string
+	iopsLog      string
+	bwLog        string
+	latLog       string
+	logAvgMsec   int64
+	deviceLog    string
+	intervalMsec int64
+}
+
+func parseArgs(args []string) (*options, error) {
+	o := &options{job: workload.NewJob("ftlsim"), given: map[string]string{}, drive: "generic-mlc",
+		format: "normal", precondition: workload.Precondition{Kind: "none"}, intervalMsec: 1000, logAvgMsec: 0}
+	fs := flag.NewFlagSet("ftlsim", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var firstErr error
+	keep := func(err error) error {
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		return err
+	}
+	for _, name := range workload.Options() {
+		name := name
+		set := func(v string) error {
+			o.given[name] = v
+			return keep(o.job.Set(name, v))
+		}
+		if workload.IsFlag(name) {
+			fs.BoolFunc(name, workload.OptionHelp(name), func(v string) error {
+				if v == "true" {
+					v = "1"
+				}
+				return set(v)
+			})
+		} else {
+			fs.Func(name, workload.OptionHelp(name), set)
+		}
+	}
+	str := func(dst *string, name, help string, check func(string) error) {
+		fs.Func(name, help, func(v string) error {
+			if check != nil {
+				if err := check(v); err != nil {
+					return keep(usage("--%s=%s: %w", name, v, err))
+				}
+			}
+			*dst = v
+			return nil
+		})
+	}
+	msec := func(dst *int64, name, help string, lo int64) {
+		fs.Func(name, help, func(v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < lo || n > 1e9 {
+				return keep(usage("--%s=%s: must be an integer from %d to 1000000000", name, v, lo))
+			}
+			*dst = n
+			return nil
+		})
+	}
+	str(&o.drive, "drive", "drive preset name or description file", nil)
+	str(&o.capacity, "capacity", "user-visible capacity (e.g. 240GB, 256GiB)", func(v string) error {
+		_, err := units.ParseSize(v, true)
+		return err
+	})
+	str(&o.op, "op", "spare area in percent of user capacity", nil)
+	str(&o.gc, "gc", "GC victim policy: "+strings.Join(ftl.Policies(), ", "), func(v string) error {
+		_, err := ftl.ParsePolicy(v)
+		return err
+	})
+	fs.Func("precondition", "none, fill or torture[:DURATION]", func(v string) error {
+		p, err := workload.ParsePrecondition(v)
+		if err != nil {
+			return keep(err)
+		}
+		o.precondition = p
+		return nil
+	})
+	str(&o.format, "output-format", "normal or json", func(v string) error {
+		if v != "normal" && v != "json" {
+			return errors.New("allowed normal, json")
+		}
+		return nil
+	})
+	str(&o.output, "output", "write the report to this file", nil)
+	str(&o.iopsLog, "write_iops_log", "write NAME_iops.1.log", nil)
+	str(&o.bwLog, "write_bw_log", "write NAME_bw.1.log", nil)
+	str(&o.latLog, "write_lat_log", "write NAME_lat.1.log, NAME_clat.1.log, NAME_slat.1.log", nil)
+	msec(&o.logAvgMsec, "log_avg_msec", "average log entries over this many ms (0: one per I/O)", 0)
+	str(&o.deviceLog, "write_device_log", "write the per-interval series as CSV", nil)
+	msec(&o.intervalMsec, "device_log_msec", "interval of the series, in ms (default 1000)", 1)
+	if err := fs.Parse(args); err != nil {
+		if firstErr != nil {
+			return nil, firstErr
+		}
+		msg := err.Error()
+		if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+			return nil, usage("unknown option --%s (see ftlsim --help)", strings.TrimLeft(rest, "-"))
+		}
+		return nil, usage("%s", msg)
+	}
+	if fs.NArg() > 0 {
+		return nil, usage("unexpected argument %q: options are --name=value (job files are not read yet)", fs.Arg(0))
+	}
+	if !o.job.IsSet("name") {
+		o.job.Name = o.job.Pattern.String()
+	}
+	return o, nil
+}
+
+// buildDrive resolves the drive options into a controller.
+func buildDrive(o *options) (*controller.Controller, error) {
+	cfg, err := controller.Lookup(o.drive)
+	if err != nil {
+		return nil, err
+	}
+	if o.capacity != "" {
+		b, _ := units.ParseSize(o.capacity, true)
+		if b <= 0 {
+			return nil, usage("--capacity=%s: must be positive", o.capacity)
+		}
+		cfg.Capacity = controller.Size(b)
+	}
+	if o.op != "" {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(o.op, "%"), 64)
+		if err != nil {
+			return nil, usage("--op=%s: must be a number (percent of user capacity), allowed 0..400", o.op)
+		}
+		cfg.OPPercent = v
+	}
+	if o.gc != "" {
+		cfg.Firmware.GCPolicy = o.gc
+	}
+	cfg.Seed = o.job.RandSeed
+	return controller.New(cfg)
+}
+
+func runJob(args []string, stdout io.Writer) error {
+	o, err := parseArgs(args)
+	if err != nil {
+		return err
+	}
+	c, err := buildDrive(o)
+	if err != nil {
+		return err
+	}
+	if err := o.job.Resolve(c.CapacityBytes()); err != nil {
+		return err
+	}
+	out := stdout
+	if o.output != "" {
+		f, err := os.Create(o.output)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = f
+	}
+	logs, err := openLogs(o)
+	if err != nil {
+		return err
+	}
+	wall := time.Now()
+	e := sim.New(c)
+	e.SecureErase()
+	pre := e.Now()
+	if err := e.Precondition(o.precondition); err != nil {
+		return err
+	}
+	preNs := e.Now() - pre
+	hooks := sim.Hooks{}
+	if logs.active() {
+		hooks.OnComplete = logs.complete
+	}
+	res, err := e.Run(workload.NewGenerator(o.job), sim.Options{
+		Name: o.job.Name, QueueDepth: o.job.IODepth, RuntimeNs: o.job.RuntimeNs, RampNs: o.job.RampNs,
+		IntervalNs: o.intervalMsec * 1e6, Hooks: hooks,
+	})
+	if err != nil {
+		return err
+	}
+	if err := logs.close(res); err != nil {
+		return err
+	}
+	if o.deviceLog != "" {
+		if err := writeDeviceLog(o.deviceLog, res); err != nil {
+			return err
+		}
+	}
+	if o.format == "json" {
+		global := map[string]string{"drive": o.drive, "precondition": o.precondition.Kind}
+		if o.precondition.Kind == "torture" {
+			global["precondition"] = fmt.Sprintf("torture:%ds", o.precondition.TortureNs/1e9)
+		}
+		return sim.WriteFioJSON(out, global, res.Fio(o.given))
+	}
+	writeText(out, o, c, res, preNs, time.Since(wall))
+	return nil
+}

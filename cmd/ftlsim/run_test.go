@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// quick is a small, fast drive and job for command tests.
+var quick = []string{"--drive=generic-mlc-small", "--capacity=4GiB", "--op=25"}
+
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	badDrive := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(badDrive, []byte("name: bad\ncapacity: 16GiB\nnand:\n  geometry:\n    channels: 0\n"), 0o644))
+	unknownField := filepath.Join(dir, "unknown.yaml")
+	require.NoError(t, os.WriteFile(unknownField, []byte("name: x\nbogus: 1\n"), 0o644))
+	cases := []struct {
+		args []string
+		want string // the line must name this
+	}{
+		{[]string{"--rw=sideways"}, "rw"},
+		{[]string{"--bs=1000"}, "bs"},
+		{[]string{"--bs=0"}, "bs"},
+		{[]string{"--size=1001"}, "size"},
+		{[]string{"--offset=10t"}, "offset"},
+		{[]string{"--offset=513"}, "offset"},
+		{[]string{"--iodepth=0"}, "iodepth"},
+		{[]string{"--iodepth=x"}, "iodepth"},
+		{[]string{"--op=-1"}, "op_percent"},
+		{[]string{"--op=lots"}, "--op"},
+		{[]string{"--gc=lru"}, "gc"},
+		{[]string{"--capacity=64TiB"}, "memory"},
+		{[]string{"--capacity=12345"}, "capacity"},
+		{[]string{"--capacity=-5GB"}, "capacity"},
+		{[]string{"--drive=no-such-drive"}, "drive"},
+		{[]string{"--drive=" + badDrive}, "geometry.channels"},
+		{[]string{"--drive=" + unknownField}, "bogus"},
+		{[]string{"--random_distribution=zipf:abc"}, "random_distribution"},
+		{[]string{"--random_distribution=zoned:50/10:20/10"}, "random_distribution"},
+		{[]string{"--bssplit=4k/60:8k/60"}, "bssplit"},
+		{[]string{"--rwmixread=101"}, "rwmixread"},
+		{[]string{"--runtime=soon"}, "runtime"},
+		{[]string{"--number_ios=0"}, "number_ios"},
+		{[]string{"--time_based"}, "runtime"},
+		{[]string{"--precondition=bake"}, "precondition"},
+		{[]string{"--output-format=xml"}, "output-format"},
+		{[]string{"--no-such-option=1"}, "--no-such-option"},
+		{[]string{"stray-argument"}, "stray-argument"},
+		{[]string{"drives", "a", "b"}, "drives"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errOut := runCmd(t, c.args...)
+			require.Equal(t, exitUsage, code, "stderr: %s", errOut)
+			require.Empty(t, out)
+			require.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+			require.True(t, strings.HasPrefix(errOut, "ftlsim: "))
+			require.Contains(t, errOut, c.want)
+			require.NotContains(t, errOut, "goroutine")
+		})
+	}
+}
+
+func TestJSONIsDeterministicAndFioShaped(t *testing.T) {
+	args := append(append([]string{}, quick...), "--precondition=fill", "--rw=randrw", "--rwmixread=30",
+		"--bssplit=4k/70:64k/30", "--iodepth=16", "--runtime=3", "--time_based", "--randseed=7",
+		"--random_distribution=zipf:0.9", "--output-format=json")
+	code, a, errOut := runCmd(t, args...)
+	require.Equal(t, exitOK, code, errOut)
+	code, b, _ := runCmd(t, args...)
+	require.Equal(t, exitOK, code)
+	require.Equal(t, a, b, "same inputs and seed must give byte-identical JSON")
+
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(a), &doc))
+	require.Contains(t, doc, "fio version")
+	jobs := doc["jobs"].([]any)
+	require.Len(t, jobs, 1)
+	job := jobs[0].(map[string]any)
+	for _, dir := range []string{"read", "write", "trim"} {
+		d := job[dir].(map[string]any)
+		for _, k := range []string{"io_bytes", "bw", "iops", "runtime", "lat_ns", "clat_ns", "total_ios"} {
+			require.Contains(t, d, k, dir)
+		}
+		clat := d["clat_ns"].(map[string]any)
+		require.Contains(t, clat["percentile"], "99.000000")
+	}
+	require.Positive(t, job["read"].(map[string]any)["iops"])
+	require.Positive(t, job["write"].(map[string]any)["iops"])
+	dev := job["device"].(map[string]any)
+	for _, k := range []string{"write_amplification", "host_write_bytes", "nand_write_bytes", "gc_copied_pages", "erases", "free_blocks_min"} {
+		require.Contains(t, dev, k)
+	}
+	require.GreaterOrEqual(t, dev["write_amplification"].(float64), 1.0)
+	geo := job["geometry"].(map[string]any)
+	for _, k := range []string{"channels", "dies", "planes", "blocks", "pages_per_block", "page_bytes",
+		"mapping_unit_bytes", "physical_bytes", "user_bytes", "open_blocks", "reserve_blocks"} {
+		require.Contains(t, geo, k)
+	}
+	require.Equal(t, float64(4<<30), geo["user_bytes"])
+	// physical = capacity × 1.25, rounded up to whole blocks.
+	require.GreaterOrEqual(t, geo["physical_bytes"].(float64), 1.25*float64(4<<30))
+	require.Less(t, geo["physical_bytes"].(float64), 1.25*float64(4<<30)+float64(8*2*4<<20))
+
+	// Another seed gives other results.
+	args[len(args)-3] = "--randseed=8"
+	_, c, _ := runCmd(t, args...)
+	require.NotEqual(t, a, c)
+}
+
+func TestLogs(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "run")
+	csv := filepath.Join(dir, "device.csv")
+	args := append(append([]string{}, quick...), "--rw=randwrite", "--iodepth=4", "--runtime=2500ms", "--time_based",
+		"--write_iops_log="+base, "--write_lat_log="+base, "--log_avg_msec=500", "--write_device_log="+csv)
+	code, out, errOut := runCmd(t, args...)
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "write: IOPS=")
+	b, err := os.ReadFile(base + "_iops.1.log")
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	// 2.5 s in 500 ms windows, and maybe one more for requests that were
+	// in flight at the runtime limit and completed just after it.
+	require.GreaterOrEqual(t, len(lines), 5)
+	require.LessOrEqual(t, len(lines), 6)
+	require.True(t, strings.HasPrefix(lines[0], "500, "))
+	require.True(t, strings.HasSuffix(lines[0], ", 1, 0, 0"), lines[0])
+	for _, suf := range []string{"_lat.1.log", "_clat.1.log", "_slat.1.log"} {
+		_, err := os.Stat(base + suf)
+		require.NoError(t, err)
+	}
+	c, err := os.ReadFile(csv)
+	require.NoError(t, err)
+	rows := strings.Split(strings.TrimSpace(string(c)), "\n")
+	require.True(t, strings.HasPrefix(rows[0], "time_s,iops,"))
+	require.GreaterOrEqual(t, len(rows), 1+3)
+
+	// Per-I/O lines with log_avg_msec=0.
+	args = append(append([]string{}, quick...), "--rw=randread", "--number_ios=100", "--write_iops_log="+base)
+	code, _, errOut = runCmd(t, args...)
+	require.Equal(t, exitOK, code, errOut)
+	b, err = os.ReadFile(base + "_iops.1.log")
+	require.NoError(t, err)
+	require.Len(t, strings.Split(strings.TrimSpace(string(b)), "\n"), 100)
+}
+
+func TestDrives(t *testing.T) {
+	code, out, _ := runCmd(t, "drives")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "generic-mlc-small")
+	code, out, _ = runCmd(t, "drives", "generic-mlc")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "gc_policy: greedy")
+	// What drives prints can be passed back with --drive.
+	f := filepath.Join(t.TempDir(), "mine.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(strings.Replace(out, "capacity: 256GiB", "capacity: 32GiB", 1)), 0o644))
+	code, out, errOut := runCmd(t, "--drive="+f, "--op=25", "--rw=write", "--bs=128k", "--size=64m")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "32 GiB user")
+}
+
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demonstration")
+	}
+	code, out, errOut := runCmd(t)
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "cliff")
+	require.Contains(t, out, "IOPS")
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := runCmd(t, "--help")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "--random_distribution")
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/internal/units"
+	"github.com/ftlsim/ftlsim/sim"
+)
+
+// describeDrive is a one-line summary of a built drive.
+func describeDrive(c *controller.Controller) string {
+	g := sim.GeometryOf(c)
+	cfg := c.Config()
+	return fmt.Sprintf("%s: %s user, %s flash (%.2f %% spare), %d dies on %d channels, %d planes, %s pages, %d pages/block, %s GC",
+		cfg.Name, units.FormatBytes(g.UserBytes), units.FormatBytes(g.PhysicalBytes), g.OPPercent, g.Dies, g.Channels,
+		g.Planes, units.FormatBytes(int64(g.PageBytes)), g.PagesPerBlock, cfg.Firmware.GCPolicy)
+}
+
+func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result, preNs int64, wall time.Duration) {
+	fmt.Fprintf(w, "drive %s\n", describeDrive(c))
+	switch o.precondition.Kind {
+	case "fill":
+		fmt.Fprintf(w, "precondition: sequential fill (%.1f s simulated)\n", float64(preNs)/1e9)
+	case "torture":
+		fmt.Fprintf(w, "precondition: fill, then %s of 4 KiB random writes at QD 32 (%.1f s simulated)\n",
+			time.Duration(o.precondition.TortureNs), float64(preNs)/1e9)
+	}
+	j := o.job
+	bs := make([]string, len(j.BS))
+	for i, b := range j.BS {
+		bs[i] = fmt.Sprintf("%s/%g%%", units.FormatBytes(b.Bytes), b.Percent)
+	}
+	fmt.Fprintf(w, "%s: rw=%s, bs=%s, iodepth=%d, range %s at offset %s, random_distribution=%s, randseed=%d\n",
+		j.Name, j.Pattern, strings.Join(bs, ":"), j.IODepth, units.FormatBytes(j.Size), units.FormatBytes(j.Offset), j.Distribution, j.RandSeed)
+	for _, d := range []struct {
+		name string
+		s    sim.DirStats
+	}{{"read", r.Read}, {"write", r.Write}, {"trim", r.Trim}} {
+		if d.s.IOs == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %s: IOPS=%.0f, BW=%.1fMiB/s (%.1fMB/s)(%s/%dmsec)\n", d.name, d.s.IOPS,
+			d.s.BWBytes/(1<<20), d.s.BWBytes/1e6, units.FormatBytes(d.s.Bytes), r.RuntimeNs/1e6)
+		l := d.s.Latency
+		fmt.Fprintf(w, "    clat (usec): min=%.1f, max=%.1f, avg=%.1f, stdev=%.1f\n",
+			float64(l.Min)/1e3, float64(l.Max)/1e3, l.Mean/1e3, l.Stdev/1e3)
+		keys := make([]float64, 0, len(l.Percentiles))
+		for p := range l.Percentiles {
+			keys = append(keys, p)
+		}
+		sort.Float64s(keys)
+		fmt.Fprint(w, "     clat percentiles (usec):")
+		for i, p := range keys {
+			if i%4 == 0 {
+				fmt.Fprint(w, "\n     |")
+			}
+			fmt.Fprintf(w, " %6.2fth=[%d],", p, l.Percentiles[p]/1e3)
+		}
+		fmt.Fprintln(w)
+	}
+	dv := r.Device
+	fmt.Fprintf(w, "  device: write amplification %.3f; host wrote %s, NAND programmed %s; GC moved %d pages in %d runs (%d in background); %d erases; free blocks min %d, end %d\n",
+		dv.WriteAmplification, units.FormatBytes(dv.HostWriteBytes), units.FormatBytes(dv.NANDWriteBytes),
+		dv.GCCopiedPages, dv.GCRuns, dv.BackgroundGCRuns, dv.Erases, dv.FreeBlocksMin, dv.FreeBlocksEnd)
+	fmt.Fprintf(w, "  busy %.1f s, average service time %.1f us; erase counts %d..%d (%.4f %% of rated life used)\n",
+		float64(r.BusyNs)/1e9, r.AvgServiceNs/1e3, dv.Wear.Min, dv.Wear.Max, 100*dv.Wear.Life)
+	ios := r.Read.IOs + r.Write.IOs + r.Trim.IOs
+	fmt.Fprintf(w, "simulated %.1f s in %.2f s of wall time (%.0f host I/Os per second)\n",
+		float64(r.EndNs-r.StartNs)/1e9, wall.Seconds(), float64(ios)/max(wall.Seconds(), 1e-9))
+}

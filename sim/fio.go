@@ -1,0 +1,328 @@
+package sim
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+)
+
+// FioVersion is reported as "fio version" in JSON output.
+const FioVersion = "ftlsim-1"
+
+// FioReport is fio's --output-format=json document. Field names and units
+// follow fio (bandwidth in KiB/s, runtimes in ms, latencies in ns).
+// Because a simulation has no wall-clock time, timestamp fields are 0:
+// the same inputs give byte-identical output.
+type FioReport struct {
+	FioVersion    string            `json:"fio version"`
+	Timestamp     int64             `json:"timestamp"`
+	TimestampMS   int64             `json:"timestamp_ms"`
+	Time          string            `json:"time"`
+	GlobalOptions map[string]string `json:"global options"`
+	Jobs          []FioJob          `json:"jobs"`
+	DiskUtil      []any             `json:"disk_util"`
+}
+
+// FioJob is one job of a FioReport, with ftlsim's device and geometry
+// objects added.
+type FioJob struct {
+	JobName      string             `json:"jobname"`
+	GroupID      int                `json:"groupid"`
+	Error        int                `json:"error"`
+	Eta          int                `json:"eta"`
+	Elapsed      int64              `json:"elapsed"`
+	JobOptions   map[string]string  `json:"job options"`
+	Read         FioDir             `json:"read"`
+	Write        FioDir             `json:"write"`
+	Trim         FioDir             `json:"trim"`
+	JobRuntime   int64              `json:"job_runtime"`
+	UsrCPU       float64            `json:"usr_cpu"`
+	SysCPU       float64            `json:"sys_cpu"`
+	Ctx          int64              `json:"ctx"`
+	Majf         int64              `json:"majf"`
+	Minf         int64              `json:"minf"`
+	IODepthLevel map[string]float64 `json:"iodepth_level"`
+	LatencyNs    map[string]float64 `json:"latency_ns"`
+	LatencyUs    map[string]float64 `json:"latency_us"`
+	LatencyMs    map[string]float64 `json:"latency_ms"`
+	Device       FioDevice          `json:"device"`
+	Geometry     FioGeometry        `json:"geometry"`
+	Series       FioSeries          `json:"series"`
+}
+
+// FioLat is fio's latency summary object.
+type FioLat struct {
+	Min        int64            `json:"min"`
+	Max        int64            `json:"max"`
+	Mean       float64          `json:"mean"`
+	Stddev     float64          `json:"stddev"`
+	N          int64            `json:"N"`
+	Percentile map[string]int64 `json:"percentile,omitempty"`
+}
+
+// FioDir is one direction (read, write or trim) of a job.
+type FioDir struct {
+	IOBytes     int64   `json:"io_bytes"`
+	IOKBytes    int64   `json:"io_kbytes"`
+	BWBytes     int64   `json:"bw_bytes"`
+	BW          int64   `json:"bw"`
+	IOPS        float64 `json:"iops"`
+	Runtime     int64   `json:"runtime"`
+	TotalIOs    int64   `json:"total_ios"`
+	ShortIOs    int64   `json:"short_ios"`
+	DropIOs     int64   `json:"drop_ios"`
+	SlatNs      FioLat  `json:"slat_ns"`
+	ClatNs      FioLat  `json:"clat_ns"`
+	LatNs       FioLat  `json:"lat_ns"`
+	BWMin       int64   `json:"bw_min"`
+	BWMax       int64   `json:"bw_max"`
+	BWAgg       float64 `json:"bw_agg"`
+	BWMean      float64 `json:"bw_mean"`
+	BWDev       float64 `json:"bw_dev"`
+	BWSamples   int     `json:"bw_samples"`
+	IOPSMin     int64   `json:"iops_min"`
+	IOPSMax     int64   `json:"iops_max"`
+	IOPSMean    float64 `json:"iops_mean"`
+	IOPSStddev  float64 `json:"iops_stddev"`
+	IOPSSamples int     `json:"iops_samples"`
+}
+
+// FioDevice is ftlsim's account of the flash activity of a job.
+type FioDevice struct {
+	WriteAmplification float64 `json:"write_amplification"`
+	HostWriteBytes     int64   `json:"host_write_bytes"`
+	HostReadBytes      int64   `json:"host_read_bytes"`
+	HostTrimBytes      int64   `json:"host_trim_bytes"`
+	NANDWriteBytes     int64   `json:"nand_write_bytes"`
+	NANDReadBytes      int64   `json:"nand_read_bytes"`
+	GCCopiedPages      int64   `json:"gc_copied_pages"`
+	WLCopiedPages      int64   `json:"wl_copied_pages"`
+	Erases             int64   `json:"erases"`
+	GCRuns             int64   `json:"gc_runs"`
+	BackgroundGCRuns   int64   `json:"background_gc_runs"`
+	FreeBlocksMin      int     `json:"free_blocks_min"`
+	FreeBlocksEnd      int     `json:"free_blocks_end"`
+	RMWReads           int64   `json:"rmw_reads"`
+	BufferStallNs      int64   `json:"buffer_stall_ns"`
+	BusyNs             int64   `json:"busy_ns"`
+	AvgServiceNs       float64 `json:"avg_service_ns"`
+	EraseCountMin      int     `json:"erase_count_min"`
+	EraseCountMax      int     `json:"erase_count_max"`
+	EraseCountMean     float64 `json:"erase_count_mean"`
+	LifeUsed           float64 `json:"life_used"`
+	EffectiveAlpha     float64 `json:"effective_alpha"`
+}
+
+// FioGeometry describes the simulated drive.
+type FioGeometry struct {
+	Drive            string  `json:"drive"`
+	Channels         int     `json:"channels"`
+	Dies             int     `json:"dies"`
+	Planes           int     `json:"planes"`
+	Blocks           int     `json:"blocks"`
+	PagesPerBlock    int     `json:"pages_per_block"`
+	PageBytes        int     `json:"page_bytes"`
+	MappingUnitBytes int     `json:"mapping_unit_bytes"`
+	PhysicalBytes    int64   `json:"physical_bytes"`
+	UserBytes        int64   `json:"user_bytes"`
+	OPPercent        float64 `json:"op_percent"`
+	OpenBlocks       int     `json:"open_blocks"`
+	ReserveBlocks    int     `json:"reserve_blocks"`
+}
+
+// FioSeries is the per-interval series, column by column.
+type FioSeries struct {
+	IntervalMs         int64     `json:"interval_ms"`
+	TimeMs             []int64   `json:"time_ms"`
+	IOPS               []float64 `json:"iops"`
+	MBps               []float64 `json:"mbps"`
+	MeanLatencyNs      []float64 `json:"mean_latency_ns"`
+	WriteAmplification []float64 `json:"write_amplification"`
+	FreeBlocks         []int     `json:"free_blocks"`
+	GCCopiedPages      []int64   `json:"gc_copied_pages"`
+	Erases             []int64   `json:"erases"`
+}
+
+func fioLat(l LatencyStats, pct bool) FioLat {
+	f := FioLat{Min: l.Min, Max: l.Max, Mean: round(l.Mean), Stddev: round(l.Stdev), N: l.N}
+	if pct {
+		f.Percentile = make(map[string]int64, len(l.Percentiles))
+		for p, v := range l.Percentiles {
+			f.Percentile[strconv.FormatFloat(p, 'f', 6, 64)] = v
+		}
+	}
+	return f
+}
+
+// round keeps JSON numbers short and stable.
+func round(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+func meanStd(xs []float64) (mn, mx, mean, std float64) {
+	if len(xs) == 0 {
+		return 0, 0, 0, 0
+	}
+	mn, mx = xs[0], xs[0]
+	for _, x := range xs {
+		mn, mx = min(mn, x), max(mx, x)
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		std += (x - mean) * (x - mean)
+	}
+	if len(xs) > 1 {
+		std = math.Sqrt(std / float64(len(xs)-1))
+	}
+	return
+}
+
+func (r *Result) fioDir(d DirStats, dir int) FioDir {
+	ms := r.RuntimeNs / 1e6
+	f := FioDir{
+		IOBytes: d.Bytes, IOKBytes: d.Bytes / 1024, BWBytes: int64(d.BWBytes), BW: int64(d.BWBytes / 1024),
+		IOPS: round(d.IOPS), Runtime: ms, TotalIOs: d.IOs,
+		ClatNs: fioLat(d.Latency, true), LatNs: fioLat(d.Latency, false),
+		SlatNs: FioLat{},
+	}
+	if d.IOs == 0 {
+		f.Runtime = 0
+	}
+	// bw and iops statistics over the series' intervals, as fio computes
+	// them over its bw/iops samples.
+	var bws, iops []float64
+	ramp := (r.EndNs - r.StartNs) - r.RuntimeNs
+	for _, iv := range r.Intervals {
+		secs := float64(iv.EndNs-iv.StartNs) / 1e9
+		if d.IOs == 0 || secs <= 0 || iv.EndNs <= ramp {
+			continue
+		}
+		var n, b int64
+		switch dir {
+		case 0:
+			n, b = iv.ReadIOs, iv.ReadBytes
+		case 1:
+			n, b = iv.WriteIOs, iv.WriteBytes
+		default:
+			n = iv.TrimIOs
+		}
+		bws = append(bws, float64(b)/1024/secs)
+		iops = append(iops, float64(n)/secs)
+	}
+	mn, mx, mean, std := meanStd(bws)
+	f.BWMin, f.BWMax, f.BWMean, f.BWDev, f.BWSamples = int64(mn), int64(mx), round(mean), round(std), len(bws)
+	if len(bws) > 0 {
+		f.BWAgg = 100
+	}
+	mn, mx, mean, std = meanStd(iops)
+	f.IOPSMin, f.IOPSMax, f.IOPSMean, f.IOPSStddev, f.IOPSSamples = int64(mn), int64(mx), round(mean), round(std), len(iops)
+	return f
+}
+
+// Fio converts the result to a fio job object; options are the job's
+// options as given.
+func (r *Result) Fio(options map[string]string) FioJob {
+	j := FioJob{
+		JobName: r.Name, JobOptions: options,
+		Read: r.fioDir(r.Read, 0), Write: r.fioDir(r.Write, 1), Trim: r.fioDir(r.Trim, 2),
+		JobRuntime: r.RuntimeNs / 1e6, Elapsed: (r.EndNs - r.StartNs + 999_999_999) / 1e9,
+		IODepthLevel: map[string]float64{}, LatencyNs: map[string]float64{},
+		LatencyUs: map[string]float64{}, LatencyMs: map[string]float64{},
+	}
+	if j.JobOptions == nil {
+		j.JobOptions = map[string]string{}
+	}
+	var subs int64
+	for _, c := range r.DepthCounts {
+		subs += c
+	}
+	for i, lvl := range DepthLevels {
+		key := strconv.Itoa(lvl)
+		if i == len(DepthLevels)-1 {
+			key = ">=64"
+		}
+		j.IODepthLevel[key] = pct(r.DepthCounts[i], subs)
+	}
+	var done int64
+	for _, c := range r.LatencyBuckets {
+		done += c
+	}
+	edges := []string{"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"}
+	for i, c := range r.LatencyBuckets {
+		v := pct(c, done)
+		switch {
+		case i < 10:
+			j.LatencyNs[edges[i]] = v
+		case i < 20:
+			j.LatencyUs[edges[i-10]] = v
+		case i < 30:
+			j.LatencyMs[edges[i-20]] = v
+		case i == 30:
+			j.LatencyMs["2000"] = v
+		default:
+			j.LatencyMs[">=2000"] = v
+		}
+	}
+	d, g := r.Device, r.Geometry
+	j.Device = FioDevice{
+		WriteAmplification: round(d.WriteAmplification), HostWriteBytes: d.HostWriteBytes, HostReadBytes: d.HostReadBytes,
+		HostTrimBytes: d.HostTrimBytes, NANDWriteBytes: d.NANDWriteBytes, NANDReadBytes: d.NANDReadBytes,
+		GCCopiedPages: d.GCCopiedPages, WLCopiedPages: d.WLCopiedPages, Erases: d.Erases, GCRuns: d.GCRuns,
+		BackgroundGCRuns: d.BackgroundGCRuns, FreeBlocksMin: d.FreeBlocksMin, FreeBlocksEnd: d.FreeBlocksEnd,
+		RMWReads: d.RMWReads, BufferStallNs: d.BufferStallNs, BusyNs: r.BusyNs, AvgServiceNs: round(r.AvgServiceNs),
+		EraseCountMin: d.Wear.Min, EraseCountMax: d.Wear.Max, EraseCountMean: round(d.Wear.Mean),
+		LifeUsed: math.Round(d.Wear.Life*1e6) / 1e6, EffectiveAlpha: math.Round(d.EffectiveAlpha*1e6) / 1e6,
+	}
+	j.Geometry = FioGeometry{
+		Drive: g.Drive, Channels: g.Channels, Dies: g.Dies, Planes: g.Planes, Blocks: g.Blocks,
+		PagesPerBlock: g.PagesPerBlock, PageBytes: g.PageBytes, MappingUnitBytes: g.MappingUnitBytes,
+		PhysicalBytes: g.PhysicalBytes, UserBytes: g.UserBytes, OPPercent: round(g.OPPercent),
+		OpenBlocks: g.OpenBlocks, ReserveBlocks: g.ReserveBlocks,
+	}
+	s := FioSeries{}
+	if len(r.Intervals) > 0 {
+		s.IntervalMs = (r.Intervals[0].EndNs - r.Intervals[0].StartNs) / 1e6
+	}
+	for _, iv := range r.Intervals {
+		s.TimeMs = append(s.TimeMs, iv.EndNs/1e6)
+		s.IOPS = append(s.IOPS, round(iv.IOPS))
+		s.MBps = append(s.MBps, round(iv.MBps))
+		s.MeanLatencyNs = append(s.MeanLatencyNs, round(iv.MeanLatencyNs))
+		s.WriteAmplification = append(s.WriteAmplification, round(iv.WriteAmplification))
+		s.FreeBlocks = append(s.FreeBlocks, iv.FreeBlocks)
+		s.GCCopiedPages = append(s.GCCopiedPages, iv.GCCopiedUnits)
+		s.Erases = append(s.Erases, iv.Erases)
+	}
+	j.Series = s
+	return j
+}
+
+func pct(n, total int64) float64 {
+	if total == 0 {
+		return 0
+	}
+	return round(100 * float64(n) / float64(total))
+}
+
+// WriteFioJSON writes a fio-shaped JSON report of jobs, indented as fio
+// indents it.
+func WriteFioJSON(w io.Writer, global map[string]string, jobs ...FioJob) error {
+	if global == nil {
+		global = map[string]string{}
+	}
+	rep := FioReport{FioVersion: FioVersion, GlobalOptions: global, Jobs: jobs, DiskUtil: []any{}}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+// sortedKeys returns m's keys in order (for deterministic text output).
+func sortedKeys[V any](m map[float64]V) []float64 {
+	k := make([]float64, 0, len(m))
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Float64s(k)
+	return k
+}

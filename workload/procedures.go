@@ -1,0 +1,79 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ftlsim/ftlsim/internal/units"
+)
+
+// The review procedures that prepare a drive (see the reviews' methodology):
+// a sequential fill writes every user LBA once with 128 KiB writes at
+// queue depth 1; torture follows it with 4 KiB random writes over every LBA
+// at queue depth 32.
+
+// FillJob returns the reviews' sequential fill of a drive: 128 KiB
+// sequential writes at QD 1 over the whole user capacity, once.
+func FillJob() *Job {
+	j := NewJob("fill")
+	j.Pattern = SeqWrite
+	j.BS = []BlockSize{{128 << 10, 100}}
+	j.IODepth = 1
+	return j
+}
+
+// RandomWriteJob returns 4 KiB random writes at QD 32 over the whole user
+// capacity for runtimeNs, with independent uniform offsets (norandommap),
+// as Iometer issues them: the reviews' torture and consistency workload.
+func RandomWriteJob(name string, runtimeNs int64) *Job {
+	j := NewJob(name)
+	j.Pattern = RandWrite
+	j.IODepth = 32
+	j.RuntimeNs = runtimeNs
+	j.TimeBased = true
+	j.NoRandomMap = true
+	return j
+}
+
+// Precondition names a preparation run before a measured job.
+type Precondition struct {
+	Kind      string // "none", "fill" or "torture"
+	TortureNs int64  // random-write time after the fill, for torture
+}
+
+// DefaultTortureNs is the reviews' shorter torture: 30 minutes.
+const DefaultTortureNs = 1800 * 1e9
+
+// ParsePrecondition parses none, fill, torture or torture:DURATION.
+func ParsePrecondition(s string) (Precondition, error) {
+	kind, dur, hasDur := strings.Cut(s, ":")
+	switch kind {
+	case "none", "fill":
+		if hasDur {
+			return Precondition{}, fmt.Errorf("%w: precondition=%s: only torture takes a duration", ErrOption, s)
+		}
+		return Precondition{Kind: kind}, nil
+	case "torture":
+		p := Precondition{Kind: kind, TortureNs: DefaultTortureNs}
+		if hasDur {
+			ns, err := units.ParseDuration(dur)
+			if err != nil || ns <= 0 {
+				return Precondition{}, fmt.Errorf("%w: precondition=%s: duration must be positive (e.g. torture:30m)", ErrOption, s)
+			}
+			p.TortureNs = ns
+		}
+		return p, nil
+	}
+	return Precondition{}, fmt.Errorf("%w: precondition=%s: allowed none, fill, torture[:DURATION]", ErrOption, s)
+}
+
+// Jobs returns the jobs the precondition runs, in order.
+func (p Precondition) Jobs() []*Job {
+	switch p.Kind {
+	case "fill":
+		return []*Job{FillJob()}
+	case "torture":
+		return []*Job{FillJob(), RandomWriteJob("torture", p.TortureNs)}
+	}
+	return nil
+}
