@@ -143,15 +143,17 @@ func (c *Config) Resolve() error {
 		perBlockRow := float64(g.Dies()) * float64(g.PlanesPerDie) * float64(g.BlockBytes())
 		want := float64(c.Capacity) * (1 + c.OPPercent/100)
 		bpp := math.Ceil(want / perBlockRow)
+		probe := *g
+		probe.BlocksPerPlane = int(min(bpp, 1<<40))
+		if mem := MemoryEstimate(probe); mem > MaxMemoryBytes {
+			return fmt.Errorf("%w: capacity = %s with %g %% spare needs %s of flash, which takes about %s of memory to simulate; allowed %s",
+				ErrConfig, units.FormatBytes(int64(c.Capacity)), c.OPPercent, units.FormatBytes(probe.Bytes()),
+				units.FormatBytes(mem), units.FormatBytes(MaxMemoryBytes))
+		}
 		if bpp > 1<<20 {
 			return fmt.Errorf("%w: capacity = %d bytes needs %g blocks per plane, allowed at most %d", ErrConfig, c.Capacity, bpp, 1<<20)
 		}
 		g.BlocksPerPlane = int(bpp)
-		if mem := MemoryEstimate(*g); mem > MaxMemoryBytes {
-			return fmt.Errorf("%w: capacity = %s with %g %% spare needs %s of flash, which takes about %s of memory to simulate; allowed %s",
-				ErrConfig, units.FormatBytes(int64(c.Capacity)), c.OPPercent, units.FormatBytes(g.Bytes()),
-				units.FormatBytes(mem), units.FormatBytes(MaxMemoryBytes))
-		}
 	}
 	if err := c.NAND.Validate(); err != nil {
 		return fmt.Errorf("%w: nand.%w", ErrConfig, err)

@@ -260,6 +260,11 @@ func (c *Controller) Submit(now int64, r Request) (int64, error) {
 	}
 	c.tl.Advance(now)
 	c.cnt.Commands++
+	if checkInvariants && c.cnt.Commands%invariantsEvery == 0 {
+		if err := c.ftl.CheckInvariants(); err != nil {
+			return 0, err
+		}
+	}
 	// The firmware takes commands in arrival order.
 	fw := max(now, c.fwFree) + c.cfg.Firmware.CommandNs
 	c.fwFree = fw
@@ -441,3 +446,7 @@ func (c *Controller) SecureErase(now int64) int64 {
 	c.fwFree = max(c.fwFree, c.lastDone)
 	return c.lastDone
 }
+
+// invariantsEvery is how often, in commands, a build with -tags invariants
+// verifies the FTL's invariants.
+const invariantsEvery = 4096

@@ -221,8 +221,19 @@ func scatterKey(v, k uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// next returns the next block index.
+// next returns the next block index: a rank from the distribution,
+// scattered over the range for the skewed ones.
 func (s *sampler) next() int64 {
+	switch s.d.Kind {
+	case Zipf, Pareto:
+		return scatter(uint64(s.rank()), s.n)
+	}
+	return s.rank()
+}
+
+// rank draws from the distribution: for zipf and pareto, 0 is the most
+// popular block.
+func (s *sampler) rank() int64 {
 	switch s.d.Kind {
 	case Zipf:
 		u := s.rng.Float64()
@@ -236,10 +247,9 @@ func (s *sampler) next() int64 {
 		default:
 			r = int64(float64(s.n) * math.Pow(s.eta*u-s.eta+1, s.alpha))
 		}
-		return scatter(uint64(min(max(r, 0), s.n-1)), s.n)
+		return min(max(r, 0), s.n-1)
 	case Pareto:
-		r := int64(float64(s.n-1) * math.Pow(s.rng.Float64(), s.powP))
-		return scatter(uint64(r), s.n)
+		return int64(float64(s.n-1) * math.Pow(s.rng.Float64(), s.powP))
 	case Normal:
 		v := s.rng.NormFloat64()*s.d.Param/100*float64(s.n) + float64(s.n)/2
 		return min(max(int64(v), 0), s.n-1)

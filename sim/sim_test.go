@@ -1,0 +1,199 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
+)
+
+func smallDrive(t testing.TB, edit func(*controller.Config)) *controller.Controller {
+	t.Helper()
+	c, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	c.Capacity = 4 << 30
+	c.OPPercent = 25
+	if edit != nil {
+		edit(&c)
+	}
+	d, err := controller.New(c)
+	require.NoError(t, err)
+	return d
+}
+
+// twoDies is a 4 GiB drive with 7 % spare on two dies: few enough dies
+// that its spare area, not the groups each die keeps open, sets its write
+// amplification, and small enough to reach steady state in a second.
+func twoDies(t testing.TB, edit func(*controller.Config)) *controller.Controller {
+	return smallDrive(t, func(c *controller.Config) {
+		c.NAND.Geometry.Channels, c.NAND.Geometry.TargetsPerChannel, c.NAND.Geometry.DiesPerTarget = 2, 1, 1
+		c.OPPercent = 7
+		if edit != nil {
+			edit(c)
+		}
+	})
+}
+
+func job(t testing.TB, opts ...string) *workload.Job {
+	j := workload.NewJob("t")
+	for i := 0; i < len(opts); i += 2 {
+		require.NoError(t, j.Set(opts[i], opts[i+1]))
+	}
+	return j
+}
+
+func TestDeterministic(t *testing.T) {
+	run := func() *sim.Result {
+		e := sim.New(twoDies(t, func(c *controller.Config) { c.Firmware.GCPolicy = "d-choices:4" }))
+		e.SecureErase()
+		require.NoError(t, e.Precondition(workload.Precondition{Kind: "fill"}))
+		r, err := e.RunJob(job(t, "rw", "randrw", "iodepth", "8", "runtime", "30", "time_based", "1",
+			"bssplit", "4k/50:16k/50", "random_distribution", "pareto:0.3"), sim.Hooks{})
+		require.NoError(t, err)
+		return r
+	}
+	a, b := run(), run()
+	require.Equal(t, a, b)
+	require.Positive(t, a.Device.GCCopiedPages)
+}
+
+func TestSeriesAddsUp(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	e.SecureErase()
+	r, err := e.RunJob(job(t, "rw", "randrw", "iodepth", "4", "runtime", "3500ms", "time_based", "1"), sim.Hooks{})
+	require.NoError(t, err)
+	var reads, writes, bytes int64
+	for i, iv := range r.Intervals {
+		reads += iv.ReadIOs
+		writes += iv.WriteIOs
+		bytes += iv.Bytes
+		if i > 0 {
+			require.Equal(t, r.Intervals[i-1].EndNs, iv.StartNs)
+		}
+	}
+	require.Equal(t, r.Read.IOs, reads)
+	require.Equal(t, r.Write.IOs, writes)
+	require.Equal(t, r.Read.Bytes+r.Write.Bytes, bytes)
+	require.Len(t, r.Intervals, 4)
+	require.Equal(t, int64(sim.Second), r.Intervals[0].EndNs)
+	require.InDelta(t, float64(r.Read.IOs+r.Write.IOs)/(float64(r.RuntimeNs)/1e9), r.Read.IOPS+r.Write.IOPS, 1)
+	// Closed loop at QD 4: every submission made a depth of at most 4.
+	require.Equal(t, r.Issued, r.DepthCounts[0]+r.DepthCounts[1]+r.DepthCounts[2])
+}
+
+// list is a Source of timestamped requests.
+type list struct {
+	items []workload.Item
+	i     int
+}
+
+func (l *list) Next(it *workload.Item) bool {
+	if l.i == len(l.items) {
+		return false
+	}
+	*it = l.items[l.i]
+	l.i++
+	return true
+}
+
+func TestOpenLoopAndBusyTime(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	e.SecureErase()
+	// 100 reads, one every 10 ms: the drive idles between them.
+	src := &list{}
+	for i := 0; i < 100; i++ {
+		src.items = append(src.items, workload.Item{At: int64(i) * 10e6,
+			Request: controller.Request{Op: controller.Write, Offset: int64(i) * 4096, Length: 4096}})
+	}
+	r, err := e.Run(src, sim.Options{})
+	require.NoError(t, err)
+	require.Equal(t, int64(100), r.Write.IOs)
+	require.GreaterOrEqual(t, r.RuntimeNs, int64(990e6))
+	require.Less(t, r.BusyNs, r.RuntimeNs/10, "idle time is excluded from busy time")
+	require.InDelta(t, float64(r.BusyNs)/100, r.AvgServiceNs, 1)
+	// TimeScale replays faster.
+	src.i = 0
+	r2, err := e.Run(src, sim.Options{TimeScale: 10})
+	require.NoError(t, err)
+	require.Less(t, r2.RuntimeNs, r.RuntimeNs/5)
+}
+
+func TestNCQLimit(t *testing.T) {
+	// iodepth 64 on a 32-deep NCQ: the same throughput as 32, twice the
+	// latency (half the time in the host's queue).
+	measure := func(qd string) *sim.Result {
+		e := sim.New(smallDrive(t, nil))
+		e.SecureErase()
+		require.NoError(t, e.Precondition(workload.Precondition{Kind: "fill"}))
+		r, err := e.RunJob(job(t, "rw", "randread", "iodepth", qd, "runtime", "1", "time_based", "1"), sim.Hooks{})
+		require.NoError(t, err)
+		return r
+	}
+	q32, q64 := measure("32"), measure("64")
+	require.InEpsilon(t, q32.Read.IOPS, q64.Read.IOPS, 0.03)
+	require.InEpsilon(t, 2*q32.Read.Latency.Mean, q64.Read.Latency.Mean, 0.1)
+	require.Zero(t, q64.DepthCounts[6], "no submission finds more than 32 outstanding")
+}
+
+func TestRampExcluded(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	e.SecureErase()
+	r, err := e.RunJob(job(t, "rw", "randwrite", "iodepth", "1", "runtime", "2", "ramp_time", "1", "time_based", "1"), sim.Hooks{})
+	require.NoError(t, err)
+	require.InDelta(t, 1e9, float64(r.RuntimeNs), 1e6)
+	var ivWrites int64
+	for _, iv := range r.Intervals {
+		ivWrites += iv.WriteIOs
+	}
+	require.Less(t, r.Write.IOs, ivWrites*2/3, "statistics cover only the second after the ramp")
+}
+
+func TestHooks(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	e.SecureErase()
+	var done, ivs int
+	_, err := e.RunJob(job(t, "rw", "randwrite", "number_ios", "500"), sim.Hooks{
+		OnComplete: func(c sim.Completion) {
+			done++
+			require.GreaterOrEqual(t, c.DoneNs, c.IssuedNs)
+		},
+		OnInterval: func(sim.Interval) { ivs++ },
+	})
+	require.NoError(t, err)
+	require.Equal(t, 500, done)
+	require.Equal(t, 1, ivs)
+}
+
+// TestSpareAreaRaisesSteadyState is the reviews' finding: the same drive
+// with 25 % of its LBAs never written (spare area by partitioning) reaches
+// a higher steady state under 4 KiB random writes than with every LBA in
+// use, and lower write amplification.
+func TestSpareAreaRaisesSteadyState(t *testing.T) {
+	steady := func(size string) (iops, wa float64) {
+		e := sim.New(twoDies(t, nil))
+		e.SecureErase()
+		fill := workload.FillJob()
+		require.NoError(t, fill.Set("size", size))
+		_, err := e.RunJob(fill, sim.Hooks{})
+		require.NoError(t, err)
+		j := workload.RandomWriteJob("steady", 1500*sim.Second)
+		require.NoError(t, j.Set("size", size))
+		r, err := e.RunJob(j, sim.Hooks{})
+		require.NoError(t, err)
+		var n float64
+		for _, iv := range r.Intervals[1200:1500] {
+			iops += iv.IOPS
+			wa += iv.WriteAmplification
+			n++
+		}
+		return iops / n, wa / n
+	}
+	fullIOPS, fullWA := steady("100%")
+	spareIOPS, spareWA := steady("75%")
+	t.Logf("steady state: all LBAs %.0f IOPS (WA %.2f); 25%% spare area %.0f IOPS (WA %.2f)", fullIOPS, fullWA, spareIOPS, spareWA)
+	require.Greater(t, spareIOPS, 1.5*fullIOPS)
+	require.Less(t, spareWA, fullWA)
+}
