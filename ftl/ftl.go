@@ -3,6 +3,7 @@ package ftl
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 
 	"github.com/ftlsim/ftlsim/internal/units"
@@ -66,6 +67,8 @@ type FTL struct {
 
 	dies, np, upp, ppb, upg, gpd int // dies, planes, units/page, pages/block, units/group, groups/die
 	pageUnits                    int // units in a multi-plane page
+	pow2                         bool
+	upgShift, puShift            uint // log2 of upg and pageUnits when pow2
 
 	l2p      []uint32
 	closedAt []uint64 // per group: units programmed when it filled
@@ -94,6 +97,8 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 		upg: g.UnitsPerGroup(), gpd: g.BlocksPerPlane,
 	}
 	f.pageUnits = f.np * f.upp
+	f.upgShift, f.puShift = log2(f.upg), log2(f.pageUnits)
+	f.pow2 = 1<<f.upgShift == f.upg && 1<<f.puShift == f.pageUnits
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
@@ -236,17 +241,42 @@ func (f *FTL) Valid(group int) int {
 	return v
 }
 
+func log2(n int) uint {
+	s := uint(0)
+	for 1<<s < n {
+		s++
+	}
+	return s
+}
+
+// split returns the group of unit u and the index of its multi-plane page
+// within the group.
+func (f *FTL) split(u uint32) (group int32, page int32) {
+	if f.pow2 {
+		return int32(u >> f.upgShift), int32(u&uint32(f.upg-1)) >> f.puShift
+	}
+	return int32(int64(u) / int64(f.upg)), int32(int64(u)%int64(f.upg)) / int32(f.pageUnits)
+}
+
 // stageOf returns the stage that holds unit u's page if it is not yet
 // programmed, or nil.
 func (f *FTL) stageOf(u uint32) *stage {
-	g := int32(int64(u) / int64(f.upg))
-	if f.host.group == g && int(int64(u)%int64(f.upg))/f.pageUnits == int(f.host.page) {
+	g, page := f.split(u)
+	if f.host.group == g && f.host.page == page {
 		return &f.host
 	}
-	if s := &f.gc[f.dieOf(g)]; s.group == g && int(int64(u)%int64(f.upg))/f.pageUnits == int(s.page) {
+	if s := &f.gc[int(g)/f.gpd]; s.group == g && s.page == page {
 		return s
 	}
 	return nil
+}
+
+// slot returns the index of unit u within its multi-plane page.
+func (f *FTL) slot(u uint32) int {
+	if f.pow2 {
+		return int(u & uint32(f.pageUnits-1))
+	}
+	return int(u % uint32(f.pageUnits))
 }
 
 // unmap invalidates the current location of lba, if any.
@@ -257,7 +287,7 @@ func (f *FTL) unmap(lba int64) error {
 	}
 	f.l2p[lba] = Unmapped
 	if s := f.stageOf(u); s != nil {
-		s.tags[int(int64(u)%int64(f.pageUnits))] = nand.NoTag
+		s.tags[f.slot(u)] = nand.NoTag
 		return nil
 	}
 	return f.dev.Invalidate(int64(u))
@@ -459,24 +489,17 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 	moved := 0.0
 	for ; c.page < int32(f.ppb) && (budget < 0 || moved < budget); c.page++ {
 		pu := base + int64(int(c.page)*f.pageUnits)
-		n := 0
-		for k := 0; k < f.pageUnits; k++ {
-			if f.dev.IsValid(pu + int64(k)) {
-				n++
-			}
-		}
-		if n == 0 {
+		mask := f.dev.ValidMask(pu, f.pageUnits)
+		if mask == 0 {
 			continue
 		}
+		n := bits.OnesCount64(mask)
 		f.cnt.ReadPages += int64(f.np)
 		if f.sink != nil {
 			f.sink.ReadPage(d, int(c.page), f.np, n, c.cause)
 		}
-		for k := 0; k < f.pageUnits; k++ {
-			u := pu + int64(k)
-			if !f.dev.IsValid(u) {
-				continue
-			}
+		for ; mask != 0; mask &= mask - 1 {
+			u := pu + int64(bits.TrailingZeros64(mask))
 			lba := int64(f.dev.Tag(u))
 			tok := f.dev.Data(u)
 			if err := f.dev.Invalidate(u); err != nil {
@@ -667,7 +690,7 @@ func (f *FTL) Lookup(lba int64) (Location, error) {
 		return Location{}, nil
 	}
 	if s := f.stageOf(u); s != nil {
-		return Location{Mapped: true, Buffered: true, Token: s.data[int(int64(u)%int64(f.pageUnits))]}, nil
+		return Location{Mapped: true, Buffered: true, Token: s.data[f.slot(u)]}, nil
 	}
 	pb, page := f.dev.Locate(int64(u))
 	tag, tok, err := f.dev.Read(int64(u))

@@ -26,9 +26,9 @@ func (f *FTL) CheckInvariants() error {
 		if int64(u) >= f.dev.Geometry().Units() {
 			return fmt.Errorf("ftl invariant: unit %d maps to %d, past the device", lba, u)
 		}
-		g := int64(u) / int64(f.upg)
+		g, _ := f.split(u)
 		if s := f.stageOf(u); s != nil {
-			k := int(int64(u) % int64(f.pageUnits))
+			k := f.slot(u)
 			if k >= int(s.n) || s.tags[k] != uint32(lba) {
 				return fmt.Errorf("ftl invariant: unit %d maps to staged slot %d, which holds %d", lba, k, s.tags[k])
 			}

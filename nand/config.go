@@ -82,8 +82,8 @@ func (g Geometry) Validate() error {
 	if g.PageBytes%g.UnitBytes != 0 {
 		return fmt.Errorf("%w: geometry.page_bytes = %d, must be a multiple of unit_bytes (%d)", ErrConfig, g.PageBytes, g.UnitBytes)
 	}
-	if g.UnitsPerPage() > 64 {
-		return fmt.Errorf("%w: geometry.page_bytes/unit_bytes = %d, allowed 1..64", ErrConfig, g.UnitsPerPage())
+	if n := g.UnitsPerPage() * g.PlanesPerDie; n > 64 {
+		return fmt.Errorf("%w: geometry.planes_per_die × page_bytes/unit_bytes = %d mapping units per multi-plane page, allowed 1..64", ErrConfig, n)
 	}
 	if u := g.Units(); u > MaxUnits {
 		return fmt.Errorf("%w: geometry holds %d mapping units, allowed at most %d (use larger unit_bytes)", ErrConfig, u, int64(MaxUnits))

@@ -85,6 +85,18 @@ type Device struct {
 	tags []uint32 // OOB tag, per unit
 	vbit []uint64 // valid bit, per unit
 	data []uint32 // payload token per unit, only with TrackData
+
+	// With power-of-two geometry, unit arithmetic uses shifts.
+	pow2                        bool
+	upgShift, uppShift, npShift uint
+}
+
+func log2(n int) (uint, bool) {
+	s := uint(0)
+	for 1<<s < n {
+		s++
+	}
+	return s, 1<<s == n
 }
 
 // New builds a device in the factory state: every block erased, no erase
@@ -103,6 +115,11 @@ func New(cfg Config) (*Device, error) {
 		np:   g.PlanesPerDie,
 		nblk: g.Blocks(),
 	}
+	var ok1, ok2, ok3 bool
+	d.upgShift, ok1 = log2(d.upg)
+	d.uppShift, ok2 = log2(d.upp)
+	d.npShift, ok3 = log2(d.np)
+	d.pow2 = ok1 && ok2 && ok3
 	n := g.Units()
 	d.wp = make([]uint16, d.nblk)
 	d.valid = make([]uint32, d.nblk)
@@ -144,6 +161,10 @@ func (d *Device) Unit(pb, page, slot int) int64 {
 
 // Locate returns the physical block and page holding unit u.
 func (d *Device) Locate(u int64) (pb, page int) {
+	if d.pow2 {
+		pp := int(u&int64(d.upg-1)) >> d.uppShift
+		return int(u>>d.upgShift)<<d.npShift + pp&(d.np-1), pp >> d.npShift
+	}
 	g := int(u / int64(d.upg))
 	off := int(u % int64(d.upg))
 	pp := off / d.upp
@@ -172,6 +193,20 @@ func (d *Device) EraseCount(pb int) int { return int(d.erases[pb]) }
 
 // IsValid reports whether unit u holds valid data.
 func (d *Device) IsValid(u int64) bool { return d.vbit[u>>6]&(1<<(u&63)) != 0 }
+
+// ValidMask returns the valid bits of the n ≤ 64 units starting at u, unit
+// u in bit 0.
+func (d *Device) ValidMask(u int64, n int) uint64 {
+	w, b := u>>6, uint(u&63)
+	m := d.vbit[w] >> b
+	if b+uint(n) > 64 && w+1 < int64(len(d.vbit)) {
+		m |= d.vbit[w+1] << (64 - b)
+	}
+	if n < 64 {
+		m &= 1<<uint(n) - 1
+	}
+	return m
+}
 
 // Tag returns the OOB tag of unit u (NoTag when never written since erase).
 func (d *Device) Tag(u int64) uint32 { return d.tags[u] }

@@ -125,6 +125,49 @@ func TestAddressing(t *testing.T) {
 	require.Equal(t, int64(5*64+8), d.Unit(10, 1, 0))
 }
 
+func TestAddressingNotPowerOfTwo(t *testing.T) {
+	cfg := testConfig()
+	cfg.Geometry.PlanesPerDie, cfg.Geometry.PageBytes, cfg.Geometry.PagesPerBlock = 3, 12288, 5
+	d, err := New(cfg)
+	require.NoError(t, err)
+	require.False(t, d.pow2)
+	g := d.Geometry()
+	next := int64(0)
+	for grp := 0; grp < g.Groups(); grp++ {
+		for p := 0; p < g.PagesPerBlock; p++ {
+			for pl := 0; pl < 3; pl++ {
+				for s := 0; s < 3; s++ {
+					pb := d.Block(grp, pl)
+					require.Equal(t, next, d.Unit(pb, p, s))
+					b, pg := d.Locate(next)
+					require.Equal(t, pb, b)
+					require.Equal(t, p, pg)
+					next++
+				}
+			}
+		}
+	}
+}
+
+func TestValidMask(t *testing.T) {
+	d, err := New(testConfig())
+	require.NoError(t, err)
+	// Groups 0 and 1 (blocks 0-3) hold units 0..127; every plane-0 page
+	// has valid slots 0, 2, 3 and every plane-1 page slots 1, 3.
+	for pb := 0; pb < 4; pb += 2 {
+		for p := 0; p < 8; p++ {
+			require.NoError(t, d.Program(pb, p, tags(1, NoTag, 3, 4), nil))
+			require.NoError(t, d.Program(pb+1, p, tags(NoTag, 6, NoTag, 8), nil))
+		}
+	}
+	require.Equal(t, uint64(0b1010_1101), d.ValidMask(0, 8))
+	require.Equal(t, uint64(0b1101), d.ValidMask(8, 4))
+	// 8 units starting at 60 cross into the next word.
+	require.Equal(t, uint64(0b1010_1101), d.ValidMask(56, 8))
+	require.Equal(t, uint64(0b1101_1010), d.ValidMask(60, 8))
+	require.Equal(t, ^uint64(0)&0xad, d.ValidMask(0, 64)&0xff)
+}
+
 func TestSecureEraseAndWear(t *testing.T) {
 	d, err := New(testConfig())
 	require.NoError(t, err)

@@ -51,9 +51,9 @@ func (t Timing) TransferNs(n int) int64 {
 // idle die use the bus while another die's queued operation waits for its
 // array, which is how a real channel interleaves its dies.
 const (
-	slotShift = 12 // 4.096 µs slots
+	slotShift = 14 // 16.4 µs slots: a page transfer spans a handful
 	slotNs    = 1 << slotShift
-	ringBits  = 20 // 2^20 slots ≈ 4.3 s of look-ahead per channel
+	ringBits  = 18 // 2^18 slots ≈ 4.3 s of look-ahead per channel
 	ringSize  = 1 << ringBits
 	ringMask  = ringSize - 1
 )
@@ -118,12 +118,17 @@ func (tl *Timeline) Advance(now int64) {
 		tl.base = s
 		return
 	}
-	for ; tl.base < s; tl.base++ {
-		i := tl.base & ringMask
-		for _, c := range tl.cal {
-			c[i] = 0
+	// Forget the slots in [base, s): one or two ranges of the ring.
+	lo, hi := tl.base&ringMask, s&ringMask
+	for _, c := range tl.cal {
+		if lo < hi {
+			clear(c[lo:hi])
+		} else {
+			clear(c[lo:])
+			clear(c[:hi])
 		}
 	}
+	tl.base = s
 }
 
 // MemoryBytes is the memory held by the timeline.
