@@ -174,13 +174,20 @@ type leastBusy struct {
 
 func (l *leastBusy) NextDie() int {
 	best, bt := l.next, l.tl.DieFree(l.next)
-	for i := 1; i < l.dies; i++ {
-		d := (l.next + i) % l.dies
+	for d := l.next + 1; d < l.dies; d++ {
 		if t := l.tl.DieFree(d); t < bt {
 			best, bt = d, t
 		}
 	}
-	l.next = (best + 1) % l.dies
+	for d := 0; d < l.next; d++ {
+		if t := l.tl.DieFree(d); t < bt {
+			best, bt = d, t
+		}
+	}
+	l.next = best + 1
+	if l.next == l.dies {
+		l.next = 0
+	}
 	return best
 }
 
@@ -250,6 +257,23 @@ func (c *Controller) Validate(r Request) error {
 		return fmt.Errorf("%w: %s of %d bytes at offset %d ends past the drive's %d bytes", ErrRequest, r.Op, r.Length, r.Offset, c.cap)
 	}
 	return nil
+}
+
+// Prefetch hints that request r will be submitted soon. Stage 1 starts
+// loading the mapping entry of its first unit; stage 2, called later,
+// starts loading the state of the flash unit that entry points to. The
+// engine issues stage 1 two requests ahead and stage 2 one request ahead.
+// Hints never change results.
+func (c *Controller) Prefetch(r *Request, stage int) {
+	if r.Op == Flush || r.Offset < 0 {
+		return
+	}
+	lba := r.Offset / c.unit
+	if stage == 1 {
+		c.ftl.PrefetchMapping(lba)
+	} else {
+		c.ftl.PrefetchLocation(lba, r.Op == Read)
+	}
 }
 
 // Submit executes request r, which reaches the drive at time now, and

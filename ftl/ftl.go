@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"unsafe"
 
+	"github.com/ftlsim/ftlsim/internal/prefetch"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/nand"
 )
@@ -493,6 +495,16 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 		if mask == 0 {
 			continue
 		}
+		if int(c.page)+1 < f.ppb {
+			// Start loading the mapping entries the next page's moves
+			// will update, so that they arrive while this page moves.
+			nu := pu + int64(f.pageUnits)
+			for m := f.dev.ValidMask(nu, f.pageUnits); m != 0; m &= m - 1 {
+				if t := f.dev.Tag(nu + int64(bits.TrailingZeros64(m))); int64(t) < int64(len(f.l2p)) {
+					prefetch.Load(unsafe.Pointer(&f.l2p[t]))
+				}
+			}
+		}
 		n := bits.OnesCount64(mask)
 		f.cnt.ReadPages += int64(f.np)
 		if f.sink != nil {
@@ -701,6 +713,27 @@ func (f *FTL) Lookup(lba int64) (Location, error) {
 		return Location{}, fmt.Errorf("ftl: unit %d maps to physical unit %d tagged %d", lba, u, tag)
 	}
 	return Location{Mapped: true, Die: f.dev.DieOfBlock(pb), Block: pb, Page: page, Token: tok}, nil
+}
+
+// PrefetchMapping hints that logical unit lba will be written or read
+// soon: it starts loading lba's mapping entry. Call PrefetchLocation for
+// the same unit a little later, once the entry has arrived. Hints never
+// change results.
+func (f *FTL) PrefetchMapping(lba int64) {
+	if lba >= 0 && lba < int64(len(f.l2p)) {
+		prefetch.Load(unsafe.Pointer(&f.l2p[lba]))
+	}
+}
+
+// PrefetchLocation hints that the physical unit lba maps to will be
+// needed soon, for a read or (read false) for an overwrite (see
+// PrefetchMapping).
+func (f *FTL) PrefetchLocation(lba int64, read bool) {
+	if lba >= 0 && lba < int64(len(f.l2p)) {
+		if u := f.l2p[lba]; u != Unmapped {
+			f.dev.PrefetchUnit(int64(u), read)
+		}
+	}
 }
 
 // Mapped reports whether logical unit lba holds data, without reading it.

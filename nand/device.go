@@ -3,6 +3,9 @@ package nand
 import (
 	"errors"
 	"fmt"
+	"unsafe"
+
+	"github.com/ftlsim/ftlsim/internal/prefetch"
 )
 
 // Errors returned when a NAND rule is broken. They are wrapped with the
@@ -193,6 +196,17 @@ func (d *Device) EraseCount(pb int) int { return int(d.erases[pb]) }
 
 // IsValid reports whether unit u holds valid data.
 func (d *Device) IsValid(u int64) bool { return d.vbit[u>>6]&(1<<(u&63)) != 0 }
+
+// PrefetchUnit hints that unit u's valid bit (and, with tag, its OOB tag,
+// which reads check) will be needed soon. It changes nothing.
+func (d *Device) PrefetchUnit(u int64, tag bool) {
+	if u >= 0 && u < int64(len(d.tags)) {
+		prefetch.Load(unsafe.Pointer(&d.vbit[u>>6]))
+		if tag {
+			prefetch.Load(unsafe.Pointer(&d.tags[u]))
+		}
+	}
+}
 
 // ValidMask returns the valid bits of the n ≤ 64 units starting at u, unit
 // u in bit 0.

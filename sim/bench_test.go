@@ -116,6 +116,7 @@ func BenchmarkSequentialFill(b *testing.B) {
 		}
 		b.ReportMetric(float64(heapBytes()-before)/(float64(d.Config().NAND.Geometry.Bytes())/(1<<30)), "B/GiB-flash")
 		b.ReportMetric(float64(r.Write.IOs), "host-IOs")
+		runtime.KeepAlive(e)
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/fill")
 }
@@ -139,6 +140,7 @@ func BenchmarkMQSimComparison(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(heapBytes()-before)/(1<<20), "MiB-heap")
+		runtime.KeepAlive(e)
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/op-wall")
 }

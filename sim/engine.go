@@ -165,13 +165,32 @@ func (e *Engine) Run(src workload.Source, o Options) (*Result, error) {
 	exhausted := false
 	var next workload.Item
 	haveNext := false
+	// The source is read two requests ahead so that the drive can start
+	// loading the mapping state those requests will touch (see
+	// controller.Prefetch); the requests and their order are unchanged.
+	var la [4]workload.Item
+	laHead, laLen := 0, 0
+	fill := func() {
+		for laLen < 3 && !exhausted {
+			it := &la[(laHead+laLen)&3]
+			if !src.Next(it) {
+				exhausted = true
+				break
+			}
+			e.ctrl.Prefetch(&it.Request, 1)
+			laLen++
+		}
+	}
 	pull := func() bool {
-		if exhausted {
+		fill()
+		if laLen == 0 {
 			return false
 		}
-		if !src.Next(&next) {
-			exhausted = true
-			return false
+		next = la[laHead]
+		laHead = (laHead + 1) & 3
+		laLen--
+		if laLen > 0 {
+			e.ctrl.Prefetch(&la[laHead].Request, 2)
 		}
 		if o.QueueDepth == 0 {
 			next.At = start + int64(float64(next.At)/o.TimeScale)
