@@ -197,3 +197,23 @@ func TestSpareAreaRaisesSteadyState(t *testing.T) {
 	require.Greater(t, spareIOPS, 1.5*fullIOPS)
 	require.Less(t, spareWA, fullWA)
 }
+
+func TestSummarizeConsistency(t *testing.T) {
+	var series []sim.Interval
+	iops := []float64{100, 100, 100, 40, 0, 10, 20, 10, 20, 10, 5}
+	for i, v := range iops {
+		series = append(series, sim.Interval{StartNs: int64(i) * sim.Second, EndNs: int64(i+1) * sim.Second, IOPS: v, WriteAmplification: 3})
+	}
+	series[len(series)-1].EndNs -= sim.Second / 2 // a partial last interval is left out
+	s := sim.SummarizeConsistency(series, 5*sim.Second)
+	require.Equal(t, 100.0, s.FreshIOPS)
+	require.Equal(t, 4*sim.Second, s.CliffNs)
+	require.Equal(t, 1, s.ZeroSeconds)
+	require.Equal(t, 10.0, s.SteadyMedian)
+	require.Equal(t, 10.0, s.SteadyP10)
+	require.Equal(t, 20.0, s.SteadyP90)
+	require.InDelta(t, 14.0, s.SteadyMean, 1e-9)
+	require.Equal(t, 3.0, s.SteadyWA)
+	flat := sim.SummarizeConsistency(series[:3], 0)
+	require.Equal(t, int64(-1), flat.CliffNs)
+}
