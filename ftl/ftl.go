@@ -74,6 +74,7 @@ type FTL struct {
 
 	l2p      []uint32
 	closedAt []uint64 // per group: units programmed when it filled
+	busy     []bool   // per group: open for writing or being cleaned (not a candidate)
 	free     [][]int32
 	nfree    int
 	open     [2][]int32 // [host|gc][die] open group, -1 when none
@@ -111,6 +112,7 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	}
 	f.l2p = make([]uint32, cfg.UserUnits)
 	f.closedAt = make([]uint64, g.Groups())
+	f.busy = make([]bool, g.Groups())
 	f.free = make([][]int32, f.dies)
 	for i := range f.free {
 		f.free[i] = make([]int32, 0, f.gpd)
@@ -197,6 +199,7 @@ func (f *FTL) reset() {
 		f.l2p[i] = Unmapped
 	}
 	clear(f.closedAt)
+	clear(f.busy)
 	f.nfree = 0
 	for d := range f.free {
 		f.free[d] = f.free[d][:0]
@@ -364,6 +367,7 @@ func (f *FTL) program(s *stage, cause Stream) error {
 	s.n, s.host = 0, 0
 	if page+1 == f.ppb {
 		f.closedAt[g] = f.seq
+		f.busy[g] = false
 		st := HostStream
 		if cause != HostStream {
 			st = GCStream
@@ -411,6 +415,7 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 		f.cnt.FreeGroupsMin = f.nfree
 	}
 	f.open[st][d] = g
+	f.busy[g] = true
 	return g, nil
 }
 
@@ -477,6 +482,7 @@ func (f *FTL) startVictim(d int, cause Stream, greedy bool) error {
 		ratio = v / (float64(f.upg) - v)
 	}
 	f.clean[d] = cleaning{group: int32(g), cause: cause, ratio: ratio}
+	f.busy[g] = true
 	return nil
 }
 
@@ -510,13 +516,13 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 		if f.sink != nil {
 			f.sink.ReadPage(d, int(c.page), f.np, n, c.cause)
 		}
+		if err := f.dev.InvalidateMask(pu, mask); err != nil {
+			return moved, err
+		}
 		for ; mask != 0; mask &= mask - 1 {
 			u := pu + int64(bits.TrailingZeros64(mask))
 			lba := int64(f.dev.Tag(u))
 			tok := f.dev.Data(u)
-			if err := f.dev.Invalidate(u); err != nil {
-				return moved, err
-			}
 			if gs.group < 0 {
 				og, err := f.openGroup(GCStream, d)
 				if err != nil {
@@ -550,6 +556,7 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 	}
 	f.free[d] = append(f.free[d], int32(g))
 	f.nfree++
+	f.busy[g] = false
 	cause := c.cause
 	*c = cleaning{group: -1}
 	if f.cfg.StaticWLSpread > 0 && cause != WLStream {
@@ -600,7 +607,7 @@ func (f *FTL) isOpen(g int32) bool {
 // candidate reports whether g may become a victim: full, not open and not
 // already being cleaned.
 func (f *FTL) candidate(g int32) bool {
-	return f.groupWP(g) == f.ppb && !f.isOpen(g) && f.clean[f.dieOf(g)].group != g
+	return !f.busy[g] && f.groupWP(g) == f.ppb
 }
 
 // coldest returns the least-worn candidate group on die d, or -1.

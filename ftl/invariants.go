@@ -95,6 +95,12 @@ func (f *FTL) CheckInvariants() error {
 		return fmt.Errorf("ftl invariant: %d host units written, %d programmed, %d staged and %d discarded",
 			f.cnt.HostWriteUnits, hostProgrammed, f.host.n, f.cnt.DiscardedUnits)
 	}
+	for g := 0; g < groups; g++ {
+		want := f.isOpen(int32(g)) || f.clean[f.dieOf(int32(g))].group == int32(g)
+		if f.busy[g] != want {
+			return fmt.Errorf("ftl invariant: group %d busy flag %v, but open or cleaning is %v", g, f.busy[g], want)
+		}
+	}
 	for d, c := range f.clean {
 		if c.group >= 0 && (f.dieOf(c.group) != d || f.groupWP(c.group) != f.ppb || f.isOpen(c.group)) {
 			return fmt.Errorf("ftl invariant: die %d cleans group %d, which is not a full group of that die", d, c.group)

@@ -3,6 +3,7 @@ package nand
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"unsafe"
 
 	"github.com/ftlsim/ftlsim/internal/prefetch"
@@ -266,20 +267,67 @@ func (d *Device) Program(pb, page int, tags, data []uint32) error {
 		return fmt.Errorf("%w: block %d page %d (write pointer %d)", ErrOutOfOrder, pb, page, w)
 	}
 	u := d.Unit(pb, page, 0)
-	var nv uint32
+	copy(d.tags[u:u+int64(len(tags))], tags)
+	if d.data != nil && data != nil {
+		copy(d.data[u:u+int64(len(tags))], data)
+	}
+	var m uint64
 	for s, t := range tags {
-		x := u + int64(s)
-		d.tags[x] = t
 		if t != NoTag {
-			d.vbit[x>>6] |= 1 << (x & 63)
-			nv++
-		}
-		if d.data != nil && data != nil {
-			d.data[x] = data[s]
+			m |= 1 << uint(s)
 		}
 	}
-	d.valid[pb] += nv
+	d.setValid(u, m, len(tags))
+	d.valid[pb] += uint32(bits.OnesCount64(m))
 	d.wp[pb]++
+	return nil
+}
+
+// setValid ORs mask m (n ≤ 64 bits) into the valid bits from unit u.
+func (d *Device) setValid(u int64, m uint64, n int) {
+	w, b := u>>6, uint(u&63)
+	d.vbit[w] |= m << b
+	if b+uint(n) > 64 {
+		d.vbit[w+1] |= m >> (64 - b)
+	}
+}
+
+// InvalidateMask invalidates, at once, the units u+i for each bit i set in
+// mask (at most 64 units, all valid, which may span the planes of a
+// multi-plane page). It is Invalidate for a batch, as garbage collection
+// moves a page's units.
+func (d *Device) InvalidateMask(u int64, mask uint64) error {
+	if mask == 0 {
+		return nil
+	}
+	n := 64 - bits.LeadingZeros64(mask)
+	if u < 0 || u+int64(n) > int64(len(d.tags)) {
+		return fmt.Errorf("%w: units %d+%d", ErrRange, u, n)
+	}
+	if d.ValidMask(u, n)&mask != mask {
+		return fmt.Errorf("%w: invalidate units %d mask %#x", ErrNotValid, u, mask)
+	}
+	w, b := u>>6, uint(u&63)
+	d.vbit[w] &^= mask << b
+	if b+uint(n) > 64 {
+		d.vbit[w+1] &^= mask >> (64 - b)
+	}
+	// Count per physical block: runs of UnitsPerPage units share a block.
+	for m := mask; m != 0; {
+		x := u + int64(bits.TrailingZeros64(m))
+		pb, _ := d.Locate(x)
+		// The bits of this block's run of units within the page.
+		start := int(x - u)
+		run := d.upp - int(x%int64(d.upp))
+		var rm uint64
+		if start+run >= 64 {
+			rm = m &^ (1<<uint(start) - 1)
+		} else {
+			rm = m & ((1<<uint(start+run) - 1) &^ (1<<uint(start) - 1))
+		}
+		d.valid[pb] -= uint32(bits.OnesCount64(rm))
+		m &^= rm
+	}
 	return nil
 }
 

@@ -168,6 +168,23 @@ func TestValidMask(t *testing.T) {
 	require.Equal(t, ^uint64(0)&0xad, d.ValidMask(0, 64)&0xff)
 }
 
+func TestInvalidateMask(t *testing.T) {
+	d, err := New(testConfig())
+	require.NoError(t, err)
+	// Group 0: blocks 0 and 1; page 0 holds units 0-3 (block 0), 4-7 (block 1).
+	require.NoError(t, d.Program(0, 0, tags(1, 2, 3, 4), nil))
+	require.NoError(t, d.Program(1, 0, tags(5, NoTag, 7, 8), nil))
+	require.ErrorIs(t, d.InvalidateMask(0, 0b0010_0000), ErrNotValid) // unit 5 was never valid
+	require.NoError(t, d.InvalidateMask(0, 0b1001_0110))
+	require.Equal(t, 2, d.ValidUnits(0))
+	require.Equal(t, 1, d.ValidUnits(1))
+	require.Equal(t, uint64(0b0100_1001), d.ValidMask(0, 8))
+	require.NoError(t, d.InvalidateMask(0, 0b0100_1001))
+	require.Zero(t, d.ValidUnits(0)+d.ValidUnits(1))
+	require.NoError(t, d.InvalidateMask(0, 0))
+	require.ErrorIs(t, d.InvalidateMask(int64(d.Geometry().Units())-2, 0b111), ErrRange)
+}
+
 func TestSecureEraseAndWear(t *testing.T) {
 	d, err := New(testConfig())
 	require.NoError(t, err)

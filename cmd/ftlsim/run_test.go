@@ -188,3 +188,23 @@ func TestHelp(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "--random_distribution")
 }
+
+// FuzzParseArgs feeds the option parser arbitrary command lines: it must
+// return options or an error, never panic, and what it accepts must
+// resolve or fail cleanly against a drive.
+func FuzzParseArgs(f *testing.F) {
+	f.Add("--rw=randwrite --bs=4k --iodepth=32")
+	f.Add("--bssplit=4k/10:64k/90 --size=75% --offset=1g --random_distribution=zipf:0.9")
+	f.Add("--precondition=torture:10m --output-format=json --op=25 --capacity=240GB")
+	f.Add("--time_based --runtime=2000 --norandommap --log_avg_msec=1000")
+	f.Fuzz(func(t *testing.T, line string) {
+		o, err := parseArgs(strings.Fields(line))
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error for %q: %v", line, err)
+			}
+			return
+		}
+		_ = o.job.Resolve(16 << 30)
+	})
+}
