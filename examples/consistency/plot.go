@@ -63,7 +63,7 @@ func plotAll(dir string, outs []outcome, steadyFrom int64) error {
 			p.Add(s)
 			p.Legend.Add(o.label, s)
 		}
-		p.Legend.Top = true
+		p.Legend.Top = false // lower right: the log charts are empty there
 		if c.log {
 			p.Y.Min = 1
 		} else {
