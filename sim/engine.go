@@ -267,6 +267,11 @@ func (e *Engine) Run(src workload.Source, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	if es, ok := src.(interface{ Err() error }); ok {
+		if err := es.Err(); err != nil {
+			return nil, err
+		}
+	}
 	if m.issued == 0 {
 		return nil, ErrNoProgress
 	}

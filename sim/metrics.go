@@ -40,8 +40,9 @@ type Interval struct {
 	IOPS           float64
 	MBps           float64 // 10^6 bytes per second
 	MeanLatencyNs  float64
-	// WriteAmplification is flash units programmed per host unit written
-	// during the interval (0 when the host wrote nothing).
+	// WriteAmplification is flash bytes programmed per byte the host
+	// wrote during the interval (0 when the host wrote nothing). Writes of
+	// less than a mapping unit count the whole unit programmed.
 	WriteAmplification float64
 	FreeBlocks         int   // physical blocks free at the end of the interval
 	GCCopiedUnits      int64 // units moved by GC during the interval
@@ -55,7 +56,7 @@ type Device struct {
 	HostTrimBytes      int64
 	NANDWriteBytes     int64
 	NANDReadBytes      int64
-	WriteAmplification float64 // flash units programmed per host unit written; 0 when the host wrote nothing
+	WriteAmplification float64 // NAND bytes programmed per host byte written (partial units count whole); 0 when the host wrote nothing
 	GCCopiedPages      int64   // mapping units moved by garbage collection
 	WLCopiedPages      int64   // mapping units moved by static wear levelling
 	Erases             int64
@@ -138,6 +139,7 @@ type metrics struct {
 	ivCounter controller.Counters
 	series    []Interval
 	planes    int
+	unitBytes float64
 	latBucket [nLatencyBuckets]int64
 	depth     [nDepthLevels]int64
 }
@@ -185,7 +187,8 @@ func (m *metrics) submitted(depth int) {
 }
 
 func newMetrics(c *controller.Controller, start int64, o Options) *metrics {
-	m := &metrics{c: c, o: o, start: start, rampEnd: start + o.RampNs, planes: c.Config().NAND.Geometry.PlanesPerDie}
+	m := &metrics{c: c, o: o, start: start, rampEnd: start + o.RampNs, planes: c.Config().NAND.Geometry.PlanesPerDie,
+		unitBytes: float64(c.Config().NAND.Geometry.UnitBytes)}
 	for i := range m.dir {
 		m.dir[i] = newLatency()
 	}
@@ -248,8 +251,8 @@ func (m *metrics) closeInterval(end int64) {
 		iv.MeanLatencyNs = m.ivLatSum / float64(n)
 	}
 	k := m.c.Counters()
-	if dh := k.HostWriteUnits - m.ivCounter.HostWriteUnits; dh > 0 {
-		iv.WriteAmplification = float64(k.ProgramUnits-m.ivCounter.ProgramUnits) / float64(dh)
+	if dh := k.HostWriteBytes - m.ivCounter.HostWriteBytes; dh > 0 {
+		iv.WriteAmplification = float64(k.ProgramUnits-m.ivCounter.ProgramUnits) * m.unitBytes / float64(dh)
 	}
 	iv.FreeBlocks = m.c.FTL().FreeGroups() * m.planes
 	iv.GCCopiedUnits = k.GCCopiedUnits - m.ivCounter.GCCopiedUnits
@@ -329,8 +332,8 @@ func (m *metrics) finish(end int64) *Result {
 		Wear:             m.c.Device().Wear(),
 		EffectiveAlpha:   m.c.FTL().Stats().EffectiveAlpha,
 	}
-	if hw := k.HostWriteUnits - c0.HostWriteUnits; hw > 0 {
-		r.Device.WriteAmplification = float64(k.ProgramUnits-c0.ProgramUnits) / float64(hw)
+	if r.Device.HostWriteBytes > 0 {
+		r.Device.WriteAmplification = float64(r.Device.NANDWriteBytes) / float64(r.Device.HostWriteBytes)
 	}
 	return r
 }

@@ -13,6 +13,8 @@ type Item struct {
 
 // Source produces requests in order. Next fills it and reports false when
 // the source is exhausted. Implementations must not allocate per request.
+// A source that can fail (a trace with a malformed line) also has an
+// Err() error method, which the engine checks when Next reports false.
 type Source interface {
 	Next(it *Item) bool
 }

@@ -74,6 +74,7 @@ func printHelp(w io.Writer) {
 	fmt.Fprint(w, `usage: ftlsim [options]          run one fio-style job on a simulated SSD
        ftlsim                    a short demonstration
        ftlsim drives [NAME]      list drive presets, or print one as YAML
+       ftlsim replay FILE [options]  replay a block trace on a simulated SSD
 
 Job options (fio's names and meanings):
   --name=NAME --rw=read|write|trim|randread|randwrite|randtrim|rw|randrw|trimwrite
@@ -91,6 +92,11 @@ Output:
   --output-format=normal|json  --output=FILE
   --write_iops_log=NAME --write_bw_log=NAME --write_lat_log=NAME --log_avg_msec=MS
   --write_device_log=FILE.csv --device_log_msec=MS
+Replay options (with the drive and output options):
+  --format=msr|spc|disksim|heimdall|blkparse|iolog   (default: detected; gzip is read directly)
+  --iodepth=N          closed loop at queue depth N (default: open loop at the recorded times)
+  --speedup=X          replay the recorded times X times faster
+  --devices=merge|partition:N   --beyond=wrap|reject
 Sizes: 4k = 4096 (fio's kb_base=1024); --capacity counts GB as 10^9 and GiB as 2^30.
 Times: seconds, or with ms, m, h suffixes. Exit status 2 means bad input.
 `)

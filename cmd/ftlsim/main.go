@@ -18,7 +18,10 @@
 // --output=FILE, --write_iops_log, --write_bw_log, --write_lat_log with
 // --log_avg_msec, and --write_device_log=FILE for the per-interval series
 // as CSV. "ftlsim drives" lists the drive presets and "ftlsim drives NAME"
-// prints one as an editable description.
+// prints one as an editable description. "ftlsim replay FILE" replays a
+// block trace (package workload/trace lists the formats) open loop at its
+// recorded times (--speedup) or closed loop (--iodepth), with --format,
+// --devices=merge|partition:N and --beyond=wrap|reject.
 //
 // Bad input is reported in one line naming the option, with exit status 2.
 package main

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
+	"github.com/ftlsim/ftlsim/workload/trace"
 )
 
 // Exit statuses.
@@ -52,8 +55,10 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		err = drives(args[1:], stdout)
 	case args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
 		printHelp(stdout)
+	case args[0] == "replay":
+		err = runJob(args[1:], stdout, true)
 	default:
-		err = runJob(args, stdout)
+		err = runJob(args, stdout, false)
 	}
 	if err == nil {
 		return exitOK
@@ -96,11 +101,22 @@ type options struct {
 	logAvgMsec   int64
 	deviceLog    string
 	intervalMsec int64
+
+	// replay
+	replay      bool
+	traceFile   string
+	traceFormat trace.Format
+	speedup     float64
+	devices     string
+	beyond      string
 }
 
-func parseArgs(args []string) (*options, error) {
+// parseArgs parses a job run's command line, or with replay set, a trace
+// replay's ("replay FILE [options]").
+func parseArgs(args []string, replay bool) (*options, error) {
 	o := &options{job: workload.NewJob("ftlsim"), given: map[string]string{}, drive: "generic-mlc",
-		format: "normal", precondition: workload.Precondition{Kind: "none"}, intervalMsec: 1000, logAvgMsec: 0}
+		format: "normal", precondition: workload.Precondition{Kind: "none"}, intervalMsec: 1000, logAvgMsec: 0,
+		replay: replay, speedup: 1, devices: "merge", beyond: "wrap"}
 	fs := flag.NewFlagSet("ftlsim", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var firstErr error
@@ -110,7 +126,11 @@ func parseArgs(args []string) (*options, error) {
 		}
 		return err
 	}
-	for _, name := range workload.Options() {
+	jobOptions := workload.Options()
+	if replay {
+		jobOptions = []string{"iodepth", "name"}
+	}
+	for _, name := range jobOptions {
 		name := name
 		set := func(v string) error {
 			o.given[name] = v
@@ -179,18 +199,55 @@ func parseArgs(args []string) (*options, error) {
 	msec(&o.logAvgMsec, "log_avg_msec", "average log entries over this many ms (0: one per I/O)", 0)
 	str(&o.deviceLog, "write_device_log", "write the per-interval series as CSV", nil)
 	msec(&o.intervalMsec, "device_log_msec", "interval of the series, in ms (default 1000)", 1)
-	if err := fs.Parse(args); err != nil {
-		if firstErr != nil {
-			return nil, firstErr
-		}
-		msg := err.Error()
-		if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-			return nil, usage("unknown option --%s (see ftlsim --help)", strings.TrimLeft(rest, "-"))
-		}
-		return nil, usage("%s", msg)
+	if replay {
+		fs.Func("format", "trace format (default: detected)", func(v string) error {
+			f, err := trace.ParseFormat(v)
+			if err != nil {
+				return keep(usage("--format=%s: %w", v, err))
+			}
+			o.traceFormat = f
+			return nil
+		})
+		fs.Func("speedup", "replay the recorded times this many times faster", func(v string) error {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || x <= 0 || x > 1e9 || math.IsNaN(x) {
+				return keep(usage("--speedup=%s: must be a number above 0", v))
+			}
+			o.speedup = x
+			return nil
+		})
+		str(&o.devices, "devices", "merge, or partition:N", nil)
+		str(&o.beyond, "beyond", "wrap or reject requests past the drive", nil)
 	}
-	if fs.NArg() > 0 {
-		return nil, usage("unexpected argument %q: options are --name=value (job files are not read yet)", fs.Arg(0))
+	// Positional arguments may stand among the options.
+	var positional []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if firstErr != nil {
+				return nil, firstErr
+			}
+			msg := err.Error()
+			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+				return nil, usage("unknown option --%s (see ftlsim --help)", strings.TrimLeft(name, "-"))
+			}
+			return nil, usage("%s", msg)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	switch {
+	case replay && len(positional) != 1:
+		return nil, usage("replay takes one trace file (got %d)", len(positional))
+	case replay:
+		o.traceFile = positional[0]
+		if !o.job.IsSet("iodepth") {
+			o.job.IODepth = 0 // open loop at the recorded times
+		}
+	case len(positional) > 0:
+		return nil, usage("unexpected argument %q: options are --name=value (job files are not read yet)", positional[0])
 	}
 	if !o.job.IsSet("name") {
 		o.job.Name = o.job.Pattern.String()
@@ -225,8 +282,8 @@ func buildDrive(o *options) (*controller.Controller, error) {
 	return controller.New(cfg)
 }
 
-func runJob(args []string, stdout io.Writer) error {
-	o, err := parseArgs(args)
+func runJob(args []string, stdout io.Writer, replay bool) error {
+	o, err := parseArgs(args, replay)
 	if err != nil {
 		return err
 	}
@@ -234,8 +291,29 @@ func runJob(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := o.job.Resolve(c.CapacityBytes()); err != nil {
-		return err
+	var src workload.Source
+	var tsrc *trace.Source
+	if replay {
+		r, err := trace.Open(o.traceFile, o.traceFormat)
+		if err != nil {
+			return usageError{err}
+		}
+		defer r.Close()
+		tsrc, err = trace.NewSource(r, trace.MapOptions{Capacity: c.CapacityBytes(), Devices: o.devices, Beyond: o.beyond})
+		if err != nil {
+			return usageError{err}
+		}
+		src = tsrc
+		if !o.job.IsSet("name") {
+			o.job.Name = filepath.Base(o.traceFile)
+		}
+		o.given["trace"] = o.traceFile
+		o.given["format"] = string(r.Format())
+	} else {
+		if err := o.job.Resolve(c.CapacityBytes()); err != nil {
+			return err
+		}
+		src = workload.NewGenerator(o.job)
 	}
 	out := stdout
 	if o.output != "" {
@@ -262,11 +340,15 @@ func runJob(args []string, stdout io.Writer) error {
 	if logs.active() {
 		hooks.OnComplete = logs.complete
 	}
-	res, err := e.Run(workload.NewGenerator(o.job), sim.Options{
+	res, err := e.Run(src, sim.Options{
 		Name: o.job.Name, QueueDepth: o.job.IODepth, RuntimeNs: o.job.RuntimeNs, RampNs: o.job.RampNs,
-		IntervalNs: o.intervalMsec * 1e6, Hooks: hooks,
+		IntervalNs: o.intervalMsec * 1e6, Hooks: hooks, TimeScale: o.speedup,
 	})
 	if err != nil {
+		var pe *trace.ParseError
+		if errors.As(err, &pe) || (tsrc != nil && errors.Is(err, tsrc.Err())) {
+			return usageError{err}
+		}
 		return err
 	}
 	if err := logs.close(res); err != nil {
@@ -284,6 +366,6 @@ func runJob(args []string, stdout io.Writer) error {
 		}
 		return sim.WriteFioJSON(out, global, res.Fio(o.given))
 	}
-	writeText(out, o, c, res, preNs, time.Since(wall))
+	writeText(out, o, c, res, preNs, time.Since(wall), tsrc)
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,7 +199,7 @@ func FuzzParseArgs(f *testing.F) {
 	f.Add("--precondition=torture:10m --output-format=json --op=25 --capacity=240GB")
 	f.Add("--time_based --runtime=2000 --norandommap --log_avg_msec=1000")
 	f.Fuzz(func(t *testing.T, line string) {
-		o, err := parseArgs(strings.Fields(line))
+		o, err := parseArgs(strings.Fields(line), strings.HasPrefix(line, "r"))
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("multi-line error for %q: %v", line, err)
@@ -207,4 +208,56 @@ func FuzzParseArgs(f *testing.F) {
 		}
 		_ = o.job.Resolve(16 << 30)
 	})
+}
+
+func TestReplay(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.ascii")
+	var b strings.Builder
+	for i := 0; i < 500; i++ {
+		fmt.Fprintf(&b, "%d %d %d 8 %d\n", i*200000, i%3, (i*7919)%100000*8, i%2)
+	}
+	require.NoError(t, os.WriteFile(tr, []byte(b.String()), 0o644))
+	code, out, errOut := runCmd(t, append([]string{"replay", tr, "--speedup=2", "--output-format=json"}, quick...)...)
+	require.Equal(t, exitOK, code, errOut)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	job := doc["jobs"].([]any)[0].(map[string]any)
+	require.Equal(t, "t.ascii", job["jobname"])
+	reads := job["read"].(map[string]any)["total_ios"].(float64)
+	writes := job["write"].(map[string]any)["total_ios"].(float64)
+	require.Equal(t, 500.0, reads+writes)
+	require.Equal(t, 250.0, reads)
+	require.Equal(t, "disksim", job["job options"].(map[string]any)["format"])
+
+	code, out, errOut = runCmd(t, append([]string{"replay", "--iodepth=4", tr}, quick...)...)
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "closed loop at queue depth 4")
+	require.Contains(t, out, "average data rate")
+
+	bad := filepath.Join(dir, "bad.ascii")
+	require.NoError(t, os.WriteFile(bad, []byte("0 0 8 8 0\n5 0 eight 8 0\n"), 0o644))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", bad}, "bad.ascii:2: lba"},
+		{[]string{"replay", tr, "--format=pcap"}, "--format=pcap"},
+		{[]string{"replay"}, "one trace file"},
+		{[]string{"replay", tr, tr}, "one trace file"},
+		{[]string{"replay", filepath.Join(dir, "missing")}, "missing"},
+		{[]string{"replay", tr, "--devices=spread"}, "devices=spread"},
+		{[]string{"replay", tr, "--beyond=reject", "--capacity=4GiB", "--op=25", "--drive=generic-mlc-small"}, ""},
+		{[]string{"replay", tr, "--speedup=0"}, "--speedup"},
+		{[]string{"replay", tr, "--rw=read"}, "--rw"},
+	} {
+		code, _, errOut := runCmd(t, append(append([]string{}, c.args...), "--drive=generic-mlc-small", "--capacity=4GiB", "--op=25")...)
+		if c.want == "" {
+			require.Equal(t, exitOK, code, errOut) // every request fits: nothing to reject
+			continue
+		}
+		require.Equal(t, exitUsage, code, "%v: %s", c.args, errOut)
+		require.Contains(t, errOut, c.want)
+		require.Equal(t, 1, strings.Count(errOut, "\n"))
+	}
 }

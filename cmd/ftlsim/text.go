@@ -10,6 +10,7 @@ import (
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload/trace"
 )
 
 // describeDrive is a one-line summary of a built drive.
@@ -21,7 +22,7 @@ func describeDrive(c *controller.Controller) string {
 		g.Planes, units.FormatBytes(int64(g.PageBytes)), g.PagesPerBlock, cfg.Firmware.GCPolicy)
 }
 
-func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result, preNs int64, wall time.Duration) {
+func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result, preNs int64, wall time.Duration, ts *trace.Source) {
 	fmt.Fprintf(w, "drive %s\n", describeDrive(c))
 	switch o.precondition.Kind {
 	case "fill":
@@ -31,12 +32,23 @@ func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result,
 			time.Duration(o.precondition.TortureNs), float64(preNs)/1e9)
 	}
 	j := o.job
-	bs := make([]string, len(j.BS))
-	for i, b := range j.BS {
-		bs[i] = fmt.Sprintf("%s/%g%%", units.FormatBytes(b.Bytes), b.Percent)
+	if ts != nil {
+		s := ts.Summary()
+		mode := fmt.Sprintf("open loop at the recorded times, %gx", o.speedup)
+		if j.IODepth > 0 {
+			mode = fmt.Sprintf("closed loop at queue depth %d", j.IODepth)
+		}
+		fmt.Fprintf(w, "%s: replay of %s (%s): %d requests (%.1f %% reads, %s read, %s written), %d devices (%s), %d wrapped, %d empty skipped, %.1f s recorded; %s\n",
+			j.Name, o.traceFile, o.given["format"], s.Records, 100*s.ReadShare(), units.FormatBytes(s.ReadBytes), units.FormatBytes(s.WriteBytes),
+			s.Devices, o.devices, s.Wrapped, s.Skipped, float64(s.DurationNs)/1e9, mode)
+	} else {
+		bs := make([]string, len(j.BS))
+		for i, b := range j.BS {
+			bs[i] = fmt.Sprintf("%s/%g%%", units.FormatBytes(b.Bytes), b.Percent)
+		}
+		fmt.Fprintf(w, "%s: rw=%s, bs=%s, iodepth=%d, range %s at offset %s, random_distribution=%s, randseed=%d\n",
+			j.Name, j.Pattern, strings.Join(bs, ":"), j.IODepth, units.FormatBytes(j.Size), units.FormatBytes(j.Offset), j.Distribution, j.RandSeed)
 	}
-	fmt.Fprintf(w, "%s: rw=%s, bs=%s, iodepth=%d, range %s at offset %s, random_distribution=%s, randseed=%d\n",
-		j.Name, j.Pattern, strings.Join(bs, ":"), j.IODepth, units.FormatBytes(j.Size), units.FormatBytes(j.Offset), j.Distribution, j.RandSeed)
 	for _, d := range []struct {
 		name string
 		s    sim.DirStats
@@ -67,7 +79,10 @@ func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result,
 	fmt.Fprintf(w, "  device: write amplification %.3f; host wrote %s, NAND programmed %s; GC moved %d pages in %d runs (%d in background); %d erases; free blocks min %d, end %d\n",
 		dv.WriteAmplification, units.FormatBytes(dv.HostWriteBytes), units.FormatBytes(dv.NANDWriteBytes),
 		dv.GCCopiedPages, dv.GCRuns, dv.BackgroundGCRuns, dv.Erases, dv.FreeBlocksMin, dv.FreeBlocksEnd)
-	fmt.Fprintf(w, "  busy %.1f s, average service time %.1f us; erase counts %d..%d (%.4f %% of rated life used)\n",
+	secs := float64(r.RuntimeNs) / 1e9
+	fmt.Fprintf(w, "  average data rate: read %.1f MB/s, write %.1f MB/s, combined %.1f MB/s\n",
+		float64(r.Read.Bytes)/secs/1e6, float64(r.Write.Bytes)/secs/1e6, float64(r.Read.Bytes+r.Write.Bytes)/secs/1e6)
+	fmt.Fprintf(w, "  busy %.1f s (idle excluded), average service time %.1f us; erase counts %d..%d (%.4f %% of rated life used)\n",
 		float64(r.BusyNs)/1e9, r.AvgServiceNs/1e3, dv.Wear.Min, dv.Wear.Max, 100*dv.Wear.Life)
 	ios := r.Read.IOs + r.Write.IOs + r.Trim.IOs
 	fmt.Fprintf(w, "simulated %.1f s in %.2f s of wall time (%.0f host I/Os per second)\n",
