@@ -3,6 +3,7 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/nand"
@@ -316,27 +317,39 @@ func (c *Controller) linkTransfer(at, n int64) int64 {
 func (c *Controller) read(fw int64, r Request) (int64, error) {
 	c.cnt.HostReadBytes += r.Length
 	first, last := r.Offset/c.unit, (r.Offset+r.Length-1)/c.unit
-	ready := fw
+	ready := fw // when the last unit is in the controller
+	firstReady := int64(math.MaxInt64)
 	prevBlock, prevPage := -1, -1
 	for lba := first; lba <= last; lba++ {
 		loc, err := c.ftl.Read(lba)
 		if err != nil {
 			return 0, err
 		}
+		t := fw
 		switch {
 		case !loc.Mapped:
 			// Unwritten data reads as zeros without touching flash.
 		case loc.Buffered:
-			ready = max(ready, fw+c.cfg.Firmware.BufferNs)
+			t = fw + c.cfg.Firmware.BufferNs
 		case loc.Block == prevBlock && loc.Page == prevPage:
 			// Same page as the previous unit: only more transfer.
-			ready = max(ready, c.tl.Output(loc.Die, int(c.unit), fw))
+			t = c.tl.Output(loc.Die, int(c.unit), fw)
 		default:
-			ready = max(ready, c.tl.Read(loc.Die, 1, int(c.unit), fw))
+			t = c.tl.Read(loc.Die, 1, int(c.unit), fw)
 			prevBlock, prevPage = loc.Block, loc.Page
 		}
+		ready = max(ready, t)
+		firstReady = min(firstReady, t)
 	}
-	return c.linkTransfer(ready, r.Length), nil
+	// The controller streams data to the host as units arrive: the link
+	// transfer may start with the first unit, and ends no sooner than the
+	// last unit plus its own share of the transfer.
+	end := c.linkTransfer(firstReady, r.Length)
+	if tail := ready + c.cfg.Host.CommandNs + (min(r.Length, c.unit)*1000+c.cfg.Host.LinkMBps-1)/c.cfg.Host.LinkMBps; tail > end {
+		c.linkFree = tail
+		end = tail
+	}
+	return end, nil
 }
 
 // waitBuffer returns the earliest time at or after t when n more units

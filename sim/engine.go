@@ -51,10 +51,11 @@ type Hooks struct {
 
 // event is a pending completion.
 type event struct {
-	at  int64
-	seq uint64
-	req workload.Item
-	iss int64 // when it was issued (arrival at the host queue)
+	at     int64
+	seq    uint64
+	req    workload.Item
+	iss    int64 // when it was issued (arrival at the host queue)
+	stream int32
 }
 
 // events is a min-heap on (at, seq).
@@ -112,8 +113,9 @@ type Engine struct {
 }
 
 type pending struct {
-	it  workload.Item
-	iss int64
+	it     workload.Item
+	iss    int64
+	stream int32
 }
 
 // New returns an engine for drive c at time 0.
@@ -143,60 +145,101 @@ var ErrNoProgress = errors.New("sim: the workload issued no request")
 // Run drives the workload from src until it is exhausted or the runtime
 // ends, then waits for every outstanding request.
 func (e *Engine) Run(src workload.Source, o Options) (*Result, error) {
-	if o.IntervalNs <= 0 {
-		o.IntervalNs = Second
+	rs, err := e.RunGroup([]Stream{{Source: src, Options: o}})
+	if err != nil {
+		return nil, err
 	}
-	if o.QueueDepth < 0 || o.RuntimeNs < 0 || o.RampNs < 0 || o.TimeScale < 0 {
-		return nil, fmt.Errorf("sim: negative option in %+v", o)
-	}
-	if o.TimeScale == 0 {
-		o.TimeScale = 1
-	}
-	ncq := e.ctrl.Config().Host.QueueDepth
-	start := e.now
-	m := newMetrics(e.ctrl, start, o)
-	stopAt := int64(math.MaxInt64)
-	if o.RuntimeNs > 0 {
-		stopAt = start + o.RuntimeNs
-	}
-	e.ev, e.q, e.qh = e.ev[:0], e.q[:0], 0
-	outstanding := 0
-	idleSince := e.now
-	exhausted := false
-	var next workload.Item
-	haveNext := false
+	return rs[0], nil
+}
+
+// Stream is one workload of a group run, with its own options, like one
+// job of a fio group.
+type Stream struct {
+	Source  workload.Source
+	Options Options
+}
+
+// stream is a Stream being run.
+type stream struct {
+	src         workload.Source
+	o           Options
+	m           *metrics
+	start       int64
+	stopAt      int64
+	outstanding int // this stream's requests in flight (fio's iodepth level)
+	exhausted   bool
+	next        workload.Item
+	haveNext    bool
 	// The source is read two requests ahead so that the drive can start
 	// loading the mapping state those requests will touch (see
 	// controller.Prefetch); the requests and their order are unchanged.
-	var la [4]workload.Item
-	laHead, laLen := 0, 0
-	fill := func() {
-		for laLen < 3 && !exhausted {
-			it := &la[(laHead+laLen)&3]
-			if !src.Next(it) {
-				exhausted = true
-				break
-			}
-			e.ctrl.Prefetch(&it.Request, 1)
-			laLen++
+	la     [4]workload.Item
+	laHead int
+	laLen  int
+}
+
+func (s *stream) fill(c *controller.Controller) {
+	for s.laLen < 3 && !s.exhausted {
+		it := &s.la[(s.laHead+s.laLen)&3]
+		if !s.src.Next(it) {
+			s.exhausted = true
+			break
 		}
+		c.Prefetch(&it.Request, 1)
+		s.laLen++
 	}
-	pull := func() bool {
-		fill()
-		if laLen == 0 {
-			return false
-		}
-		next = la[laHead]
-		laHead = (laHead + 1) & 3
-		laLen--
-		if laLen > 0 {
-			e.ctrl.Prefetch(&la[laHead].Request, 2)
-		}
-		if o.QueueDepth == 0 {
-			next.At = start + int64(float64(next.At)/o.TimeScale)
-		}
-		return true
+}
+
+// pull takes the next request into s.next.
+func (s *stream) pull(c *controller.Controller) bool {
+	s.fill(c)
+	if s.laLen == 0 {
+		return false
 	}
+	s.next = s.la[s.laHead]
+	s.laHead = (s.laHead + 1) & 3
+	s.laLen--
+	if s.laLen > 0 {
+		c.Prefetch(&s.la[s.laHead].Request, 2)
+	}
+	if s.o.QueueDepth == 0 {
+		s.next.At = s.start + int64(float64(s.next.At)/s.o.TimeScale)
+	}
+	return true
+}
+
+// RunGroup runs several workloads at once on the drive, as fio runs the
+// jobs of one group: each keeps its own queue depth (or timestamps),
+// runtime and statistics, and all share the drive's command queue. The
+// device figures of every result cover the whole group.
+func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
+	if len(streams) == 0 {
+		return nil, ErrNoProgress
+	}
+	ss := make([]*stream, len(streams))
+	for i, st := range streams {
+		o := st.Options
+		if o.IntervalNs <= 0 {
+			o.IntervalNs = Second
+		}
+		if o.QueueDepth < 0 || o.RuntimeNs < 0 || o.RampNs < 0 || o.TimeScale < 0 {
+			return nil, fmt.Errorf("sim: negative option in %+v", o)
+		}
+		if o.TimeScale == 0 {
+			o.TimeScale = 1
+		}
+		s := &stream{src: st.Source, o: o, start: e.now, stopAt: math.MaxInt64}
+		if o.RuntimeNs > 0 {
+			s.stopAt = e.now + o.RuntimeNs
+		}
+		s.m = newMetrics(e.ctrl, e.now, o)
+		ss[i] = s
+	}
+	ncq := e.ctrl.Config().Host.QueueDepth
+	e.ev, e.q, e.qh = e.ev[:0], e.q[:0], 0
+	outstanding := 0
+	idleSince := e.now
+	var issued int64
 	dispatch := func() error {
 		for outstanding < ncq && e.qh < len(e.q) {
 			p := e.q[e.qh]
@@ -207,43 +250,57 @@ func (e *Engine) Run(src workload.Source, o Options) (*Result, error) {
 				}
 			}
 			done, err := e.ctrl.Submit(e.now, p.it.Request)
+			s := ss[p.stream]
 			if err != nil {
-				return fmt.Errorf("request %d (%s %d bytes at %d): %w", m.issued, p.it.Op, p.it.Length, p.it.Offset, err)
+				return fmt.Errorf("%s request %d (%s %d bytes at %d): %w", s.o.Name, s.m.issued, p.it.Op, p.it.Length, p.it.Offset, err)
 			}
 			e.seq++
-			e.ev.push(event{at: done, seq: e.seq, req: p.it, iss: p.iss})
+			e.ev.push(event{at: done, seq: e.seq, req: p.it, iss: p.iss, stream: p.stream})
 			if outstanding == 0 {
-				m.busyFrom(e.now)
+				for _, x := range ss {
+					x.m.busyFrom(e.now)
+				}
 			}
 			outstanding++
-			m.submitted(outstanding)
+			s.outstanding++
+			s.m.submitted(s.outstanding)
 		}
 		if e.qh == len(e.q) {
 			e.q, e.qh = e.q[:0], 0
 		}
 		return nil
 	}
-	enqueue := func(it workload.Item) {
-		e.q = append(e.q, pending{it: it, iss: e.now})
-		m.issued++
+	enqueue := func(i int) {
+		e.q = append(e.q, pending{it: ss[i].next, iss: e.now, stream: int32(i)})
+		ss[i].m.issued++
+		issued++
 	}
-	// Closed loop: fill the queue.
-	if o.QueueDepth > 0 {
-		for i := 0; i < o.QueueDepth && e.now < stopAt && pull(); i++ {
-			enqueue(next)
+	for i, s := range ss {
+		if s.o.QueueDepth > 0 {
+			// Closed loop: fill the stream's queue.
+			for k := 0; k < s.o.QueueDepth && e.now < s.stopAt && s.pull(e.ctrl); k++ {
+				enqueue(i)
+			}
+		} else {
+			s.haveNext = s.pull(e.ctrl)
 		}
-	} else {
-		haveNext = pull()
 	}
 	if err := dispatch(); err != nil {
 		return nil, err
 	}
 	for {
-		// Open loop: the next arrival, if it comes before the next completion.
-		if o.QueueDepth == 0 && haveNext && next.At < stopAt && (len(e.ev) == 0 || next.At < e.ev[0].at) {
-			e.now = max(e.now, next.At)
-			enqueue(next)
-			haveNext = pull()
+		// Open loop: the earliest next arrival, if before the next completion.
+		first := -1
+		for i, s := range ss {
+			if s.o.QueueDepth == 0 && s.haveNext && s.next.At < s.stopAt && (first < 0 || s.next.At < ss[first].next.At) {
+				first = i
+			}
+		}
+		if first >= 0 && (len(e.ev) == 0 || ss[first].next.At < e.ev[0].at) {
+			s := ss[first]
+			e.now = max(e.now, s.next.At)
+			enqueue(first)
+			s.haveNext = s.pull(e.ctrl)
 			if err := dispatch(); err != nil {
 				return nil, err
 			}
@@ -255,27 +312,37 @@ func (e *Engine) Run(src workload.Source, o Options) (*Result, error) {
 		ev := e.ev.pop()
 		e.now = ev.at
 		outstanding--
-		m.complete(ev)
+		s := ss[ev.stream]
+		s.outstanding--
+		s.m.complete(ev)
 		if outstanding == 0 {
-			m.busyTo(e.now)
+			for _, x := range ss {
+				x.m.busyTo(e.now)
+			}
 			idleSince = e.now
 		}
-		if o.QueueDepth > 0 && e.now < stopAt && pull() {
-			enqueue(next)
+		if s.o.QueueDepth > 0 && e.now < s.stopAt && s.pull(e.ctrl) {
+			enqueue(int(ev.stream))
 		}
 		if err := dispatch(); err != nil {
 			return nil, err
 		}
 	}
-	if es, ok := src.(interface{ Err() error }); ok {
-		if err := es.Err(); err != nil {
-			return nil, err
+	for _, s := range ss {
+		if es, ok := s.src.(interface{ Err() error }); ok {
+			if err := es.Err(); err != nil {
+				return nil, err
+			}
 		}
 	}
-	if m.issued == 0 {
+	if issued == 0 {
 		return nil, ErrNoProgress
 	}
-	return m.finish(e.now), nil
+	out := make([]*Result, len(ss))
+	for i, s := range ss {
+		out[i] = s.m.finish(e.now)
+	}
+	return out, nil
 }
 
 // latency accumulates one direction's statistics.

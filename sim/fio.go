@@ -28,28 +28,41 @@ type FioReport struct {
 // FioJob is one job of a FioReport, with ftlsim's device and geometry
 // objects added.
 type FioJob struct {
-	JobName      string             `json:"jobname"`
-	GroupID      int                `json:"groupid"`
-	Error        int                `json:"error"`
-	Eta          int                `json:"eta"`
-	Elapsed      int64              `json:"elapsed"`
-	JobOptions   map[string]string  `json:"job options"`
-	Read         FioDir             `json:"read"`
-	Write        FioDir             `json:"write"`
-	Trim         FioDir             `json:"trim"`
-	JobRuntime   int64              `json:"job_runtime"`
-	UsrCPU       float64            `json:"usr_cpu"`
-	SysCPU       float64            `json:"sys_cpu"`
-	Ctx          int64              `json:"ctx"`
-	Majf         int64              `json:"majf"`
-	Minf         int64              `json:"minf"`
-	IODepthLevel map[string]float64 `json:"iodepth_level"`
-	LatencyNs    map[string]float64 `json:"latency_ns"`
-	LatencyUs    map[string]float64 `json:"latency_us"`
-	LatencyMs    map[string]float64 `json:"latency_ms"`
-	Device       FioDevice          `json:"device"`
-	Geometry     FioGeometry        `json:"geometry"`
-	Series       FioSeries          `json:"series"`
+	JobName         string             `json:"jobname"`
+	GroupID         int                `json:"groupid"`
+	Error           int                `json:"error"`
+	Eta             int                `json:"eta"`
+	Elapsed         int64              `json:"elapsed"`
+	JobOptions      map[string]string  `json:"job options"`
+	Read            FioDir             `json:"read"`
+	Write           FioDir             `json:"write"`
+	Trim            FioDir             `json:"trim"`
+	Sync            FioSync            `json:"sync"`
+	JobRuntime      int64              `json:"job_runtime"`
+	UsrCPU          float64            `json:"usr_cpu"`
+	SysCPU          float64            `json:"sys_cpu"`
+	Ctx             int64              `json:"ctx"`
+	Majf            int64              `json:"majf"`
+	Minf            int64              `json:"minf"`
+	IODepthLevel    map[string]float64 `json:"iodepth_level"`
+	IODepthSubmit   map[string]float64 `json:"iodepth_submit"`
+	IODepthComplete map[string]float64 `json:"iodepth_complete"`
+	LatencyNs       map[string]float64 `json:"latency_ns"`
+	LatencyUs       map[string]float64 `json:"latency_us"`
+	LatencyMs       map[string]float64 `json:"latency_ms"`
+	LatencyDepth    int                `json:"latency_depth"`
+	LatencyTarget   int64              `json:"latency_target"`
+	LatencyPct      float64            `json:"latency_percentile"`
+	LatencyWindow   int64              `json:"latency_window"`
+	Device          FioDevice          `json:"device"`
+	Geometry        FioGeometry        `json:"geometry"`
+	Series          FioSeries          `json:"series"`
+}
+
+// FioSync is fio's sync object; simulated jobs issue no syncs.
+type FioSync struct {
+	LatNs    FioLat `json:"lat_ns"`
+	TotalIOs int64  `json:"total_ios"`
 }
 
 // FioLat is fio's latency summary object.
@@ -229,6 +242,14 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		JobRuntime: r.RuntimeNs / 1e6, Elapsed: (r.EndNs - r.StartNs + 999_999_999) / 1e9,
 		IODepthLevel: map[string]float64{}, LatencyNs: map[string]float64{},
 		LatencyUs: map[string]float64{}, LatencyMs: map[string]float64{},
+		LatencyPct: 100, LatencyDepth: r.QueueDepth, IODepthSubmit: map[string]float64{}, IODepthComplete: map[string]float64{},
+	}
+	// The engine submits and completes one request at a time.
+	for _, k := range []string{"0", "4", "8", "16", "32", "64", ">=64"} {
+		j.IODepthSubmit[k], j.IODepthComplete[k] = 0, 0
+	}
+	if r.Issued > 0 {
+		j.IODepthSubmit["4"], j.IODepthComplete["4"] = 100, 100
 	}
 	if j.JobOptions == nil {
 		j.JobOptions = map[string]string{}

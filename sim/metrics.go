@@ -99,6 +99,7 @@ type Result struct {
 	BusyNs            int64   // time with at least one command outstanding
 	AvgServiceNs      float64 // mean completion latency over all directions
 	Issued            int64
+	QueueDepth        int // the closed-loop depth (0: open loop)
 	// LatencyBuckets counts completions (after ramp) by LatencyBucketsNs.
 	LatencyBuckets []int64
 	// DepthCounts counts submissions by the queue depth they made, by
@@ -300,7 +301,7 @@ func (m *metrics) finish(end int64) *Result {
 		Name: m.o.Name, StartNs: m.start, EndNs: end, RuntimeNs: measured,
 		Read: m.dir[0].stats(measured), Write: m.dir[1].stats(measured), Trim: m.dir[2].stats(measured),
 		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued,
-		LatencyBuckets: m.latBucket[:], DepthCounts: m.depth[:],
+		LatencyBuckets: m.latBucket[:], DepthCounts: m.depth[:], QueueDepth: m.o.QueueDepth,
 	}
 	var sum float64
 	var n int64

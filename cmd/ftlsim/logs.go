@@ -33,13 +33,16 @@ type logSet struct {
 	err   error
 }
 
-func openLogs(o *options) (*logSet, error) {
+func openLogs(o *options) (*logSet, error) { return openLogsN(o, 1) }
+
+// openLogsN opens the logs of the n-th job (fio numbers them from 1).
+func openLogsN(o *options, n int) (*logSet, error) {
 	ls := &logSet{avgNs: o.logAvgMsec * 1e6, winEnd: o.logAvgMsec * 1e6}
 	add := func(prefix, kind string) error {
 		if prefix == "" {
 			return nil
 		}
-		f, err := os.Create(fmt.Sprintf("%s_%s.1.log", prefix, kind))
+		f, err := os.Create(fmt.Sprintf("%s_%s.%d.log", prefix, kind, n))
 		if err != nil {
 			return err
 		}

@@ -21,7 +21,11 @@
 // prints one as an editable description. "ftlsim replay FILE" replays a
 // block trace (package workload/trace lists the formats) open loop at its
 // recorded times (--speedup) or closed loop (--iodepth), with --format,
-// --devices=merge|partition:N and --beyond=wrap|reject.
+// --devices=merge|partition:N and --beyond=wrap|reject. "ftlsim run JOBFILE"
+// runs a fio job file: [global] and job sections, groups in order (the
+// jobs of a group at once; stonewall starts a group), numjobs clones;
+// host-side options such as ioengine are reported as not applied, and any
+// other option ftlsim cannot honour is an error naming its line.
 //
 // Bad input is reported in one line naming the option, with exit status 2.
 package main

@@ -57,6 +57,8 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		printHelp(stdout)
 	case args[0] == "replay":
 		err = runJob(args[1:], stdout, true)
+	case args[0] == "run":
+		err = runFile(args[1:], stdout, stderr)
 	default:
 		err = runJob(args, stdout, false)
 	}
@@ -111,9 +113,16 @@ type options struct {
 	beyond      string
 }
 
-// parseArgs parses a job run's command line, or with replay set, a trace
-// replay's ("replay FILE [options]").
-func parseArgs(args []string, replay bool) (*options, error) {
+// Command modes.
+const (
+	modeJob    = iota // options describe one job
+	modeReplay        // replay FILE [options]
+	modeFile          // run JOBFILE [options]
+)
+
+// parseArgs parses the command line of a mode.
+func parseArgs(args []string, mode int) (*options, error) {
+	replay := mode == modeReplay
 	o := &options{job: workload.NewJob("ftlsim"), given: map[string]string{}, drive: "generic-mlc",
 		format: "normal", precondition: workload.Precondition{Kind: "none"}, intervalMsec: 1000, logAvgMsec: 0,
 		replay: replay, speedup: 1, devices: "merge", beyond: "wrap"}
@@ -127,8 +136,11 @@ func parseArgs(args []string, replay bool) (*options, error) {
 		return err
 	}
 	jobOptions := workload.Options()
-	if replay {
+	switch mode {
+	case modeReplay:
 		jobOptions = []string{"iodepth", "name"}
+	case modeFile:
+		jobOptions = nil // the jobs come from the file
 	}
 	for _, name := range jobOptions {
 		name := name
@@ -246,8 +258,12 @@ func parseArgs(args []string, replay bool) (*options, error) {
 		if !o.job.IsSet("iodepth") {
 			o.job.IODepth = 0 // open loop at the recorded times
 		}
+	case mode == modeFile && len(positional) != 1:
+		return nil, usage("run takes one job file (got %d)", len(positional))
+	case mode == modeFile:
+		o.traceFile = positional[0]
 	case len(positional) > 0:
-		return nil, usage("unexpected argument %q: options are --name=value (job files are not read yet)", positional[0])
+		return nil, usage("unexpected argument %q: options are --name=value; job files run with: ftlsim run FILE", positional[0])
 	}
 	if !o.job.IsSet("name") {
 		o.job.Name = o.job.Pattern.String()
@@ -283,7 +299,11 @@ func buildDrive(o *options) (*controller.Controller, error) {
 }
 
 func runJob(args []string, stdout io.Writer, replay bool) error {
-	o, err := parseArgs(args, replay)
+	mode := modeJob
+	if replay {
+		mode = modeReplay
+	}
+	o, err := parseArgs(args, mode)
 	if err != nil {
 		return err
 	}

@@ -199,7 +199,7 @@ func FuzzParseArgs(f *testing.F) {
 	f.Add("--precondition=torture:10m --output-format=json --op=25 --capacity=240GB")
 	f.Add("--time_based --runtime=2000 --norandommap --log_avg_msec=1000")
 	f.Fuzz(func(t *testing.T, line string) {
-		o, err := parseArgs(strings.Fields(line), strings.HasPrefix(line, "r"))
+		o, err := parseArgs(strings.Fields(line), modeJob)
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("multi-line error for %q: %v", line, err)
@@ -259,5 +259,103 @@ func TestReplay(t *testing.T) {
 		require.Equal(t, exitUsage, code, "%v: %s", c.args, errOut)
 		require.Contains(t, errOut, c.want)
 		require.Equal(t, 1, strings.Count(errOut, "\n"))
+	}
+}
+
+// sameShape reports where got lacks a key of want or holds another JSON
+// type. Numbers count as one type (fio writes 0 for floats too).
+func sameShape(path string, want, got any) []string {
+	var diffs []string
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return []string{path + ": not an object"}
+		}
+		if strings.HasSuffix(path, "job options") || strings.HasSuffix(path, "percentile") {
+			return nil // keys vary by job
+		}
+		for k, wv := range w {
+			gv, ok := g[k]
+			if !ok {
+				diffs = append(diffs, path+"."+k+": missing")
+				continue
+			}
+			diffs = append(diffs, sameShape(path+"."+k, wv, gv)...)
+		}
+	case float64:
+		if _, ok := got.(float64); !ok {
+			diffs = append(diffs, path+": not a number")
+		}
+	case string:
+		if _, ok := got.(string); !ok {
+			diffs = append(diffs, path+": not a string")
+		}
+	}
+	return diffs
+}
+
+// TestFourCornersJobFile runs the four-corners job file and checks that
+// its JSON has fio's shape (as tools that read fio's JSON expect it) and
+// the four results a review reads.
+func TestFourCornersJobFile(t *testing.T) {
+	job := filepath.Join("..", "..", "examples", "jobs", "fourcorners.fio")
+	var o, e bytes.Buffer
+	code := run([]string{"run", job, "--precondition=fill", "--output-format=json", "--drive=generic-mlc-small"}, &o, &e)
+	require.Equal(t, exitOK, code, e.String())
+	require.Contains(t, e.String(), "not applied")
+	require.Contains(t, e.String(), "ioengine, direct, filename")
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(o.Bytes(), &doc))
+	ref, err := os.ReadFile(filepath.Join("testdata", "fio-job-reference.json"))
+	require.NoError(t, err)
+	var refJob map[string]any
+	require.NoError(t, json.Unmarshal(ref, &refJob))
+	jobs := doc["jobs"].([]any)
+	require.Len(t, jobs, 4)
+	for i, j := range jobs {
+		job := j.(map[string]any)
+		require.Empty(t, sameShape(job["jobname"].(string), refJob, job))
+		require.Equal(t, float64(i), job["groupid"], "stonewall puts each job in its own group")
+	}
+	get := func(i int, dir, key string) float64 {
+		return jobs[i].(map[string]any)[dir].(map[string]any)[key].(float64)
+	}
+	rr, rw := get(0, "read", "iops"), get(1, "write", "iops")
+	sr, sw := get(2, "read", "bw")*1024/1e6, get(3, "write", "bw")*1024/1e6
+	t.Logf("four corners: 4K random read %.0f IOPS, 4K random write %.0f IOPS, 128K read %.0f MB/s, 128K write %.0f MB/s", rr, rw, sr, sw)
+	require.Positive(t, rr)
+	require.Positive(t, rw)
+	require.Greater(t, sr, 100.0)
+	require.Greater(t, sw, 50.0)
+	require.Zero(t, get(0, "write", "total_ios"))
+	require.Zero(t, get(2, "write", "total_ios"))
+	// Timed jobs run their 30 s.
+	require.InDelta(t, 30000, get(0, "read", "runtime"), 50)
+	require.Equal(t, 32.0, jobs[0].(map[string]any)["latency_depth"])
+}
+
+func TestRunJobFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.fio")
+	require.NoError(t, os.WriteFile(bad, []byte("[a]\nrw=read\nbs=3k\n"), 0o644))
+	unknown := filepath.Join(dir, "unknown.fio")
+	require.NoError(t, os.WriteFile(unknown, []byte("[a]\nzonemode=zbd\n"), 0o644))
+	past := filepath.Join(dir, "past.fio")
+	require.NoError(t, os.WriteFile(past, []byte("[a]\nrw=read\noffset=100g\n"), 0o644))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", unknown}, `unknown.fio:2: invalid job option: option "zonemode"`},
+		{[]string{"run", past}, "past.fio:1: [a]: invalid job option: offset"},
+		{[]string{"run"}, "one job file"},
+		{[]string{"run", filepath.Join(dir, "none.fio")}, "none.fio"},
+		{[]string{"run", bad, "--rw=read"}, "--rw"},
+	} {
+		code, _, errOut := runCmd(t, append(append([]string{}, c.args...), quick...)...)
+		require.Equal(t, exitUsage, code, "%v: %s", c.args, errOut)
+		require.Contains(t, errOut, c.want)
+		require.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
 	}
 }

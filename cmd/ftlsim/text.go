@@ -23,14 +23,7 @@ func describeDrive(c *controller.Controller) string {
 }
 
 func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result, preNs int64, wall time.Duration, ts *trace.Source) {
-	fmt.Fprintf(w, "drive %s\n", describeDrive(c))
-	switch o.precondition.Kind {
-	case "fill":
-		fmt.Fprintf(w, "precondition: sequential fill (%.1f s simulated)\n", float64(preNs)/1e9)
-	case "torture":
-		fmt.Fprintf(w, "precondition: fill, then %s of 4 KiB random writes at QD 32 (%.1f s simulated)\n",
-			time.Duration(o.precondition.TortureNs), float64(preNs)/1e9)
-	}
+	writeDriveText(w, o, c, preNs)
 	j := o.job
 	if ts != nil {
 		s := ts.Summary()
@@ -41,14 +34,41 @@ func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result,
 		fmt.Fprintf(w, "%s: replay of %s (%s): %d requests (%.1f %% reads, %s read, %s written), %d devices (%s), %d wrapped, %d empty skipped, %.1f s recorded; %s\n",
 			j.Name, o.traceFile, o.given["format"], s.Records, 100*s.ReadShare(), units.FormatBytes(s.ReadBytes), units.FormatBytes(s.WriteBytes),
 			s.Devices, o.devices, s.Wrapped, s.Skipped, float64(s.DurationNs)/1e9, mode)
+		writeResults(w, r)
 	} else {
-		bs := make([]string, len(j.BS))
-		for i, b := range j.BS {
-			bs[i] = fmt.Sprintf("%s/%g%%", units.FormatBytes(b.Bytes), b.Percent)
-		}
-		fmt.Fprintf(w, "%s: rw=%s, bs=%s, iodepth=%d, range %s at offset %s, random_distribution=%s, randseed=%d\n",
-			j.Name, j.Pattern, strings.Join(bs, ":"), j.IODepth, units.FormatBytes(j.Size), units.FormatBytes(j.Offset), j.Distribution, j.RandSeed)
+		writeJobText(w, o, r)
 	}
+	ios := r.Read.IOs + r.Write.IOs + r.Trim.IOs
+	fmt.Fprintf(w, "simulated %.1f s in %.2f s of wall time (%.0f host I/Os per second)\n",
+		float64(r.EndNs-r.StartNs)/1e9, wall.Seconds(), float64(ios)/max(wall.Seconds(), 1e-9))
+}
+
+// writeDriveText describes the drive and its preparation.
+func writeDriveText(w io.Writer, o *options, c *controller.Controller, preNs int64) {
+	fmt.Fprintf(w, "drive %s\n", describeDrive(c))
+	switch o.precondition.Kind {
+	case "fill":
+		fmt.Fprintf(w, "precondition: sequential fill (%.1f s simulated)\n", float64(preNs)/1e9)
+	case "torture":
+		fmt.Fprintf(w, "precondition: fill, then %s of 4 KiB random writes at QD 32 (%.1f s simulated)\n",
+			time.Duration(o.precondition.TortureNs), float64(preNs)/1e9)
+	}
+}
+
+// writeJobText describes a generated job and its results.
+func writeJobText(w io.Writer, o *options, r *sim.Result) {
+	j := o.job
+	bs := make([]string, len(j.BS))
+	for i, b := range j.BS {
+		bs[i] = fmt.Sprintf("%s/%g%%", units.FormatBytes(b.Bytes), b.Percent)
+	}
+	fmt.Fprintf(w, "%s: rw=%s, bs=%s, iodepth=%d, range %s at offset %s, random_distribution=%s, randseed=%d\n",
+		j.Name, j.Pattern, strings.Join(bs, ":"), j.IODepth, units.FormatBytes(j.Size), units.FormatBytes(j.Offset), j.Distribution, j.RandSeed)
+	writeResults(w, r)
+}
+
+// writeResults prints a run's statistics as fio's normal output does.
+func writeResults(w io.Writer, r *sim.Result) {
 	for _, d := range []struct {
 		name string
 		s    sim.DirStats
@@ -84,7 +104,4 @@ func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result,
 		float64(r.Read.Bytes)/secs/1e6, float64(r.Write.Bytes)/secs/1e6, float64(r.Read.Bytes+r.Write.Bytes)/secs/1e6)
 	fmt.Fprintf(w, "  busy %.1f s (idle excluded), average service time %.1f us; erase counts %d..%d (%.4f %% of rated life used)\n",
 		float64(r.BusyNs)/1e9, r.AvgServiceNs/1e3, dv.Wear.Min, dv.Wear.Max, 100*dv.Wear.Life)
-	ios := r.Read.IOs + r.Write.IOs + r.Trim.IOs
-	fmt.Fprintf(w, "simulated %.1f s in %.2f s of wall time (%.0f host I/Os per second)\n",
-		float64(r.EndNs-r.StartNs)/1e9, wall.Seconds(), float64(ios)/max(wall.Seconds(), 1e-9))
 }

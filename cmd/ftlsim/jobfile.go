@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
+)
+
+// runFile runs a fio job file: its groups in order, the jobs of a group at
+// the same time, after a secure erase and the precondition.
+func runFile(args []string, stdout, stderr io.Writer) error {
+	o, err := parseArgs(args, modeFile)
+	if err != nil {
+		return err
+	}
+	jf, err := workload.ParseJobFileName(o.traceFile)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return usageError{err}
+		}
+		return err
+	}
+	if len(jf.Ignored) > 0 {
+		fmt.Fprintf(stderr, "ftlsim: %s: not applied (no meaning for a simulated drive, or not modelled yet): %s\n",
+			jf.Name, strings.Join(jf.Ignored, ", "))
+	}
+	c, err := buildDrive(o)
+	if err != nil {
+		return err
+	}
+	for _, j := range jf.Jobs {
+		if err := j.Job.Resolve(c.CapacityBytes()); err != nil {
+			return fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
+		}
+	}
+	out := stdout
+	if o.output != "" {
+		f, err := os.Create(o.output)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = f
+	}
+	wall := time.Now()
+	e := sim.New(c)
+	e.SecureErase()
+	pre := e.Now()
+	if err := e.Precondition(o.precondition); err != nil {
+		return err
+	}
+	preNs := e.Now() - pre
+	var fioJobs []sim.FioJob
+	var texts []func()
+	n := 0
+	for g, group := range jf.Groups() {
+		streams := make([]sim.Stream, len(group))
+		logs := make([]*logSet, len(group))
+		for i, j := range group {
+			n++
+			logs[i], err = openLogsN(o, n)
+			if err != nil {
+				return err
+			}
+			hooks := sim.Hooks{}
+			if logs[i].active() {
+				hooks.OnComplete = logs[i].complete
+			}
+			streams[i] = sim.Stream{Source: workload.NewGenerator(j.Job), Options: sim.Options{
+				Name: j.Job.Name, QueueDepth: j.Job.IODepth, RuntimeNs: j.Job.RuntimeNs, RampNs: j.Job.RampNs,
+				IntervalNs: o.intervalMsec * 1e6, Hooks: hooks,
+			}}
+		}
+		rs, err := e.RunGroup(streams)
+		if err != nil {
+			return err
+		}
+		for i, r := range rs {
+			if err := logs[i].close(r); err != nil {
+				return err
+			}
+			if o.deviceLog != "" {
+				file := o.deviceLog
+				if len(jf.Jobs) > 1 {
+					file = fmt.Sprintf("%s.%d", o.deviceLog, n-len(rs)+i+1)
+				}
+				if err := writeDeviceLog(file, r); err != nil {
+					return err
+				}
+			}
+			fj := r.Fio(group[i].Options)
+			fj.GroupID = g
+			fioJobs = append(fioJobs, fj)
+			jo := *o
+			jo.job = group[i].Job
+			r := r
+			texts = append(texts, func() { writeJobText(out, &jo, r) })
+		}
+	}
+	if o.format == "json" {
+		return sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind, "jobfile": jf.Name}, fioJobs...)
+	}
+	writeDriveText(out, o, c, preNs)
+	for _, t := range texts {
+		t()
+	}
+	fmt.Fprintf(out, "simulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
+	return nil
+}

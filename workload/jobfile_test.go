@@ -1,0 +1,99 @@
+package workload
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const sample = `; a comment
+# another
+[global]
+ioengine=libaio
+direct=1
+bs=8k
+runtime=10
+time_based
+
+[a]
+rw=randread
+iodepth=16
+
+[b]
+rw=randwrite
+numjobs=2
+
+[c]
+stonewall
+rw=write
+bs=128k
+
+[global]
+iodepth=4
+
+[d]
+rw=read
+`
+
+func TestParseJobFile(t *testing.T) {
+	jf, err := ParseJobFile("s.fio", strings.NewReader(sample))
+	require.NoError(t, err)
+	require.Equal(t, []string{"ioengine", "direct"}, jf.Ignored)
+	var names []string
+	var groups []int
+	for _, j := range jf.Jobs {
+		names = append(names, j.Job.Name)
+		groups = append(groups, j.Group)
+	}
+	require.Equal(t, []string{"a", "b.0", "b.1", "c", "d"}, names)
+	// d has no stonewall: it runs with c.
+	require.Equal(t, []int{0, 0, 0, 1, 1}, groups)
+	require.Len(t, jf.Groups(), 2)
+	a, b0, b1, c, d := jf.Jobs[0].Job, jf.Jobs[1].Job, jf.Jobs[2].Job, jf.Jobs[3].Job, jf.Jobs[4].Job
+	require.Equal(t, int64(8192), a.BS[0].Bytes, "global bs applies")
+	require.True(t, a.TimeBased)
+	require.Equal(t, int64(10e9), a.RuntimeNs)
+	require.Equal(t, 16, a.IODepth)
+	require.Equal(t, 1, b0.IODepth)
+	require.NotEqual(t, b0.RandSeed, b1.RandSeed, "clones draw different offsets")
+	require.Equal(t, int64(128<<10), c.BS[0].Bytes)
+	require.Equal(t, 4, d.IODepth, "a later [global] applies to the jobs after it")
+	require.Equal(t, 1, c.IODepth)
+	require.Equal(t, "randread", jf.Jobs[0].Options["rw"])
+	require.Equal(t, "8k", jf.Jobs[0].Options["bs"])
+}
+
+func TestJobFileErrors(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{"[a]\nrw=sideways\n", "e.fio:2: invalid job option: rw=sideways"},
+		{"[a]\nzonemode=zbd\n", `e.fio:2: invalid job option: option "zonemode" is not one ftlsim can honour`},
+		{"rw=read\n", "e.fio:1: invalid job option: option \"rw=read\" before any [section]"},
+		{"[a\n", "e.fio:1: invalid job option: malformed section header"},
+		{"[global]\nbs=4k\n", "no job sections"},
+		{"[a]\nnumjobs=0\n", "e.fio:2: invalid job option: numjobs=0"},
+		{"[global]\nbs=4q\n[a]\n", "e.fio:2: invalid job option: bs=4q"},
+	}
+	for _, c := range cases {
+		_, err := ParseJobFile("e.fio", strings.NewReader(c.text))
+		require.ErrorIs(t, err, ErrOption, c.text)
+		require.ErrorContains(t, err, c.want)
+	}
+}
+
+func FuzzParseJobFile(f *testing.F) {
+	f.Add(sample)
+	f.Add("[x]\nrw=randrw\nbssplit=4k/50:8k/50\nrandom_distribution=zipf:0.8\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		jf, err := ParseJobFile("f.fio", strings.NewReader(text))
+		if err != nil {
+			return
+		}
+		for _, j := range jf.Jobs {
+			if j.Job == nil || j.Group < 0 || j.Group >= len(jf.Jobs) {
+				t.Fatalf("bad job %+v", j)
+			}
+			_ = j.Job.Resolve(1 << 30)
+		}
+	})
+}
