@@ -217,3 +217,35 @@ func TestSummarizeConsistency(t *testing.T) {
 	flat := sim.SummarizeConsistency(series[:3], 0)
 	require.Equal(t, int64(-1), flat.CliffNs)
 }
+
+// TestRunGroupSharesTheDrive runs a reader and a writer at once: each has
+// its own queue depth and statistics, together they never exceed the
+// drive's command queue, and reads slow down beside writes.
+func TestRunGroupSharesTheDrive(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	e.SecureErase()
+	require.NoError(t, e.Precondition(workload.Precondition{Kind: "fill"}))
+	reader := func() *workload.Generator {
+		j := job(t, "rw", "randread", "runtime", "2", "time_based", "1", "iodepth", "24")
+		require.NoError(t, j.Resolve(e.Controller().CapacityBytes()))
+		return workload.NewGenerator(j)
+	}
+	alone, err := e.Run(reader(), sim.Options{Name: "r", QueueDepth: 24, RuntimeNs: 2 * sim.Second})
+	require.NoError(t, err)
+	w := job(t, "rw", "randwrite", "runtime", "2", "time_based", "1", "iodepth", "24", "norandommap", "1")
+	require.NoError(t, w.Resolve(e.Controller().CapacityBytes()))
+	rs, err := e.RunGroup([]sim.Stream{
+		{Source: reader(), Options: sim.Options{Name: "r", QueueDepth: 24, RuntimeNs: 2 * sim.Second}},
+		{Source: workload.NewGenerator(w), Options: sim.Options{Name: "w", QueueDepth: 24, RuntimeNs: 2 * sim.Second}},
+	})
+	require.NoError(t, err)
+	require.Len(t, rs, 2)
+	require.Zero(t, rs[0].Write.IOs)
+	require.Zero(t, rs[1].Read.IOs)
+	require.Positive(t, rs[1].Write.IOs)
+	require.Less(t, rs[0].Read.IOPS, alone.Read.IOPS, "reads share the drive with writes")
+	// 48 requests wanted, 32 NCQ slots: each job's own depth stays ≤ 24.
+	require.Zero(t, rs[0].DepthCounts[6])
+	require.Equal(t, rs[0].BusyNs, rs[1].BusyNs)
+	t.Logf("random read alone %.0f IOPS; beside random writes %.0f IOPS (writes %.0f IOPS)", alone.Read.IOPS, rs[0].Read.IOPS, rs[1].Write.IOPS)
+}
