@@ -58,7 +58,9 @@ type event struct {
 	stream int32
 }
 
-// events is a min-heap on (at, seq).
+// events is a min-heap on (at, seq). It is written out for its type, like
+// the controller's release queue: a generic heap calls Less through a
+// dictionary and measured 10 % slower on the per-request path.
 type events []event
 
 func (h events) less(i, j int) bool {

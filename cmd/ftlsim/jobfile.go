@@ -38,15 +38,11 @@ func runFile(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
 		}
 	}
-	out := stdout
-	if o.output != "" {
-		f, err := os.Create(o.output)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		out = f
+	out, closeOut, err := openOutput(o, stdout)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	wall := time.Now()
 	e := sim.New(c)
 	e.SecureErase()

@@ -271,6 +271,18 @@ func parseArgs(args []string, mode int) (*options, error) {
 	return o, nil
 }
 
+// openOutput returns where the report goes: --output's file, or stdout.
+func openOutput(o *options, stdout io.Writer) (io.Writer, func(), error) {
+	if o.output == "" {
+		return stdout, func() {}, nil
+	}
+	f, err := os.Create(o.output)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
 // buildDrive resolves the drive options into a controller.
 func buildDrive(o *options) (*controller.Controller, error) {
 	cfg, err := controller.Lookup(o.drive)
@@ -335,15 +347,11 @@ func runJob(args []string, stdout io.Writer, replay bool) error {
 		}
 		src = workload.NewGenerator(o.job)
 	}
-	out := stdout
-	if o.output != "" {
-		f, err := os.Create(o.output)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		out = f
+	out, closeOut, err := openOutput(o, stdout)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	logs, err := openLogs(o)
 	if err != nil {
 		return err
