@@ -104,6 +104,7 @@ type Config struct {
 	NAND      nand.Config `yaml:"nand"`
 	Host      Host        `yaml:"host"`
 	Firmware  Firmware    `yaml:"firmware"`
+	Power     Power       `yaml:"power"`
 	// Seed seeds the firmware's random choices (randomised GC policies).
 	Seed uint64 `yaml:"seed,omitempty"`
 }
@@ -206,7 +207,7 @@ func (c *Config) validateRest() error {
 	if _, err := ftl.ParsePolicy(f.GCPolicy); err != nil {
 		return fmt.Errorf("%w: firmware.gc_policy: %w", ErrConfig, err)
 	}
-	return nil
+	return c.Power.Validate()
 }
 
 // FTLConfig returns the translation-layer configuration of a resolved

@@ -56,6 +56,7 @@ type FioJob struct {
 	LatencyWindow   int64              `json:"latency_window"`
 	Device          FioDevice          `json:"device"`
 	Geometry        FioGeometry        `json:"geometry"`
+	Power           FioPower           `json:"power"`
 	Series          FioSeries          `json:"series"`
 }
 
@@ -128,6 +129,15 @@ type FioDevice struct {
 	EffectiveAlpha     float64 `json:"effective_alpha"`
 }
 
+// FioPower is ftlsim's account of a job's power.
+type FioPower struct {
+	AverageW           float64 `json:"average_w"`
+	PeakW              float64 `json:"peak_w"`
+	IdleW              float64 `json:"idle_w"`
+	EnergyJ            float64 `json:"energy_j"`
+	JoulesPerGBWritten float64 `json:"joules_per_gb_written"`
+}
+
 // FioGeometry describes the simulated drive.
 type FioGeometry struct {
 	Drive            string  `json:"drive"`
@@ -156,6 +166,7 @@ type FioSeries struct {
 	FreeBlocks         []int     `json:"free_blocks"`
 	GCCopiedPages      []int64   `json:"gc_copied_pages"`
 	Erases             []int64   `json:"erases"`
+	PowerW             []float64 `json:"power_w"`
 }
 
 func fioLat(l LatencyStats, pct bool) FioLat {
@@ -301,6 +312,9 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		PhysicalBytes: g.PhysicalBytes, UserBytes: g.UserBytes, OPPercent: round(g.OPPercent),
 		OpenBlocks: g.OpenBlocks, ReserveBlocks: g.ReserveBlocks,
 	}
+	pw := r.Power
+	j.Power = FioPower{AverageW: round(pw.AverageW), PeakW: round(pw.PeakW), IdleW: round(pw.IdleW),
+		EnergyJ: round(pw.EnergyJ), JoulesPerGBWritten: round(pw.JoulesPerGBWritten)}
 	s := FioSeries{}
 	if len(r.Intervals) > 0 {
 		s.IntervalMs = (r.Intervals[0].EndNs - r.Intervals[0].StartNs) / 1e6
@@ -314,6 +328,7 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		s.FreeBlocks = append(s.FreeBlocks, iv.FreeBlocks)
 		s.GCCopiedPages = append(s.GCCopiedPages, iv.GCCopiedUnits)
 		s.Erases = append(s.Erases, iv.Erases)
+		s.PowerW = append(s.PowerW, round(iv.PowerW))
 	}
 	j.Series = s
 	return j

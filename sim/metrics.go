@@ -44,9 +44,23 @@ type Interval struct {
 	// wrote during the interval (0 when the host wrote nothing). Writes of
 	// less than a mapping unit count the whole unit programmed.
 	WriteAmplification float64
-	FreeBlocks         int   // physical blocks free at the end of the interval
-	GCCopiedUnits      int64 // units moved by GC during the interval
-	Erases             int64 // blocks erased during the interval
+	FreeBlocks         int     // physical blocks free at the end of the interval
+	GCCopiedUnits      int64   // units moved by GC during the interval
+	Erases             int64   // blocks erased during the interval
+	BusyNs             int64   // time with a command outstanding
+	PowerW             float64 // average power over the interval
+}
+
+// PowerStats are a run's power figures, as the reviews read them from
+// the drive's supply rail.
+type PowerStats struct {
+	AverageW float64 // energy over runtime
+	PeakW    float64 // the highest interval average (the series' resolution)
+	IdleW    float64 // the drive's idle power
+	EnergyJ  float64
+	// JoulesPerGBWritten is energy per 10^9 bytes the host wrote (0 when
+	// it wrote nothing).
+	JoulesPerGBWritten float64
 }
 
 // Device summarises the drive's flash activity over a run.
@@ -98,6 +112,7 @@ type Result struct {
 	Geometry          Geometry
 	BusyNs            int64   // time with at least one command outstanding
 	AvgServiceNs      float64 // mean completion latency over all directions
+	Power             PowerStats
 	Issued            int64
 	QueueDepth        int // the closed-loop depth (0: open loop)
 	// LatencyBuckets counts completions (after ramp) by LatencyBucketsNs.
@@ -141,6 +156,8 @@ type metrics struct {
 	series    []Interval
 	planes    int
 	unitBytes float64
+	busyNow   bool
+	ivBusy    int64 // busy time at the start of the interval
 	latBucket [nLatencyBuckets]int64
 	depth     [nDepthLevels]int64
 }
@@ -201,8 +218,16 @@ func newMetrics(c *controller.Controller, start int64, o Options) *metrics {
 	return m
 }
 
-func (m *metrics) busyFrom(t int64) { m.busyAt = t }
-func (m *metrics) busyTo(t int64)   { m.busy += t - m.busyAt }
+func (m *metrics) busyFrom(t int64) { m.busyAt, m.busyNow = t, true }
+func (m *metrics) busyTo(t int64)   { m.busy += t - m.busyAt; m.busyNow = false }
+
+// busyUntil is the busy time accumulated up to t.
+func (m *metrics) busyUntil(t int64) int64 {
+	if m.busyNow {
+		return m.busy + t - m.busyAt
+	}
+	return m.busy
+}
 
 func (m *metrics) complete(ev event) {
 	for ev.at >= m.ivStart+m.o.IntervalNs {
@@ -258,6 +283,13 @@ func (m *metrics) closeInterval(end int64) {
 	iv.FreeBlocks = m.c.FTL().FreeGroups() * m.planes
 	iv.GCCopiedUnits = k.GCCopiedUnits - m.ivCounter.GCCopiedUnits
 	iv.Erases = k.Erases - m.ivCounter.Erases
+	b := m.busyUntil(end)
+	iv.BusyNs = b - m.ivBusy
+	m.ivBusy = b
+	if span := end - m.ivStart; span > 0 {
+		g := m.c.Config().NAND.Geometry
+		iv.PowerW = m.c.Config().Power.EnergyJ(k.Sub(m.ivCounter), g.PageBytes, g.UnitBytes, iv.BusyNs, span) / (float64(span) / 1e9)
+	}
 	m.ivCounter = k
 	m.series = append(m.series, iv)
 	if m.o.Hooks.OnInterval != nil {
@@ -335,6 +367,20 @@ func (m *metrics) finish(end int64) *Result {
 	}
 	if r.Device.HostWriteBytes > 0 {
 		r.Device.WriteAmplification = float64(r.Device.NANDWriteBytes) / float64(r.Device.HostWriteBytes)
+	}
+	pw := m.c.Config().Power
+	g := m.c.Config().NAND.Geometry
+	span := end - m.start
+	r.Power.EnergyJ = pw.EnergyJ(k.Sub(c0), g.PageBytes, g.UnitBytes, m.busy, span)
+	if span > 0 {
+		r.Power.AverageW = r.Power.EnergyJ / (float64(span) / 1e9)
+	}
+	r.Power.IdleW = float64(pw.ControllerIdleMW+pw.DRAMIdleMW) / 1e3
+	for _, iv := range m.series {
+		r.Power.PeakW = max(r.Power.PeakW, iv.PowerW)
+	}
+	if r.Device.HostWriteBytes > 0 {
+		r.Power.JoulesPerGBWritten = r.Power.EnergyJ / (float64(r.Device.HostWriteBytes) / 1e9)
 	}
 	return r
 }

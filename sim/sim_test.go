@@ -249,3 +249,35 @@ func TestRunGroupSharesTheDrive(t *testing.T) {
 	require.Equal(t, rs[0].BusyNs, rs[1].BusyNs)
 	t.Logf("random read alone %.0f IOPS; beside random writes %.0f IOPS (writes %.0f IOPS)", alone.Read.IOPS, rs[0].Read.IOPS, rs[1].Write.IOPS)
 }
+
+// TestPower: an idle drive draws its idle power; sequential and random
+// writes draw more, and random writes in steady state spend more energy
+// per byte than sequential ones (write amplification).
+func TestPower(t *testing.T) {
+	d := twoDies(t, nil)
+	e := sim.New(d)
+	e.SecureErase()
+	// Idle: one read a second.
+	src := &list{}
+	for i := 0; i < 10; i++ {
+		src.items = append(src.items, workload.Item{At: int64(i) * sim.Second, Request: controller.Request{Op: controller.Read, Offset: 0, Length: 4096}})
+	}
+	idle, err := e.Run(src, sim.Options{})
+	require.NoError(t, err)
+	seq, err := e.RunJob(workload.FillJob(), sim.Hooks{})
+	require.NoError(t, err)
+	rnd, err := e.RunJob(workload.RandomWriteJob("r", 200*sim.Second), sim.Hooks{})
+	require.NoError(t, err)
+	t.Logf("idle %.2f W, sequential write %.2f W (%.2f J/GB), random write %.2f W (%.2f J/GB, WA %.1f)",
+		idle.Power.AverageW, seq.Power.AverageW, seq.Power.JoulesPerGBWritten, rnd.Power.AverageW, rnd.Power.JoulesPerGBWritten, rnd.Device.WriteAmplification)
+	require.InDelta(t, idle.Power.IdleW, idle.Power.AverageW, 0.01)
+	require.Greater(t, seq.Power.AverageW, 1.5*idle.Power.AverageW)
+	require.Greater(t, rnd.Power.AverageW, idle.Power.AverageW)
+	require.Greater(t, rnd.Power.JoulesPerGBWritten, 2*seq.Power.JoulesPerGBWritten)
+	require.GreaterOrEqual(t, seq.Power.PeakW, seq.Power.AverageW*0.99)
+	var sum float64
+	for _, iv := range rnd.Intervals[:len(rnd.Intervals)-1] {
+		sum += iv.PowerW
+	}
+	require.InEpsilon(t, rnd.Power.AverageW, sum/float64(len(rnd.Intervals)-1), 0.02, "series and total agree")
+}

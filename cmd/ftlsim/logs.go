@@ -154,12 +154,12 @@ func writeDeviceLog(file string, r *sim.Result) error {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	fmt.Fprintln(w, "time_s,iops,read_iops,write_iops,mbps,mean_latency_us,write_amplification,free_blocks,gc_copied_pages,erases")
+	fmt.Fprintln(w, "time_s,iops,read_iops,write_iops,mbps,mean_latency_us,write_amplification,free_blocks,gc_copied_pages,erases,power_w")
 	for _, iv := range r.Intervals {
 		secs := float64(iv.EndNs-iv.StartNs) / 1e9
-		fmt.Fprintf(w, "%.3f,%.1f,%.1f,%.1f,%.3f,%.1f,%.3f,%d,%d,%d\n",
+		fmt.Fprintf(w, "%.3f,%.1f,%.1f,%.1f,%.3f,%.1f,%.3f,%d,%d,%d,%.3f\n",
 			float64(iv.EndNs)/1e9, iv.IOPS, float64(iv.ReadIOs)/secs, float64(iv.WriteIOs)/secs, iv.MBps,
-			iv.MeanLatencyNs/1e3, iv.WriteAmplification, iv.FreeBlocks, iv.GCCopiedUnits, iv.Erases)
+			iv.MeanLatencyNs/1e3, iv.WriteAmplification, iv.FreeBlocks, iv.GCCopiedUnits, iv.Erases, iv.PowerW)
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()

@@ -106,6 +106,11 @@ func TestJSONIsDeterministicAndFioShaped(t *testing.T) {
 		require.Contains(t, dev, k)
 	}
 	require.GreaterOrEqual(t, dev["write_amplification"].(float64), 1.0)
+	pw := job["power"].(map[string]any)
+	for _, k := range []string{"average_w", "peak_w", "idle_w", "energy_j", "joules_per_gb_written"} {
+		require.Contains(t, pw, k)
+	}
+	require.Greater(t, pw["average_w"].(float64), pw["idle_w"].(float64))
 	geo := job["geometry"].(map[string]any)
 	for _, k := range []string{"channels", "dies", "planes", "blocks", "pages_per_block", "page_bytes",
 		"mapping_unit_bytes", "physical_bytes", "user_bytes", "open_blocks", "reserve_blocks"} {

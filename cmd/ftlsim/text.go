@@ -102,6 +102,8 @@ func writeResults(w io.Writer, r *sim.Result) {
 	secs := float64(r.RuntimeNs) / 1e9
 	fmt.Fprintf(w, "  average data rate: read %.1f MB/s, write %.1f MB/s, combined %.1f MB/s\n",
 		float64(r.Read.Bytes)/secs/1e6, float64(r.Write.Bytes)/secs/1e6, float64(r.Read.Bytes+r.Write.Bytes)/secs/1e6)
+	fmt.Fprintf(w, "  power: average %.2f W, peak %.2f W (idle %.2f W), %.1f J, %.2f J per GB written\n",
+		r.Power.AverageW, r.Power.PeakW, r.Power.IdleW, r.Power.EnergyJ, r.Power.JoulesPerGBWritten)
 	fmt.Fprintf(w, "  busy %.1f s (idle excluded), average service time %.1f us; erase counts %d..%d (%.4f %% of rated life used)\n",
 		float64(r.BusyNs)/1e9, r.AvgServiceNs/1e3, dv.Wear.Min, dv.Wear.Max, 100*dv.Wear.Life)
 }
