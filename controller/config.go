@@ -64,8 +64,20 @@ type Host struct {
 
 // Firmware describes the controller's firmware behaviour.
 type Firmware struct {
-	// CommandNs is the processor time to handle one command.
-	CommandNs int64 `yaml:"command_ns"`
+	// CommandNs is the processor time to handle one command;
+	// ReadCommandNs and WriteCommandNs, when set, replace it for reads that
+	// go to flash (mapping look-ups, flash commands; a read served from
+	// read-ahead costs CommandNs) and for writes.
+	CommandNs      int64 `yaml:"command_ns"`
+	ReadCommandNs  int64 `yaml:"read_command_ns,omitempty"`
+	WriteCommandNs int64 `yaml:"write_command_ns,omitempty"`
+	// DatapathReadMBps and DatapathWriteMBps bound the controller's
+	// internal data path (ECC, DMA) in 10^6 bytes/s; 0 is unbounded.
+	DatapathReadMBps  int64 `yaml:"datapath_read_mbps,omitempty"`
+	DatapathWriteMBps int64 `yaml:"datapath_write_mbps,omitempty"`
+	// ReadAhead is how far the firmware reads ahead of a sequential read
+	// stream into its buffer; 0 turns read-ahead off.
+	ReadAhead Size `yaml:"read_ahead,omitempty"`
 	// BufferNs is the DRAM access time of a read served from the buffer.
 	BufferNs int64 `yaml:"buffer_ns"`
 	// WriteBuffer is the DRAM given to buffering host writes.
@@ -76,6 +88,10 @@ type Firmware struct {
 	// and background collection (see ftl.Config).
 	GCLowWater  int `yaml:"gc_low_water"`
 	GCHighWater int `yaml:"gc_high_water"`
+	// GCRestoreTo is how many free groups per die a blocking collection
+	// restores once it starts (0: gc_low_water+1); firmware that defers
+	// cleanup sets it high and stalls the host while it cleans.
+	GCRestoreTo int `yaml:"gc_restore_to,omitempty"`
 	// GCPaceWater starts paced collection (a little cleaning after each
 	// host page) at this many free groups per die; 0 cleans only at
 	// GCLowWater, all at once, which stalls the host (see ftl.Config).
@@ -121,8 +137,11 @@ func MemoryEstimate(g nand.Geometry) int64 {
 	return int64(units*(4+4+0.125)) + int64(g.Blocks())*16
 }
 
-// Resolve fills in the number of blocks per plane (when Capacity is set)
-// or the capacity (when it is not), and checks the whole description.
+// Resolve completes a description and checks it. With a capacity and
+// blocks_per_plane 0 it sizes the flash from the capacity and op_percent;
+// with a capacity and a full geometry it derives op_percent (which, if
+// given, must agree); without a capacity it derives one from the geometry
+// and op_percent.
 func (c *Config) Resolve() error {
 	g := &c.NAND.Geometry
 	if c.OPPercent < 0 || c.OPPercent > 400 || math.IsNaN(c.OPPercent) {
@@ -131,13 +150,33 @@ func (c *Config) Resolve() error {
 	if c.Capacity < 0 {
 		return fmt.Errorf("%w: capacity = %d, must be positive", ErrConfig, c.Capacity)
 	}
-	if c.Capacity > 0 {
-		if c.Capacity%512 != 0 {
-			return fmt.Errorf("%w: capacity = %d bytes, must be a multiple of 512", ErrConfig, c.Capacity)
+	if c.Capacity > 0 && c.Capacity%512 != 0 {
+		return fmt.Errorf("%w: capacity = %d bytes, must be a multiple of 512", ErrConfig, c.Capacity)
+	}
+	if c.Capacity > 0 && g.BlocksPerPlane > 0 {
+		// The geometry fixes the flash: the spare area follows from it.
+		if err := c.NAND.Validate(); err != nil {
+			return fmt.Errorf("%w: nand.%w", ErrConfig, err)
 		}
-		if g.BlocksPerPlane == 0 {
-			g.BlocksPerPlane = 1 // placeholder so the rest of the geometry validates
+		phys := g.Bytes()
+		if int64(c.Capacity) >= phys {
+			return fmt.Errorf("%w: capacity = %s does not fit the geometry's %s of flash (%d dies × %d planes × %d blocks × %d pages × %d bytes)",
+				ErrConfig, units.FormatBytes(int64(c.Capacity)), units.FormatBytes(phys), g.Dies(), g.PlanesPerDie,
+				g.BlocksPerPlane, g.PagesPerBlock, g.PageBytes)
 		}
+		derived := 100 * float64(phys-int64(c.Capacity)) / float64(c.Capacity)
+		row := float64(g.Dies()) * float64(g.PlanesPerDie) * float64(g.BlockBytes())
+		sized := int(math.Ceil(float64(c.Capacity) * (1 + c.OPPercent/100) / row))
+		switch {
+		case c.OPPercent == 0:
+			c.OPPercent = math.Round(derived*1000) / 1000
+		case math.Abs(c.OPPercent-derived) > 0.01 && sized != g.BlocksPerPlane:
+			return fmt.Errorf("%w: op_percent = %g does not match the geometry, which leaves %.3f %% spare; set op_percent to that, or blocks_per_plane: 0 to size the flash from op_percent",
+				ErrConfig, c.OPPercent, derived)
+		}
+	}
+	if c.Capacity > 0 && g.BlocksPerPlane == 0 {
+		g.BlocksPerPlane = 1 // placeholder so the rest of the geometry validates
 		if err := g.Validate(); err != nil {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}
@@ -186,6 +225,12 @@ func (c *Config) validateRest() error {
 		{"host.command_ns", h.CommandNs, 0, 1e9},
 		{"host.queue_depth", int64(h.QueueDepth), 1, 65536},
 		{"firmware.command_ns", f.CommandNs, 0, 1e9},
+		{"firmware.read_command_ns", f.ReadCommandNs, 0, 1e9},
+		{"firmware.write_command_ns", f.WriteCommandNs, 0, 1e9},
+		{"firmware.datapath_read_mbps", f.DatapathReadMBps, 0, 100000},
+		{"firmware.datapath_write_mbps", f.DatapathWriteMBps, 0, 100000},
+		{"firmware.read_ahead", int64(f.ReadAhead), 0, 64 << 20},
+		{"firmware.gc_restore_to", int64(f.GCRestoreTo), 0, 1 << 20},
 		{"firmware.buffer_ns", f.BufferNs, 0, 1e9},
 		{"firmware.idle_ns", f.IdleNs, 0, 3600e9},
 		{"firmware.trim_unit_ns", f.TrimUnitNs, 0, 1e6},
@@ -222,6 +267,7 @@ func (c *Config) FTLConfig() (ftl.Config, error) {
 		GCLowWater:     c.Firmware.GCLowWater,
 		GCHighWater:    c.Firmware.GCHighWater,
 		GCPaceWater:    c.Firmware.GCPaceWater,
+		GCRestoreTo:    c.Firmware.GCRestoreTo,
 		Victim:         p,
 		StaticWLSpread: c.Firmware.StaticWLSpread,
 		Seed:           c.Seed,
@@ -241,12 +287,21 @@ func LoadConfig(file string) (Config, error) {
 // ParseConfig decodes a YAML drive description; name is used in errors.
 func ParseConfig(name string, b []byte) (Config, error) {
 	var c Config
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return Config{}, fmt.Errorf("%s: %w: %s", name, ErrConfig, strings.TrimPrefix(err.Error(), "yaml: "))
+	if err := decodeStrict(name, b, &c); err != nil {
+		return Config{}, err
 	}
 	return c, nil
+}
+
+// decodeStrict decodes YAML, refusing unknown fields; errors name the file
+// and line.
+func decodeStrict(name string, b []byte, dst any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(dst); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s: %w: %s", name, ErrConfig, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	return nil
 }
 
 // Marshal writes the description as YAML that ParseConfig reads back.
@@ -260,15 +315,25 @@ func (c Config) Marshal() ([]byte, error) {
 	return buf.Bytes(), enc.Close()
 }
 
-//go:embed presets/*.yaml
+//go:embed presets/*.yaml presets/nand/*.yaml presets/lines/*.yaml
 var presetFS embed.FS
 
-// Presets returns the names of the built-in drive descriptions.
+// Presets returns the names of the built-in drive descriptions: the
+// generic drives and every capacity point of every product line.
 func Presets() []string {
-	ents, _ := presetFS.ReadDir("presets")
 	var names []string
+	ents, _ := presetFS.ReadDir("presets")
 	for _, e := range ents {
-		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && !e.IsDir() {
+			names = append(names, n)
+		}
+	}
+	for _, ln := range Lines() {
+		if l, err := LoadLine(ln); err == nil {
+			for _, v := range l.Variants {
+				names = append(names, v.Name)
+			}
+		}
 	}
 	sort.Strings(names)
 	return names
@@ -277,10 +342,13 @@ func Presets() []string {
 // Preset returns the built-in description called name (not yet resolved).
 func Preset(name string) (Config, error) {
 	b, err := presetFS.ReadFile(path.Join("presets", name+".yaml"))
-	if err != nil {
-		return Config{}, fmt.Errorf("%w: drive %q is not a preset (presets: %s) nor a file", ErrConfig, name, strings.Join(Presets(), ", "))
+	if err == nil {
+		return ParseConfig(name, b)
 	}
-	return ParseConfig(name, b)
+	if l, v, ok := variantByName(name); ok {
+		return l.Expand(v)
+	}
+	return Config{}, fmt.Errorf("%w: drive %q is not a preset (presets: %s) nor a file", ErrConfig, name, strings.Join(Presets(), ", "))
 }
 
 // Lookup returns the preset called name, or the description in the file

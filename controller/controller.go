@@ -115,6 +115,12 @@ func (h *releases) pop() release {
 	return top
 }
 
+// extent is data read ahead into the buffer.
+type extent struct {
+	off, n int64
+	ready  int64
+}
+
 // Controller is a simulated drive.
 type Controller struct {
 	cfg  Config
@@ -130,6 +136,11 @@ type Controller struct {
 	bufCap   int64 // units
 	bufUsed  int64
 	rel      releases
+
+	dpRead   int64 // datapath free times
+	dpWrite  int64
+	ra       []extent // read-ahead extents, in offset order
+	lastRead int64    // where the previous read ended (-1: none)
 
 	at       int64 // earliest start of flash work being issued
 	lastDone int64 // latest completion of flash work issued since reset
@@ -162,6 +173,7 @@ func New(cfg Config) (*Controller, error) {
 	c.unit = int64(cfg.NAND.Geometry.UnitBytes)
 	c.cap = int64(cfg.Capacity)
 	c.bufCap = int64(cfg.Firmware.WriteBuffer) / c.unit
+	c.lastRead = -1
 	return c, nil
 }
 
@@ -291,7 +303,16 @@ func (c *Controller) Submit(now int64, r Request) (int64, error) {
 		}
 	}
 	// The firmware takes commands in arrival order.
-	fw := max(now, c.fwFree) + c.cfg.Firmware.CommandNs
+	cost := c.cfg.Firmware.CommandNs
+	switch {
+	case r.Op == Read && c.cfg.Firmware.ReadCommandNs > 0 && !c.readAheadHolds(r):
+		// A read served from read-ahead needs no lookups or flash
+		// commands: only the base cost.
+		cost = c.cfg.Firmware.ReadCommandNs
+	case r.Op == Write && c.cfg.Firmware.WriteCommandNs > 0:
+		cost = c.cfg.Firmware.WriteCommandNs
+	}
+	fw := max(now, c.fwFree) + cost
 	c.fwFree = fw
 	switch r.Op {
 	case Read:
@@ -316,30 +337,32 @@ func (c *Controller) linkTransfer(at, n int64) int64 {
 
 func (c *Controller) read(fw int64, r Request) (int64, error) {
 	c.cnt.HostReadBytes += r.Length
-	first, last := r.Offset/c.unit, (r.Offset+r.Length-1)/c.unit
-	ready := fw // when the last unit is in the controller
-	firstReady := int64(math.MaxInt64)
-	prevBlock, prevPage := -1, -1
-	for lba := first; lba <= last; lba++ {
-		loc, err := c.ftl.Read(lba)
+	var firstReady, ready int64
+	if e, ok := c.readAheadHit(r); ok {
+		firstReady, ready = max(fw, e.ready), max(fw, e.ready)
+		if err := c.countReads(r); err != nil {
+			return 0, err
+		}
+	} else {
+		var err error
+		firstReady, ready, err = c.flashRead(r.Offset, r.Length, fw, true)
 		if err != nil {
 			return 0, err
 		}
-		t := fw
-		switch {
-		case !loc.Mapped:
-			// Unwritten data reads as zeros without touching flash.
-		case loc.Buffered:
-			t = fw + c.cfg.Firmware.BufferNs
-		case loc.Block == prevBlock && loc.Page == prevPage:
-			// Same page as the previous unit: only more transfer.
-			t = c.tl.Output(loc.Die, int(c.unit), fw)
-		default:
-			t = c.tl.Read(loc.Die, 1, int(c.unit), fw)
-			prevBlock, prevPage = loc.Block, loc.Page
+	}
+	sequential := r.Offset == c.lastRead
+	c.lastRead = r.Offset + r.Length
+	if sequential && c.cfg.Firmware.ReadAhead > 0 {
+		if err := c.readAhead(r, fw); err != nil {
+			return 0, err
 		}
-		ready = max(ready, t)
-		firstReady = min(firstReady, t)
+	} else if !sequential {
+		c.ra = c.ra[:0]
+	}
+	// The data path (ECC, DMA) handles the request's bytes in order.
+	if mbps := c.cfg.Firmware.DatapathReadMBps; mbps > 0 {
+		c.dpRead = max(firstReady, c.dpRead) + (r.Length*1000+mbps-1)/mbps
+		ready = max(ready, c.dpRead)
 	}
 	// The controller streams data to the host as units arrive: the link
 	// transfer may start with the first unit, and ends no sooner than the
@@ -350,6 +373,95 @@ func (c *Controller) read(fw int64, r Request) (int64, error) {
 		end = tail
 	}
 	return end, nil
+}
+
+// flashRead books the flash reads of [off, off+n) from time at and
+// returns when the first and the last unit are in the controller. host
+// says whether the reads count as host reads.
+func (c *Controller) flashRead(off, n, at int64, host bool) (firstReady, ready int64, err error) {
+	first, last := off/c.unit, (off+n-1)/c.unit
+	ready, firstReady = at, int64(math.MaxInt64)
+	prevBlock, prevPage := -1, -1
+	for lba := first; lba <= last; lba++ {
+		var loc ftl.Location
+		if host {
+			loc, err = c.ftl.Read(lba)
+		} else {
+			loc, err = c.ftl.Lookup(lba)
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		t := at
+		switch {
+		case !loc.Mapped:
+			// Unwritten data reads as zeros without touching flash.
+		case loc.Buffered:
+			t = at + c.cfg.Firmware.BufferNs
+		case loc.Block == prevBlock && loc.Page == prevPage:
+			// Same page as the previous unit: only more transfer.
+			t = c.tl.Output(loc.Die, int(c.unit), at)
+		default:
+			t = c.tl.Read(loc.Die, 1, int(c.unit), at)
+			prevBlock, prevPage = loc.Block, loc.Page
+		}
+		ready = max(ready, t)
+		firstReady = min(firstReady, t)
+	}
+	return firstReady, ready, nil
+}
+
+// countReads counts a read served from read-ahead as host reads.
+func (c *Controller) countReads(r Request) error {
+	for lba := r.Offset / c.unit; lba <= (r.Offset+r.Length-1)/c.unit; lba++ {
+		if _, err := c.ftl.Read(lba); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readAheadHolds reports whether read-ahead holds all of r.
+func (c *Controller) readAheadHolds(r Request) bool {
+	for _, e := range c.ra {
+		if e.off <= r.Offset && r.Offset+r.Length <= e.off+e.n {
+			return true
+		}
+	}
+	return false
+}
+
+// readAheadHit returns the read-ahead extent that holds all of r, dropping
+// the extents before it.
+func (c *Controller) readAheadHit(r Request) (extent, bool) {
+	k := 0
+	for k < len(c.ra) && c.ra[k].off+c.ra[k].n <= r.Offset {
+		k++
+	}
+	c.ra = append(c.ra[:0], c.ra[k:]...)
+	if len(c.ra) > 0 && c.ra[0].off <= r.Offset && r.Offset+r.Length <= c.ra[0].off+c.ra[0].n {
+		return c.ra[0], true
+	}
+	return extent{}, false
+}
+
+// readAhead keeps ReadAhead bytes beyond a sequential read in the buffer,
+// reading them in pieces of the stream's request size.
+func (c *Controller) readAhead(r Request, at int64) error {
+	next := r.Offset + r.Length
+	if len(c.ra) > 0 {
+		next = max(next, c.ra[len(c.ra)-1].off+c.ra[len(c.ra)-1].n)
+	}
+	limit := min(r.Offset+r.Length+int64(c.cfg.Firmware.ReadAhead), c.cap)
+	for next+r.Length <= limit {
+		_, ready, err := c.flashRead(next, r.Length, at, false)
+		if err != nil {
+			return err
+		}
+		c.ra = append(c.ra, extent{off: next, n: r.Length, ready: ready})
+		next += r.Length
+	}
+	return nil
 }
 
 // waitBuffer returns the earliest time at or after t when n more units
@@ -375,6 +487,7 @@ func (c *Controller) waitBuffer(t, n int64) (int64, error) {
 
 func (c *Controller) write(fw int64, r Request) (int64, error) {
 	c.cnt.HostWriteBytes += r.Length
+	c.dropReadAhead(r)
 	first, last := r.Offset/c.unit, (r.Offset+r.Length-1)/c.unit
 	// Large requests enter the buffer in chunks that it can hold.
 	chunk := max(1, c.bufCap/2)
@@ -395,6 +508,10 @@ func (c *Controller) write(fw int64, r Request) (int64, error) {
 			bytes -= (last+1)*c.unit - (r.Offset + r.Length)
 		}
 		done = c.linkTransfer(t, bytes)
+		if mbps := c.cfg.Firmware.DatapathWriteMBps; mbps > 0 {
+			c.dpWrite = max(t, c.dpWrite) + (bytes*1000+mbps-1)/mbps
+			done = max(done, c.dpWrite)
+		}
 		c.at = done
 		for lba := lo; lba <= hi; lba++ {
 			partial := lba*c.unit < r.Offset || (lba+1)*c.unit > r.Offset+r.Length
@@ -417,8 +534,19 @@ func (c *Controller) write(fw int64, r Request) (int64, error) {
 	return done, nil
 }
 
+// dropReadAhead forgets read-ahead data that request r overwrites.
+func (c *Controller) dropReadAhead(r Request) {
+	for _, e := range c.ra {
+		if e.off < r.Offset+r.Length && r.Offset < e.off+e.n {
+			c.ra = c.ra[:0]
+			return
+		}
+	}
+}
+
 func (c *Controller) trim(fw int64, r Request) (int64, error) {
 	c.cnt.HostTrimBytes += r.Length
+	c.dropReadAhead(r)
 	// Only whole units are unmapped; the partial ends keep their data.
 	first := (r.Offset + c.unit - 1) / c.unit
 	end := (r.Offset + r.Length) / c.unit
@@ -478,6 +606,7 @@ func (c *Controller) SecureErase(now int64) int64 {
 	c.tl.Advance(now)
 	c.at, c.lastDone = now, now
 	c.ftl.SecureErase()
+	c.ra = c.ra[:0]
 	c.rel = c.rel[:0]
 	c.bufUsed = 0
 	c.fwFree = max(c.fwFree, c.lastDone)

@@ -19,6 +19,11 @@ type Config struct {
 	// foreground garbage collection runs before a new host group opens.
 	// At least 1: GC itself may need one free group. Default 1.
 	GCLowWater int
+	// GCRestoreTo is the number of free groups per die that a blocking
+	// collection restores once it starts: firmware that defers cleanup
+	// lets free space run low, then cleans many groups at once while the
+	// host waits. Default (and minimum) GCLowWater+1.
+	GCRestoreTo int
 	// GCPaceWater turns on paced garbage collection: at or below this many
 	// free groups a die cleans its victim a little after every host page
 	// it takes, instead of all at once at GCLowWater. 0 turns pacing off.
@@ -44,6 +49,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.GCHighWater == 0 {
 		c.GCHighWater = 2*c.GCLowWater + 2
+	}
+	if c.GCRestoreTo == 0 {
+		c.GCRestoreTo = c.GCLowWater + 1
 	}
 	if c.Victim == nil {
 		c.Victim = Greedy{}

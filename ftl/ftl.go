@@ -135,8 +135,9 @@ func newStage(n int) stage {
 }
 
 // MinSpareGroups is the number of groups per die that are never available
-// to hold data: the host and GC open groups and the low-water reserve.
-func (c Config) MinSpareGroups() int { return 2 + max(c.GCLowWater, 1) }
+// to hold data: the host and GC open groups and the free groups blocking
+// collection keeps (its low water, or what it restores, less one).
+func (c Config) MinSpareGroups() int { return 2 + max(c.GCLowWater, c.GCRestoreTo-1, 1) }
 
 func (f *FTL) validate() error {
 	c := f.cfg
@@ -145,6 +146,9 @@ func (f *FTL) validate() error {
 	}
 	if c.GCHighWater < c.GCLowWater || c.GCHighWater > f.gpd/2 {
 		return fmt.Errorf("%w: gc_high_water = %d, allowed %d..%d", ErrConfig, c.GCHighWater, c.GCLowWater, f.gpd/2)
+	}
+	if c.GCRestoreTo <= c.GCLowWater || c.GCRestoreTo > f.gpd/2 {
+		return fmt.Errorf("%w: gc_restore_to = %d, allowed %d..%d (above gc_low_water)", ErrConfig, c.GCRestoreTo, c.GCLowWater+1, f.gpd/2)
 	}
 	if c.GCPaceWater < 0 || c.GCPaceWater > f.gpd/2 {
 		return fmt.Errorf("%w: gc_pace_water = %d, allowed 0 (off)..%d", ErrConfig, c.GCPaceWater, f.gpd/2)
@@ -419,14 +423,18 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 	return g, nil
 }
 
-// collectBlocking cleans die d until it has more than GCLowWater free
-// groups, finishing any victim in progress first. Cleaning a group that
+// collectBlocking, once die d has no more than GCLowWater free groups,
+// cleans it until it has GCRestoreTo, finishing any victim in progress
+// first. Cleaning a group that
 // holds only valid data gains nothing but moves on (FIFO does that, and
 // Random may); so that a policy cannot livelock a die, after a die's worth
 // of fruitless victims the next is chosen greedily (counted in
 // GCFallbacks), and if even that gains nothing the spare area is exhausted.
 func (f *FTL) collectBlocking(d int) error {
-	for i := 0; len(f.free[d]) <= f.cfg.GCLowWater; i++ {
+	if len(f.free[d]) > f.cfg.GCLowWater {
+		return nil
+	}
+	for i := 0; len(f.free[d]) < f.cfg.GCRestoreTo; i++ {
 		if f.clean[d].group < 0 {
 			fallback := i >= f.gpd
 			if fallback {

@@ -24,7 +24,7 @@ func drives(args []string, w io.Writer) error {
 				return fmt.Errorf("preset %s: %w", name, err)
 			}
 			g := c.NAND.Geometry
-			fmt.Fprintf(tw, "%s\t%s\t%g %%\t%d\t%d\t%s\t%s\t%s\n", name, units.FormatBytes(int64(c.Capacity)),
+			fmt.Fprintf(tw, "%s\t%s\t%.1f %%\t%d\t%d\t%s\t%s\t%s\n", name, c.Capacity.String(),
 				c.OPPercent, g.Dies(), g.Channels, units.FormatBytes(int64(g.PageBytes)), c.Firmware.GCPolicy, c.Description)
 		}
 		return tw.Flush()

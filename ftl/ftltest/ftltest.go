@@ -55,12 +55,13 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 		rt.Fatalf("nand.New: %v", err)
 	}
 	low := rapid.IntRange(1, 2).Draw(rt, "gc_low_water")
-	spare := (ftl.Config{GCLowWater: low}).MinSpareGroups() + 1
+	restore := rapid.IntRange(low+1, min(low+3, g.BlocksPerPlane/2)).Draw(rt, "gc_restore_to")
+	spare := (ftl.Config{GCLowWater: low, GCRestoreTo: restore}).MinSpareGroups() + 1
 	maxUser := int64(g.Dies()*(g.BlocksPerPlane-spare)) * int64(g.UnitsPerGroup())
 	user := rapid.Int64Range(max(1, maxUser/3), maxUser).Draw(rt, "user_units")
 	wl := rapid.SampledFrom([]int{0, 2, 8}).Draw(rt, "static_wl_spread")
 	pace := rapid.SampledFrom([]int{0, low + 1}).Draw(rt, "gc_pace_water")
-	f, err := ftl.New(dev, ftl.Config{UserUnits: user, GCLowWater: low, GCHighWater: low + 2, GCPaceWater: pace,
+	f, err := ftl.New(dev, ftl.Config{UserUnits: user, GCLowWater: low, GCRestoreTo: restore, GCHighWater: low + 2, GCPaceWater: pace,
 		Victim: newPolicy(), StaticWLSpread: wl, Seed: rapid.Uint64().Draw(rt, "seed")})
 	if err != nil {
 		rt.Fatalf("ftl.New: %v", err)

@@ -1,0 +1,195 @@
+package controller
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/ftlsim/ftlsim/nand"
+)
+
+// A product line is a preset family: one controller with its firmware,
+// host interface and power, one NAND part, and capacity points. Each
+// capacity point names its raw flash; the die count follows from the raw
+// flash and the die size, so parallelism, and with it throughput, changes
+// with capacity as on the real product lines. A line expands into an
+// ordinary drive description (Config), which is what Preset returns and
+// "ftlsim drives NAME" prints.
+
+// NANDPart is a NAND die: its organisation and timing (presets/nand).
+type NANDPart struct {
+	Part        string `yaml:"part"`
+	Description string `yaml:"description"`
+	Die         struct {
+		PlanesPerDie   int `yaml:"planes_per_die"`
+		BlocksPerPlane int `yaml:"blocks_per_plane"`
+		PagesPerBlock  int `yaml:"pages_per_block"`
+		PageBytes      int `yaml:"page_bytes"`
+		SpareBytes     int `yaml:"spare_bytes"`
+	} `yaml:"die"`
+	Timing nand.Timing `yaml:"timing"`
+}
+
+// DieBytes is the data capacity of one die.
+func (p NANDPart) DieBytes() int64 {
+	d := p.Die
+	return int64(d.PlanesPerDie) * int64(d.BlocksPerPlane) * int64(d.PagesPerBlock) * int64(d.PageBytes)
+}
+
+// Variant is one capacity point of a product line.
+type Variant struct {
+	Name     string `yaml:"name"`
+	Capacity Size   `yaml:"capacity"` // user-visible
+	Raw      Size   `yaml:"raw"`      // flash fitted
+	Channels int    `yaml:"channels,omitempty"`
+	// Spec holds the vendor's figures for this capacity (see Spec).
+	Spec Spec `yaml:"spec,omitempty"`
+}
+
+// Spec is a drive's spec-sheet four corners: 128 KiB sequential MB/s and
+// 4 KiB random IOPS. Zero means not published.
+type Spec struct {
+	SeqReadMBps   float64 `yaml:"seq_read_mbps,omitempty"`
+	SeqWriteMBps  float64 `yaml:"seq_write_mbps,omitempty"`
+	RandReadIOPS  float64 `yaml:"rand_read_iops,omitempty"`
+	RandWriteIOPS float64 `yaml:"rand_write_iops,omitempty"`
+	Note          string  `yaml:"note,omitempty"`
+}
+
+// Line is a product line (presets/lines).
+type Line struct {
+	Line          string    `yaml:"line"`
+	Description   string    `yaml:"description"`
+	NAND          string    `yaml:"nand"`
+	Channels      int       `yaml:"channels"`
+	DiesPerTarget int       `yaml:"dies_per_target"`
+	BusMBps       int64     `yaml:"bus_mbps,omitempty"` // channel rate the controller runs (0: the part's)
+	Host          Host      `yaml:"host"`
+	Firmware      Firmware  `yaml:"firmware"`
+	Power         Power     `yaml:"power"`
+	Variants      []Variant `yaml:"variants"`
+}
+
+func loadYAML(file string, dst any) error {
+	b, err := presetFS.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	return decodeStrict(file, b, dst)
+}
+
+// Part returns the NAND part preset called name.
+func Part(name string) (NANDPart, error) {
+	var p NANDPart
+	if err := loadYAML(path.Join("presets/nand", name+".yaml"), &p); err != nil {
+		return p, fmt.Errorf("%w: nand part %q: %w", ErrConfig, name, err)
+	}
+	return p, nil
+}
+
+// Parts lists the NAND part presets.
+func Parts() []string { return listDir("presets/nand") }
+
+// Lines lists the product lines.
+func Lines() []string { return listDir("presets/lines") }
+
+func listDir(dir string) []string {
+	ents, _ := presetFS.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// LoadLine returns the product line called name.
+func LoadLine(name string) (Line, error) {
+	var l Line
+	if err := loadYAML(path.Join("presets/lines", name+".yaml"), &l); err != nil {
+		return l, fmt.Errorf("%w: product line %q: %w", ErrConfig, name, err)
+	}
+	return l, nil
+}
+
+// Expand builds the drive description of variant v.
+func (l Line) Expand(v Variant) (Config, error) {
+	p, err := Part(l.NAND)
+	if err != nil {
+		return Config{}, err
+	}
+	die := p.DieBytes()
+	if die <= 0 || int64(v.Raw)%die != 0 {
+		return Config{}, fmt.Errorf("%w: %s: raw = %d bytes is not a whole number of %s dies (%d bytes)", ErrConfig, v.Name, v.Raw, p.Part, die)
+	}
+	dies := int(int64(v.Raw) / die)
+	ch := l.Channels
+	if v.Channels > 0 {
+		ch = v.Channels
+	}
+	ch = min(ch, dies) // small capacities leave channels unpopulated
+	dpt := max(l.DiesPerTarget, 1)
+	if dies%(ch*dpt) != 0 {
+		return Config{}, fmt.Errorf("%w: %s: %d dies do not spread evenly over %d channels with %d dies per target", ErrConfig, v.Name, dies, ch, dpt)
+	}
+	t := p.Timing
+	if l.BusMBps > 0 {
+		t.BusMBps = min(t.BusMBps, l.BusMBps)
+	}
+	return Config{
+		Name:        v.Name,
+		Description: fmt.Sprintf("%s, %s user on %d dies of %s", l.Description, v.Capacity.String(), dies, p.Part),
+		Capacity:    v.Capacity,
+		NAND: nand.Config{
+			Geometry: nand.Geometry{Channels: ch, TargetsPerChannel: dies / ch / dpt, DiesPerTarget: dpt,
+				PlanesPerDie: p.Die.PlanesPerDie, BlocksPerPlane: p.Die.BlocksPerPlane, PagesPerBlock: p.Die.PagesPerBlock,
+				PageBytes: p.Die.PageBytes, SpareBytes: p.Die.SpareBytes, UnitBytes: 4096},
+			Timing: t,
+		},
+		Host:     l.Host,
+		Firmware: l.Firmware,
+		Power:    l.Power,
+	}, nil
+}
+
+// variantByName finds the line and capacity point called name.
+func variantByName(name string) (Line, Variant, bool) {
+	for _, ln := range Lines() {
+		l, err := LoadLine(ln)
+		if err != nil {
+			continue
+		}
+		for _, v := range l.Variants {
+			if v.Name == name {
+				return l, v, true
+			}
+		}
+	}
+	return Line{}, Variant{}, false
+}
+
+// SpecOf returns the spec-sheet figures of a preset (zero when none).
+func SpecOf(name string) Spec {
+	if _, v, ok := variantByName(name); ok {
+		return v.Spec
+	}
+	return Spec{}
+}
+
+// String writes a size in decimal units when it is a whole number of
+// them (drive capacities: "240GB"), else as MarshalText does.
+func (s Size) String() string {
+	for _, u := range []struct {
+		suf string
+		n   int64
+	}{{"TB", 1e12}, {"GB", 1e9}} {
+		if v := int64(s); v != 0 && v%u.n == 0 {
+			return fmt.Sprintf("%d%s", v/u.n, u.suf)
+		}
+	}
+	b, _ := s.MarshalText()
+	return string(b)
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/sim"
+)
+
+// TestFourCornersMatchSpecSheets: every preset with a spec sheet lands
+// within ±15 % of each published corner.
+func TestFourCornersMatchSpecSheets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every preset with a spec")
+	}
+	checked := 0
+	for _, name := range controller.Presets() {
+		spec := controller.SpecOf(name)
+		if spec == (controller.Spec{}) {
+			continue
+		}
+		c, err := measure(name, 2*sim.Second)
+		require.NoError(t, err, name)
+		for _, x := range []struct {
+			corner    string
+			got, want float64
+		}{
+			{"sequential read", c.SeqReadMBps, spec.SeqReadMBps},
+			{"sequential write", c.SeqWriteMBps, spec.SeqWriteMBps},
+			{"random read", c.RandReadIOPS, spec.RandReadIOPS},
+			{"random write", c.RandWriteIOPS, spec.RandWriteIOPS},
+		} {
+			if x.want == 0 {
+				continue
+			}
+			d := deviation(x.got, x.want)
+			require.False(t, math.IsNaN(d))
+			require.LessOrEqual(t, math.Abs(d), 0.15, "%s %s: %.0f against spec %.0f", name, x.corner, x.got, x.want)
+			checked++
+		}
+	}
+	require.GreaterOrEqual(t, checked, 20)
+}
+
+// TestWriteThroughputGrowsWithDies: across the capacity points of one
+// product line, more dies give more sequential write throughput until
+// the host link or the controller bounds it — never from per-capacity
+// settings, only from the die count.
+func TestWriteThroughputGrowsWithDies(t *testing.T) {
+	for _, line := range [][]string{{"bp4-60", "bp4-120", "bp4-240"}, {"m4-64", "m4-128", "m4-256"}, {"bp4-msata-30", "bp4-msata-60", "bp4-msata-120", "bp4-msata-240"}} {
+		prev := 0.0
+		for i, name := range line {
+			c, err := measure(name, 2*sim.Second)
+			require.NoError(t, err)
+			cfg, _ := controller.Preset(name)
+			t.Logf("%s: %d dies, sequential write %.0f MB/s", name, cfg.NAND.Geometry.Dies(), c.SeqWriteMBps)
+			if i > 0 {
+				require.Greater(t, c.SeqWriteMBps, prev*1.1, "%s writes faster than the smaller drive", name)
+			}
+			prev = c.SeqWriteMBps
+		}
+	}
+}
