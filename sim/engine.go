@@ -384,7 +384,11 @@ func (e *Engine) RunJob(j *workload.Job, hooks Hooks) (*Result, error) {
 
 // Precondition runs the jobs of p (none, a fill, or a fill and torture).
 func (e *Engine) Precondition(p workload.Precondition) error {
-	for _, j := range p.Jobs() {
+	jobs, err := p.Jobs()
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
 		if _, err := e.RunJob(j, Hooks{}); err != nil {
 			return fmt.Errorf("precondition %s: %w", j.Name, err)
 		}

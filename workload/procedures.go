@@ -39,6 +39,10 @@ func RandomWriteJob(name string, runtimeNs int64) *Job {
 type Precondition struct {
 	Kind      string // "none", "fill" or "torture"
 	TortureNs int64  // random-write time after the fill, for torture
+	// Offset and Size limit the preparation to a range, in fio's syntax
+	// ("75%", "16g"); empty means the whole drive. Spare area made by
+	// partitioning prepares only the partition.
+	Offset, Size string
 }
 
 // DefaultTortureNs is the reviews' shorter torture: 30 minutes.
@@ -68,12 +72,23 @@ func ParsePrecondition(s string) (Precondition, error) {
 }
 
 // Jobs returns the jobs the precondition runs, in order.
-func (p Precondition) Jobs() []*Job {
+func (p Precondition) Jobs() ([]*Job, error) {
+	var jobs []*Job
 	switch p.Kind {
 	case "fill":
-		return []*Job{FillJob()}
+		jobs = []*Job{FillJob()}
 	case "torture":
-		return []*Job{FillJob(), RandomWriteJob("torture", p.TortureNs)}
+		jobs = []*Job{FillJob(), RandomWriteJob("torture", p.TortureNs)}
 	}
-	return nil
+	for _, j := range jobs {
+		for _, kv := range [][2]string{{"offset", p.Offset}, {"size", p.Size}} {
+			if kv[1] == "" {
+				continue
+			}
+			if err := j.Set(kv[0], kv[1]); err != nil {
+				return nil, fmt.Errorf("precondition %s: %w", j.Name, err)
+			}
+		}
+	}
+	return jobs, nil
 }

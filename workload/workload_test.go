@@ -230,10 +230,20 @@ func TestPrecondition(t *testing.T) {
 	p, err := ParsePrecondition("torture:10m")
 	require.NoError(t, err)
 	require.Equal(t, int64(600e9), p.TortureNs)
-	require.Len(t, p.Jobs(), 2)
+	jobs, err := p.Jobs()
+	require.NoError(t, err)
+	require.Len(t, jobs, 2)
 	p, err = ParsePrecondition("fill")
 	require.NoError(t, err)
-	require.Len(t, p.Jobs(), 1)
+	p.Size = "75%"
+	jobs, err = p.Jobs()
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	require.NoError(t, jobs[0].Resolve(100<<30))
+	require.Equal(t, int64(75<<30)/4096*4096, jobs[0].Size)
+	p.Size = "lots"
+	_, err = p.Jobs()
+	require.ErrorIs(t, err, ErrOption)
 	for _, s := range []string{"fill:1m", "torture:0", "torture:x", "soak"} {
 		_, err := ParsePrecondition(s)
 		require.ErrorIs(t, err, ErrOption, s)

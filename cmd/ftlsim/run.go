@@ -356,6 +356,9 @@ func runJob(args []string, stdout io.Writer, replay bool) error {
 	if err != nil {
 		return err
 	}
+	// Preparation covers the job's range: spare area by partitioning
+	// (--size=75%) fills only the partition, as the reviews do.
+	o.precondition.Offset, o.precondition.Size = o.given["offset"], o.given["size"]
 	wall := time.Now()
 	e := sim.New(c)
 	e.SecureErase()

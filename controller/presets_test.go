@@ -1,0 +1,137 @@
+package controller_test
+
+import (
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
+)
+
+func TestEveryPresetResolvesAndRoundTrips(t *testing.T) {
+	names := controller.Presets()
+	require.GreaterOrEqual(t, len(names), 20)
+	for _, name := range names {
+		c, err := controller.Preset(name)
+		require.NoError(t, err, name)
+		require.NoError(t, c.Resolve(), name)
+		b, err := c.Marshal()
+		require.NoError(t, err)
+		back, err := controller.ParseConfig(name, b)
+		require.NoError(t, err)
+		require.NoError(t, back.Resolve(), "%s:\n%s", name, b)
+		require.Equal(t, c, back, name)
+		require.NotEmpty(t, c.Description, name)
+	}
+	for _, part := range controller.Parts() {
+		p, err := controller.Part(part)
+		require.NoError(t, err)
+		require.NoError(t, p.Timing.Validate(), part)
+		require.Positive(t, p.DieBytes())
+	}
+}
+
+func TestPresetDescriptionErrors(t *testing.T) {
+	cases := []struct {
+		edit  func(*controller.Config)
+		field string
+	}{
+		{func(c *controller.Config) { c.Capacity = 300e9 }, "does not fit the geometry"},
+		{func(c *controller.Config) { c.OPPercent = 25 }, "op_percent = 25 does not match the geometry"},
+		{func(c *controller.Config) { c.NAND.Timing.ProgLSBNs = -3 }, "timing.prog_lsb_ns"},
+		{func(c *controller.Config) { c.Power.ControllerIdleMW = c.Power.ControllerActiveMW + 1 }, "power"},
+		{func(c *controller.Config) { c.Firmware.GCRestoreTo = 1 }, "gc_restore_to"},
+		{func(c *controller.Config) { c.Firmware.ReadAhead = 1 << 40 }, "firmware.read_ahead"},
+		{func(c *controller.Config) { c.Firmware.DatapathReadMBps = -1 }, "firmware.datapath_read_mbps"},
+	}
+	for _, tc := range cases {
+		c, err := controller.Preset("m4-256")
+		require.NoError(t, err)
+		tc.edit(&c)
+		_, err = controller.New(c)
+		require.ErrorIs(t, err, controller.ErrConfig, tc.field)
+		require.Contains(t, err.Error(), tc.field)
+	}
+	_, err := controller.Part("no-such-nand")
+	require.ErrorIs(t, err, controller.ErrConfig)
+	l, err := controller.LoadLine("m4")
+	require.NoError(t, err)
+	l.NAND = "no-such-nand"
+	_, err = l.Expand(l.Variants[0])
+	require.ErrorContains(t, err, "no-such-nand")
+	l, _ = controller.LoadLine("m4")
+	v := l.Variants[0]
+	v.Raw = 100 << 30
+	_, err = l.Expand(v)
+	require.ErrorContains(t, err, "not a whole number")
+}
+
+// consistency runs the reviews' consistency procedure (fill, then 4 KiB
+// random writes at QD 32) on a preset, over the first size of the drive,
+// and returns the steady-state window's per-second IOPS.
+func consistency(t *testing.T, name, size string, seconds int) []float64 {
+	cfg, err := controller.Preset(name)
+	require.NoError(t, err)
+	d, err := controller.New(cfg)
+	require.NoError(t, err)
+	e := sim.New(d)
+	e.SecureErase()
+	require.NoError(t, e.Precondition(workload.Precondition{Kind: "fill", Size: size}))
+	j := workload.RandomWriteJob("consistency", int64(seconds)*sim.Second)
+	require.NoError(t, j.Set("size", size))
+	r, err := e.RunJob(j, sim.Hooks{})
+	require.NoError(t, err)
+	var out []float64
+	for _, iv := range r.Intervals[seconds*7/10 : seconds] {
+		out = append(out, iv.IOPS)
+	}
+	return out
+}
+
+type window struct {
+	mean, median, p10 float64
+	zeros, longest    int
+}
+
+func summarize(iops []float64) window {
+	var w window
+	run := 0
+	for _, v := range iops {
+		w.mean += v / float64(len(iops))
+		if v == 0 {
+			w.zeros++
+			run++
+			w.longest = max(w.longest, run)
+		} else {
+			run = 0
+		}
+	}
+	s := append([]float64(nil), iops...)
+	sort.Float64s(s)
+	w.median, w.p10 = s[len(s)/2], s[len(s)/10]
+	return w
+}
+
+// TestConsistencyTellsBP3FromBP4: the same controller with two firmwares.
+// BP3 defers cleanup and stalls to 0 IOPS for seconds at a time; BP4
+// cleans as it goes and holds a band. 25 % spare area improves both.
+func TestConsistencyTellsBP3FromBP4(t *testing.T) {
+	if testing.Short() {
+		t.Skip("four consistency runs")
+	}
+	const secs = 1500
+	bp3, bp3s := summarize(consistency(t, "bp3-64", "100%", secs)), summarize(consistency(t, "bp3-64", "75%", secs))
+	bp4, bp4s := summarize(consistency(t, "bp4-msata-30", "100%", secs)), summarize(consistency(t, "bp4-msata-30", "75%", secs))
+	t.Logf("BP3 64 GB:  mean %.0f median %.0f, %d s at 0 IOPS, longest stall %d s; 25%% spare: mean %.0f, %d s at 0", bp3.mean, bp3.median, bp3.zeros, bp3.longest, bp3s.mean, bp3s.zeros)
+	t.Logf("BP4 30 GB:  mean %.0f median %.0f p10 %.0f, %d s at 0; 25%% spare: mean %.0f median %.0f", bp4.mean, bp4.median, bp4.p10, bp4.zeros, bp4s.mean, bp4s.median)
+	require.GreaterOrEqual(t, bp3.longest, 5, "BP3 stalls for seconds at a time")
+	require.Greater(t, bp3.zeros, 30)
+	require.Zero(t, bp4.zeros, "BP4 never stalls")
+	require.Greater(t, bp4.p10, 0.8*bp4.median, "BP4 holds a band")
+	require.Greater(t, bp3s.mean, 1.1*bp3.mean, "spare area helps BP3")
+	require.Less(t, bp3s.zeros, bp3.zeros)
+	require.Greater(t, bp4s.median, 1.5*bp4.median, "spare area helps BP4")
+}
