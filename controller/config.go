@@ -100,6 +100,10 @@ type Firmware struct {
 	// IdleNs without a command.
 	BackgroundGC bool  `yaml:"background_gc"`
 	IdleNs       int64 `yaml:"idle_ns"`
+	// ReclaimOnIdle erases, while idle, every full group that holds no
+	// valid data (space freed by TRIM or overwrites), beyond the
+	// background target, so that a trimmed drive writes at its clean speed.
+	ReclaimOnIdle bool `yaml:"reclaim_on_idle,omitempty"`
 	// StaticWLSpread is the erase-count spread that triggers static wear
 	// levelling (0: off).
 	StaticWLSpread int `yaml:"static_wl_spread"`

@@ -297,7 +297,7 @@ func (c *Controller) Submit(now int64, r Request) (int64, error) {
 	}
 	c.tl.Advance(now)
 	c.cnt.Commands++
-	if checkInvariants && c.cnt.Commands%invariantsEvery == 0 {
+	if checkInvariants && c.cnt.Commands%max(invariantsEvery, c.ftl.UserUnits()/64) == 0 {
 		if err := c.ftl.CheckInvariants(); err != nil {
 			return 0, err
 		}
@@ -582,6 +582,21 @@ func (c *Controller) Idle(from, to int64) error {
 	}
 	c.tl.Advance(start)
 	dies := c.cfg.NAND.Geometry.Dies()
+	for d := 0; d < dies && c.cfg.Firmware.ReclaimOnIdle; d++ {
+		for {
+			c.at = max(start, c.tl.DieFree(d))
+			if c.at >= to {
+				break
+			}
+			did, err := c.ftl.ReclaimEmpty(d)
+			if err != nil {
+				return err
+			}
+			if !did {
+				break
+			}
+		}
+	}
 	for d := 0; d < dies; d++ {
 		for c.ftl.NeedsBackground(d) {
 			c.at = max(start, c.tl.DieFree(d))
@@ -614,5 +629,7 @@ func (c *Controller) SecureErase(now int64) int64 {
 }
 
 // invariantsEvery is how often, in commands, a build with -tags invariants
-// verifies the FTL's invariants.
+// verifies the FTL's invariants; on large drives the check, which walks
+// the whole mapping, runs every UserUnits/64 commands instead, so that its
+// cost per command stays bounded.
 const invariantsEvery = 4096

@@ -135,3 +135,51 @@ func TestConsistencyTellsBP3FromBP4(t *testing.T) {
 	require.Less(t, bp3s.zeros, bp3.zeros)
 	require.Greater(t, bp4s.median, 1.5*bp4.median, "spare area helps BP4")
 }
+
+// trimValidation runs the reviews' TRIM validation: 128 KiB sequential
+// writes at QD 1 measured clean (after a secure erase), dirty (after a
+// fill and a torture of 4 KiB random writes over every LBA) and after a
+// TRIM of every LBA. It returns the three MB/s figures.
+func trimValidation(t *testing.T, name string, tortureSecs int) (clean, dirty, trimmed float64) {
+	cfg, err := controller.Preset(name)
+	require.NoError(t, err)
+	d, err := controller.New(cfg)
+	require.NoError(t, err)
+	e := sim.New(d)
+	seqWrite := func() float64 {
+		j := workload.NewJob("seq-write")
+		for _, kv := range [][2]string{{"rw", "write"}, {"bs", "128k"}, {"runtime", "20"}, {"time_based", "1"}} {
+			require.NoError(t, j.Set(kv[0], kv[1]))
+		}
+		r, err := e.RunJob(j, sim.Hooks{})
+		require.NoError(t, err)
+		return r.Write.BWBytes / 1e6
+	}
+	e.SecureErase()
+	clean = seqWrite()
+	require.NoError(t, e.Precondition(workload.Precondition{Kind: "torture", TortureNs: int64(tortureSecs) * sim.Second}))
+	dirty = seqWrite()
+	trim := workload.NewJob("trim-all")
+	require.NoError(t, trim.Set("rw", "trim"))
+	require.NoError(t, trim.Set("bs", "64m"))
+	_, err = e.RunJob(trim, sim.Hooks{})
+	require.NoError(t, err)
+	require.NoError(t, d.FTL().CheckInvariants())
+	require.NoError(t, e.Idle(30*sim.Second)) // the pause before the next test
+	trimmed = seqWrite()
+	return
+}
+
+// TestTRIMRestoresPerformance: on the Marvell and Phison drives a TRIM of
+// the whole drive brings sequential writes back to the clean figure.
+func TestTRIMRestoresPerformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tortures two drives")
+	}
+	for _, name := range []string{"m4-64", "bp4-60"} {
+		clean, dirty, trimmed := trimValidation(t, name, 600)
+		t.Logf("%s: clean %.0f MB/s, dirty %.0f MB/s, after TRIM %.0f MB/s", name, clean, dirty, trimmed)
+		require.Less(t, dirty, 0.7*clean, "%s: torture leaves the drive slow", name)
+		require.InEpsilon(t, clean, trimmed, 0.05, "%s: TRIM restores it", name)
+	}
+}

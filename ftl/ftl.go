@@ -677,6 +677,27 @@ func (f *FTL) CollectBackground(d int) (bool, error) {
 	return true, err
 }
 
+// ReclaimEmpty erases one full group of die d that holds no valid data
+// (trimmed or overwritten space), whatever the die's free count, and
+// reports whether there was one. Erasing costs no copying; firmware does
+// it while the host is idle so that later writes find erased blocks.
+func (f *FTL) ReclaimEmpty(d int) (bool, error) {
+	if f.clean[d].group >= 0 {
+		return false, nil
+	}
+	for g := d * f.gpd; g < (d+1)*f.gpd; g++ {
+		if f.candidate(int32(g)) && f.Valid(g) == 0 {
+			f.clean[d] = cleaning{group: int32(g), cause: GCStream}
+			f.busy[g] = true
+			f.cnt.GCRuns++
+			f.cnt.BackgroundRuns++
+			_, err := f.copyPages(d, -1)
+			return true, err
+		}
+	}
+	return false, nil
+}
+
 // NeedsBackground reports whether die d is below its background target or
 // has a victim half cleaned.
 func (f *FTL) NeedsBackground(d int) bool {

@@ -116,6 +116,12 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 				t.Fatalf("background gc on die %d: %v", d, err)
 			}
 		},
+		"reclaim_empty": func(t *rapid.T) {
+			d := rapid.IntRange(0, g.Dies()-1).Draw(t, "die")
+			if _, err := f.ReclaimEmpty(d); err != nil {
+				t.Fatalf("reclaim on die %d: %v", d, err)
+			}
+		},
 		"flush": func(t *rapid.T) {
 			if err := f.Flush(); err != nil {
 				t.Fatalf("flush: %v", err)
