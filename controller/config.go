@@ -75,6 +75,11 @@ type Firmware struct {
 	// internal data path (ECC, DMA) in 10^6 bytes/s; 0 is unbounded.
 	DatapathReadMBps  int64 `yaml:"datapath_read_mbps,omitempty"`
 	DatapathWriteMBps int64 `yaml:"datapath_write_mbps,omitempty"`
+	// ReadSuspend lets a host read suspend a program or erase in progress
+	// on its die (and jump the die's queue) instead of waiting, at a cost
+	// of SuspendNs; the suspended work finishes later by as much.
+	ReadSuspend bool  `yaml:"read_suspend,omitempty"`
+	SuspendNs   int64 `yaml:"suspend_ns,omitempty"`
 	// ReadAhead is how far the firmware reads ahead of a sequential read
 	// stream into its buffer; 0 turns read-ahead off.
 	ReadAhead Size `yaml:"read_ahead,omitempty"`
@@ -234,6 +239,7 @@ func (c *Config) validateRest() error {
 		{"firmware.datapath_read_mbps", f.DatapathReadMBps, 0, 100000},
 		{"firmware.datapath_write_mbps", f.DatapathWriteMBps, 0, 100000},
 		{"firmware.read_ahead", int64(f.ReadAhead), 0, 64 << 20},
+		{"firmware.suspend_ns", f.SuspendNs, 0, 1e7},
 		{"firmware.gc_restore_to", int64(f.GCRestoreTo), 0, 1 << 20},
 		{"firmware.buffer_ns", f.BufferNs, 0, 1e9},
 		{"firmware.idle_ns", f.IdleNs, 0, 3600e9},

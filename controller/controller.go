@@ -130,12 +130,12 @@ type Controller struct {
 	unit int64 // mapping unit bytes
 	cap  int64 // user bytes
 
-	linkFree int64
-	fwFree   int64
-	bufAt    int64 // writes enter the buffer in order: not before this
-	bufCap   int64 // units
-	bufUsed  int64
-	rel      releases
+	link    *nand.Calendar // the host link, booked like a channel
+	fwFree  int64
+	bufAt   int64 // writes enter the buffer in order: not before this
+	bufCap  int64 // units
+	bufUsed int64
+	rel     releases
 
 	dpRead   int64 // datapath free times
 	dpWrite  int64
@@ -162,7 +162,7 @@ func New(cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Controller{cfg: cfg, dev: dev, tl: nand.NewTimeline(cfg.NAND)}
+	c := &Controller{cfg: cfg, dev: dev, tl: nand.NewTimeline(cfg.NAND), link: nand.NewCalendar()}
 	fc.Allocator = &leastBusy{tl: c.tl, dies: cfg.NAND.Geometry.Dies()}
 	f, err := ftl.New(dev, fc)
 	if err != nil {
@@ -228,7 +228,7 @@ func (c *Controller) Counters() Counters {
 
 // MemoryBytes is the memory the simulated drive holds.
 func (c *Controller) MemoryBytes() int64 {
-	return c.dev.MemoryBytes() + c.ftl.MemoryBytes() + c.tl.MemoryBytes()
+	return c.dev.MemoryBytes() + c.ftl.MemoryBytes() + c.tl.MemoryBytes() + 2<<18
 }
 
 // ReadPage implements ftl.OpSink.
@@ -296,6 +296,7 @@ func (c *Controller) Submit(now int64, r Request) (int64, error) {
 		return 0, err
 	}
 	c.tl.Advance(now)
+	c.link.Advance(now)
 	c.cnt.Commands++
 	if checkInvariants && c.cnt.Commands%max(invariantsEvery, c.ftl.UserUnits()/64) == 0 {
 		if err := c.ftl.CheckInvariants(); err != nil {
@@ -329,10 +330,7 @@ func (c *Controller) Submit(now int64, r Request) (int64, error) {
 // linkTransfer books the link for a command moving n bytes, starting no
 // earlier than at, and returns when the transfer ends.
 func (c *Controller) linkTransfer(at, n int64) int64 {
-	start := max(at, c.linkFree)
-	end := start + c.cfg.Host.CommandNs + (n*1000+c.cfg.Host.LinkMBps-1)/c.cfg.Host.LinkMBps
-	c.linkFree = end
-	return end
+	return c.link.Book(at, c.cfg.Host.CommandNs+(n*1000+c.cfg.Host.LinkMBps-1)/c.cfg.Host.LinkMBps)
 }
 
 func (c *Controller) read(fw int64, r Request) (int64, error) {
@@ -369,7 +367,6 @@ func (c *Controller) read(fw int64, r Request) (int64, error) {
 	// last unit plus its own share of the transfer.
 	end := c.linkTransfer(firstReady, r.Length)
 	if tail := ready + c.cfg.Host.CommandNs + (min(r.Length, c.unit)*1000+c.cfg.Host.LinkMBps-1)/c.cfg.Host.LinkMBps; tail > end {
-		c.linkFree = tail
 		end = tail
 	}
 	return end, nil
@@ -398,9 +395,14 @@ func (c *Controller) flashRead(off, n, at int64, host bool) (firstReady, ready i
 			// Unwritten data reads as zeros without touching flash.
 		case loc.Buffered:
 			t = at + c.cfg.Firmware.BufferNs
+		case loc.Block == prevBlock && loc.Page == prevPage && host && c.cfg.Firmware.ReadSuspend:
+			t = c.tl.OutputSuspending(loc.Die, int(c.unit), at)
 		case loc.Block == prevBlock && loc.Page == prevPage:
 			// Same page as the previous unit: only more transfer.
 			t = c.tl.Output(loc.Die, int(c.unit), at)
+		case host && c.cfg.Firmware.ReadSuspend:
+			t = c.tl.ReadSuspending(loc.Die, 1, int(c.unit), at, c.cfg.Firmware.SuspendNs)
+			prevBlock, prevPage = loc.Block, loc.Page
 		default:
 			t = c.tl.Read(loc.Die, 1, int(c.unit), at)
 			prevBlock, prevPage = loc.Block, loc.Page
@@ -522,8 +524,17 @@ func (c *Controller) write(fw int64, r Request) (int64, error) {
 					return 0, err
 				}
 				if !loc.Buffered {
+					// The old data is read into DRAM and merged there while
+					// the dies go on with their work: the read occupies its
+					// die, but the page program is not booked after it (a
+					// booking in the future would leave its die idle until
+					// then, which the firmware's queues would not).
 					c.cnt.RMWReads++
-					c.at = max(c.at, c.tl.Read(loc.Die, 1, int(c.unit), done))
+					if c.cfg.Firmware.ReadSuspend {
+						c.tl.ReadSuspending(loc.Die, 1, int(c.unit), done, c.cfg.Firmware.SuspendNs)
+					} else {
+						c.tl.Read(loc.Die, 1, int(c.unit), done)
+					}
 				}
 			}
 			if err := c.ftl.Write(lba, r.Token); err != nil {

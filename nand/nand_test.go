@@ -260,3 +260,21 @@ func TestKinds(t *testing.T) {
 	_, err = ParseCellType("qlc")
 	require.Error(t, err)
 }
+
+func TestReadSuspending(t *testing.T) {
+	cfg := testConfig()
+	tm := cfg.Timing
+	tl := NewTimeline(cfg)
+	prog := tl.Program(0, 1, 1, 0) // an upper page: about 2 ms
+	r := tl.ReadSuspending(0, 1, 4096, 100_000, 20_000)
+	require.Less(t, r, prog, "the read does not wait for the program")
+	require.Equal(t, int64(100_000+20_000)+tm.CommandNs+tm.ReadNs+tm.TransferNs(4096), r)
+	require.Equal(t, prog+(r-100_000), tl.DieFree(0), "the program finishes later by the read's time")
+	idle := tl.ReadSuspending(1, 1, 4096, 0, 20_000)
+	require.Equal(t, tm.CommandNs+tm.ReadNs+tm.TransferNs(4096), idle, "an idle die reads without suspending")
+	// A second read on die 0 follows the first; it does not suspend it.
+	r2 := tl.ReadSuspending(0, 1, 4096, 100_000, 20_000)
+	require.Equal(t, r+20_000+tm.CommandNs+tm.ReadNs+tm.TransferNs(4096), r2, "after the first read, still suspending the program")
+	more := tl.OutputSuspending(0, 4096, 0)
+	require.Equal(t, r2+tm.TransferNs(4096), more)
+}

@@ -58,109 +58,62 @@ const (
 	ringMask  = ringSize - 1
 )
 
-// Timeline tracks when every die and channel is busy. Dies are serial: an
-// operation on a die starts when the die finishes its previous one. Channel
-// transfers interleave on the bus calendar. Reservations are made in
-// non-decreasing order of their earliest start time per die; the calendar
-// forgets time before the latest Advance.
-type Timeline struct {
-	t        Timing
-	g        Geometry
-	dieFree  []int64
-	dieBusy  []int64 // accumulated array+transfer busy ns, per die
-	chanBusy []int64 // accumulated transfer ns, per channel
-	cal      [][]uint16
-	base     int64 // first slot the calendars hold
-	pageXfer int64 // bus time of one page with its spare bytes
+// Calendar books a serial resource — a bus or a link — as a fluid
+// reservation calendar (see above): a booking that wants to start at time
+// at takes the free nanoseconds of the slots from at on, so a later
+// booking for an earlier time fills the gap before an earlier booking
+// for a later time. The zero value is not ready; use NewCalendar.
+type Calendar struct {
+	cal  []uint16
+	base int64 // first slot held
+	busy int64 // total booked ns
 }
 
-// NewTimeline builds an idle timeline for the given configuration.
-func NewTimeline(cfg Config) *Timeline {
-	g := cfg.Geometry
-	tl := &Timeline{
-		t:        cfg.Timing,
-		g:        g,
-		dieFree:  make([]int64, g.Dies()),
-		dieBusy:  make([]int64, g.Dies()),
-		chanBusy: make([]int64, g.Channels),
-		cal:      make([][]uint16, g.Channels),
-		pageXfer: cfg.Timing.TransferNs(g.PageBytes + g.SpareBytes),
-	}
-	for i := range tl.cal {
-		tl.cal[i] = make([]uint16, ringSize)
-	}
-	return tl
+// NewCalendar returns an empty calendar.
+func NewCalendar() *Calendar { return &Calendar{cal: make([]uint16, ringSize)} }
+
+// Busy returns the total time booked.
+func (c *Calendar) Busy() int64 { return c.busy }
+
+// Reset empties the calendar.
+func (c *Calendar) Reset() {
+	clear(c.cal)
+	c.base, c.busy = 0, 0
 }
 
-// Reset makes every die and channel idle at time 0 and clears the busy
-// accounting.
-func (tl *Timeline) Reset() {
-	clear(tl.dieFree)
-	clear(tl.dieBusy)
-	clear(tl.chanBusy)
-	for _, c := range tl.cal {
-		clear(c)
-	}
-	tl.base = 0
-}
-
-// Advance tells the timeline that no reservation will start before now,
-// so calendar slots before it can be reused.
-func (tl *Timeline) Advance(now int64) {
+// Advance forgets the time before now: no booking will start earlier.
+func (c *Calendar) Advance(now int64) {
 	s := now >> slotShift
-	if s <= tl.base {
+	if s <= c.base {
 		return
 	}
-	if s-tl.base >= ringSize {
-		for _, c := range tl.cal {
-			clear(c)
-		}
-		tl.base = s
+	if s-c.base >= ringSize {
+		clear(c.cal)
+		c.base = s
 		return
 	}
-	// Forget the slots in [base, s): one or two ranges of the ring.
-	lo, hi := tl.base&ringMask, s&ringMask
-	for _, c := range tl.cal {
-		if lo < hi {
-			clear(c[lo:hi])
-		} else {
-			clear(c[lo:])
-			clear(c[:hi])
-		}
+	lo, hi := c.base&ringMask, s&ringMask
+	if lo < hi {
+		clear(c.cal[lo:hi])
+	} else {
+		clear(c.cal[lo:])
+		clear(c.cal[:hi])
 	}
-	tl.base = s
+	c.base = s
 }
 
-// MemoryBytes is the memory held by the timeline.
-func (tl *Timeline) MemoryBytes() int64 {
-	return int64(len(tl.cal))*ringSize*2 + int64(len(tl.dieFree))*16 + int64(len(tl.chanBusy))*8
-}
-
-// ChannelOf returns the channel of die d.
-func (tl *Timeline) ChannelOf(die int) int { return die % tl.g.Channels }
-
-// DieFree returns the time die d finishes its queued work.
-func (tl *Timeline) DieFree(die int) int64 { return tl.dieFree[die] }
-
-// DieBusy returns the total time die d has spent busy.
-func (tl *Timeline) DieBusy(die int) int64 { return tl.dieBusy[die] }
-
-// ChannelBusy returns the total time channel c has spent transferring.
-func (tl *Timeline) ChannelBusy(c int) int64 { return tl.chanBusy[c] }
-
-// transfer books n ns on channel c starting no earlier than at and returns
-// when the transfer ends.
-func (tl *Timeline) transfer(c int, at, n int64) int64 {
-	tl.chanBusy[c] += n
-	if at < tl.base<<slotShift {
-		at = tl.base << slotShift
+// Book takes n ns starting no earlier than at and returns when they end.
+func (c *Calendar) Book(at, n int64) int64 {
+	c.busy += n
+	if at < c.base<<slotShift {
+		at = c.base << slotShift
 	}
-	cal := tl.cal[c]
+	cal := c.cal
 	s := at >> slotShift
 	off := at - s<<slotShift
 	for n > 0 {
-		if s-tl.base >= ringSize {
-			// Beyond the look-ahead: assume the bus is free there.
+		if s-c.base >= ringSize {
+			// Beyond the look-ahead: assume the resource is free there.
 			return s<<slotShift + off + n
 		}
 		used := int64(cal[s&ringMask])
@@ -179,6 +132,79 @@ func (tl *Timeline) transfer(c int, at, n int64) int64 {
 	return at
 }
 
+// Timeline tracks when every die and channel is busy. Dies are serial: an
+// operation on a die starts when the die finishes its previous one. Channel
+// transfers interleave on the bus calendar. Reservations are made in
+// non-decreasing order of their earliest start time per die; the calendar
+// forgets time before the latest Advance.
+type Timeline struct {
+	t        Timing
+	g        Geometry
+	dieFree  []int64
+	readFree []int64 // when the die's suspending reads finish
+	dieBusy  []int64 // accumulated array+transfer busy ns, per die
+	chans    []*Calendar
+	pageXfer int64 // bus time of one page with its spare bytes
+}
+
+// NewTimeline builds an idle timeline for the given configuration.
+func NewTimeline(cfg Config) *Timeline {
+	g := cfg.Geometry
+	tl := &Timeline{
+		t:        cfg.Timing,
+		g:        g,
+		dieFree:  make([]int64, g.Dies()),
+		readFree: make([]int64, g.Dies()),
+		dieBusy:  make([]int64, g.Dies()),
+		chans:    make([]*Calendar, g.Channels),
+		pageXfer: cfg.Timing.TransferNs(g.PageBytes + g.SpareBytes),
+	}
+	for i := range tl.chans {
+		tl.chans[i] = NewCalendar()
+	}
+	return tl
+}
+
+// Reset makes every die and channel idle at time 0 and clears the busy
+// accounting.
+func (tl *Timeline) Reset() {
+	clear(tl.dieFree)
+	clear(tl.readFree)
+	clear(tl.dieBusy)
+	for _, c := range tl.chans {
+		c.Reset()
+	}
+}
+
+// Advance tells the timeline that no reservation will start before now,
+// so calendar slots before it can be reused.
+func (tl *Timeline) Advance(now int64) {
+	for _, c := range tl.chans {
+		c.Advance(now)
+	}
+}
+
+// MemoryBytes is the memory held by the timeline.
+func (tl *Timeline) MemoryBytes() int64 {
+	return int64(len(tl.chans))*ringSize*2 + int64(len(tl.dieFree))*16
+}
+
+// ChannelOf returns the channel of die d.
+func (tl *Timeline) ChannelOf(die int) int { return die % tl.g.Channels }
+
+// DieFree returns the time die d finishes its queued work.
+func (tl *Timeline) DieFree(die int) int64 { return tl.dieFree[die] }
+
+// DieBusy returns the total time die d has spent busy.
+func (tl *Timeline) DieBusy(die int) int64 { return tl.dieBusy[die] }
+
+// ChannelBusy returns the total time channel c has spent transferring.
+func (tl *Timeline) ChannelBusy(c int) int64 { return tl.chans[c].Busy() }
+
+// transfer books n ns on channel c starting no earlier than at and returns
+// when the transfer ends.
+func (tl *Timeline) transfer(c int, at, n int64) int64 { return tl.chans[c].Book(at, n) }
+
 // Read books a multi-plane read of planes pages on die d, moving n bytes
 // out over the channel, that may start at time at; it returns when the data
 // has left the die.
@@ -190,6 +216,46 @@ func (tl *Timeline) Read(die, planes, n int, at int64) int64 {
 	done := tl.transfer(c, arrEnd, tl.t.TransferNs(n))
 	tl.dieBusy[die] += done - start
 	tl.dieFree[die] = done
+	return done
+}
+
+// ReadSuspending books a read that suspends the die's program or erase
+// in progress (or jumps its queue of them). Reads still follow the die's
+// earlier reads; if a program or erase is pending when the read may start,
+// the read pays the suspend overhead suspendNs and that work finishes
+// later by the read's whole time. A die with nothing pending reads as Read
+// does.
+func (tl *Timeline) ReadSuspending(die, planes, n int, at, suspendNs int64) int64 {
+	s := max(at, tl.readFree[die])
+	if tl.dieFree[die] <= s {
+		done := tl.Read(die, planes, n, s)
+		tl.readFree[die] = done
+		return done
+	}
+	c := die % tl.g.Channels
+	cmdEnd := tl.transfer(c, s+suspendNs, tl.t.CommandNs)
+	arrEnd := cmdEnd + tl.t.ReadNs + int64(planes-1)*tl.t.PlaneNs
+	done := tl.transfer(c, arrEnd, tl.t.TransferNs(n))
+	tl.dieBusy[die] += done - s
+	tl.dieFree[die] += done - s
+	tl.readFree[die] = done
+	return done
+}
+
+// OutputSuspending moves n more bytes of a page that ReadSuspending
+// brought into the page register, delaying any pending program or erase
+// by the transfer's time.
+func (tl *Timeline) OutputSuspending(die, n int, at int64) int64 {
+	s := max(at, tl.readFree[die])
+	if tl.dieFree[die] <= s {
+		done := tl.Output(die, n, s)
+		tl.readFree[die] = done
+		return done
+	}
+	done := tl.transfer(die%tl.g.Channels, s, tl.t.TransferNs(n))
+	tl.dieBusy[die] += done - s
+	tl.dieFree[die] += done - s
+	tl.readFree[die] = done
 	return done
 }
 

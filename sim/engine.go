@@ -378,7 +378,7 @@ func (e *Engine) RunJob(j *workload.Job, hooks Hooks) (*Result, error) {
 		return nil, err
 	}
 	return e.Run(workload.NewGenerator(j), Options{
-		Name: j.Name, QueueDepth: j.IODepth, RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, Hooks: hooks,
+		Name: j.Name, QueueDepth: j.QueueDepth(), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, Hooks: hooks,
 	})
 }
 
@@ -394,4 +394,38 @@ func (e *Engine) Precondition(p workload.Precondition) error {
 		}
 	}
 	return nil
+}
+
+// Measurement is a labelled step's result in a scenario run.
+type Measurement struct {
+	Label  string
+	Result *Result
+}
+
+// RunSteps runs a scenario's steps in order and returns the results of
+// the labelled ones.
+func (e *Engine) RunSteps(steps []workload.Step) ([]Measurement, error) {
+	var out []Measurement
+	for i, s := range steps {
+		switch s.Kind {
+		case workload.SecureErase:
+			e.SecureErase()
+		case workload.Idle:
+			if err := e.Idle(s.IdleNs); err != nil {
+				return nil, err
+			}
+		case workload.RunJob:
+			r, err := e.RunJob(s.Job, Hooks{})
+			if err != nil {
+				return nil, fmt.Errorf("step %d (%s): %w", i+1, s.Job.Name, err)
+			}
+			if s.Label != "" {
+				r.Name = s.Label
+				out = append(out, Measurement{Label: s.Label, Result: r})
+			}
+		default:
+			return nil, fmt.Errorf("sim: step %d has unknown kind %d", i+1, s.Kind)
+		}
+	}
+	return out, nil
 }

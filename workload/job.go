@@ -105,6 +105,13 @@ type Job struct {
 	Distribution Distribution
 	RandSeed     uint64
 	NoRandomMap  bool
+	// ClampToDrive shrinks a size that runs past the drive to the drive's
+	// end instead of rejecting it (scenarios use it: an 8 GB Iometer span
+	// on a smaller drive covers the whole drive).
+	ClampToDrive bool
+	// RateIOPS caps the job at this many I/Os per second (fio's
+	// rate_iops): requests are issued at that pace, open loop.
+	RateIOPS int
 
 	// Resolved against a capacity:
 	Offset, Size, IOSize int64
@@ -214,6 +221,7 @@ var options = map[string]option{
 		return nil
 	}},
 	"norandommap": {"do not visit every block once per pass", func(j *Job, v string) error { return setBool(&j.NoRandomMap, v) }},
+	"rate_iops":   {"issue at most this many I/Os per second", func(j *Job, v string) error { return setInt(&j.RateIOPS, v, 1, 10_000_000) }},
 }
 
 // Options returns the names of the job options Set accepts.
@@ -251,6 +259,15 @@ func (j *Job) Set(name, value string) error {
 	}
 	j.set[name] = true
 	return nil
+}
+
+// QueueDepth is the closed-loop depth the job runs at: its iodepth, or 0
+// (open loop, requests at their times) when rate_iops paces it.
+func (j *Job) QueueDepth() int {
+	if j.RateIOPS > 0 {
+		return 0
+	}
+	return j.IODepth
 }
 
 // IsSet reports whether option name was given.
@@ -341,6 +358,9 @@ func (j *Job) Resolve(capacity int64) error {
 	if j.size.set {
 		j.Size = j.size.resolve(capacity)
 	} else {
+		j.Size = capacity - j.Offset
+	}
+	if j.ClampToDrive && j.Offset+j.Size > capacity {
 		j.Size = capacity - j.Offset
 	}
 	if j.Size%512 != 0 {
@@ -469,9 +489,12 @@ func (g *Generator) Next(it *Item) bool {
 			g.pos[d] = off + n
 		}
 	}
+	it.At = 0
+	if j.RateIOPS > 0 {
+		it.At = g.issued * 1e9 / int64(j.RateIOPS)
+	}
 	g.issued++
 	g.bytes += n
-	it.At = 0
 	it.Op, it.Offset, it.Length = op, off, n
 	if op == controller.Write {
 		g.version++

@@ -1,0 +1,147 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
+)
+
+// runScenario runs a scenario on a fresh two-die 4 GiB drive.
+func runScenario(t *testing.T, name string, p map[string]string) (*sim.Engine, map[string]*sim.Result) {
+	t.Helper()
+	return runScenarioOn(t, sim.New(twoDies(t, nil)), name, p)
+}
+
+// runScenarioOn runs a scenario on the drive of engine e.
+func runScenarioOn(t *testing.T, e *sim.Engine, name string, p map[string]string) (*sim.Engine, map[string]*sim.Result) {
+	t.Helper()
+	sc, err := workload.ScenarioByName(name)
+	require.NoError(t, err)
+	steps, err := sc.Steps(p)
+	require.NoError(t, err)
+	ms, err := e.RunSteps(steps)
+	require.NoError(t, err)
+	out := map[string]*sim.Result{}
+	for _, m := range ms {
+		out[m.Label] = m.Result
+	}
+	return e, out
+}
+
+func mappedFraction(e *sim.Engine) float64 {
+	f := e.Controller().FTL()
+	n := 0
+	for lba := int64(0); lba < f.UserUnits(); lba++ {
+		if f.Mapped(lba) {
+			n++
+		}
+	}
+	return float64(n) / float64(f.UserUnits())
+}
+
+func mbps(r *sim.Result) float64 { return (r.Read.BWBytes + r.Write.BWBytes) / 1e6 }
+
+func TestScenarioList(t *testing.T) {
+	names := map[string]bool{}
+	for _, s := range workload.Scenarios() {
+		names[s.Name] = true
+		require.NotEmpty(t, s.Description)
+		_, err := s.Steps(nil) // defaults are valid
+		require.NoError(t, err, s.Name)
+	}
+	for _, n := range []string{"secure-erase", "fill", "season", "spare-area", "torture", "four-corners", "access-patterns",
+		"as-ssd", "atto", "hdtach", "consistency", "trim-validation", "power"} {
+		require.True(t, names[n], n)
+	}
+	sc, _ := workload.ScenarioByName("torture")
+	_, err := sc.Steps(map[string]string{"tiem": "1m"})
+	require.ErrorContains(t, err, `no parameter "tiem"`)
+	_, err = sc.Steps(map[string]string{"time": "-1"})
+	require.ErrorContains(t, err, "time=-1")
+	_, err = workload.ScenarioByName("bake")
+	require.Error(t, err)
+}
+
+func TestScenarioPreparation(t *testing.T) {
+	e, _ := runScenario(t, "secure-erase", nil)
+	require.Zero(t, mappedFraction(e))
+	e, r := runScenario(t, "fill", nil)
+	require.Equal(t, 1.0, mappedFraction(e))
+	require.InDelta(t, 1.0, r["fill"].Device.WriteAmplification, 0.01)
+	e, r = runScenario(t, "season", nil)
+	require.Equal(t, 1.0, mappedFraction(e), "seasoning ends with every LBA mapped")
+	require.Equal(t, e.Controller().CapacityBytes(), r["restore"].Write.Bytes, "the restore pass covers the drive once")
+	e, _ = runScenario(t, "spare-area", map[string]string{"spare": "25"})
+	require.InDelta(t, 0.75, mappedFraction(e), 0.001)
+	_, r = runScenario(t, "torture", map[string]string{"time": "300s"})
+	require.Greater(t, r["torture"].Device.WriteAmplification, 3.0, "torture reaches garbage collection")
+}
+
+func TestScenarioConsistency(t *testing.T) {
+	_, full := runScenario(t, "consistency", map[string]string{"time": "1200s"})
+	_, spare := runScenario(t, "consistency", map[string]string{"time": "1200s", "spare": "25"})
+	a := sim.SummarizeConsistency(full["consistency"].Intervals, 840*sim.Second)
+	b := sim.SummarizeConsistency(spare["consistency"].Intervals, 840*sim.Second)
+	require.Positive(t, a.CliffNs, "the plateau ends in a cliff")
+	require.Less(t, a.SteadyMedian, a.FreshIOPS/3)
+	require.Greater(t, b.SteadyMedian, 2*a.SteadyMedian)
+}
+
+func TestScenarioFourCornersAndPatterns(t *testing.T) {
+	// Eight dies: queue depth has parallelism to use.
+	_, r := runScenarioOn(t, sim.New(smallDrive(t, nil)), "four-corners", map[string]string{"random_time": "2s", "seq_time": "2s", "span": "1g"})
+	require.Len(t, r, 6)
+	require.Greater(t, r["4k-rand-read-qd32"].Read.IOPS, 2*r["4k-rand-read-qd3"].Read.IOPS, "random reads scale with queue depth")
+	require.Greater(t, r["4k-rand-write-qd32"].Write.IOPS, r["4k-rand-write-qd3"].Write.IOPS)
+	require.Positive(t, mbps(r["128k-seq-read-qd1"]))
+	_, r = runScenarioOn(t, sim.New(smallDrive(t, nil)), "access-patterns", map[string]string{"time": "1s"})
+	require.Len(t, r, 24)
+	for _, p := range []string{"file-server", "web-server", "workstation", "database"} {
+		q1, q32 := r[p+"-qd1"], r[p+"-qd32"]
+		require.Greater(t, q32.Read.IOPS+q32.Write.IOPS, 2*(q1.Read.IOPS+q1.Write.IOPS), p)
+	}
+	require.Zero(t, r["web-server-qd8"].Write.IOs, "the web server pattern only reads")
+}
+
+func TestScenarioTransferSizes(t *testing.T) {
+	_, r := runScenario(t, "atto", map[string]string{"length": "32m"})
+	require.Len(t, r, 30)
+	// Throughput rises with transfer size until the flash or link bounds it.
+	require.Less(t, mbps(r["read-512"]), mbps(r["read-4k"]))
+	require.Less(t, mbps(r["read-4k"]), mbps(r["read-64k"]))
+	require.Less(t, mbps(r["write-512"]), mbps(r["write-4k"]))
+	require.LessOrEqual(t, mbps(r["read-8m"]), 1.05*mbps(r["read-1m"]), "flat once bounded")
+	_, r = runScenario(t, "as-ssd", nil)
+	require.Positive(t, mbps(r["seq-read"]))
+	require.Positive(t, mbps(r["seq-write"]))
+}
+
+func TestScenarioHDTach(t *testing.T) {
+	_, r := runScenario(t, "hdtach", nil)
+	w := r["write-curve"]
+	require.Equal(t, int64(4<<30), w.Write.Bytes)
+	require.Greater(t, len(w.Intervals), 5, "a curve across the span")
+	require.Less(t, r["access-512"].Read.Latency.Mean, r["access-1m"].Read.Latency.Mean)
+	// After torture the full-span write starts slow and recovers as the
+	// drive cleans itself up.
+	_, r = runScenario(t, "hdtach", map[string]string{"torture": "1", "torture_time": "300s"})
+	iv := r["write-curve"].Intervals
+	first, last := iv[0].MBps, iv[len(iv)-2].MBps
+	t.Logf("after torture: full-span write starts at %.0f MB/s, ends at %.0f MB/s", first, last)
+	require.Greater(t, last, 1.5*first)
+}
+
+func TestScenarioTRIMValidationAndPower(t *testing.T) {
+	_, r := runScenario(t, "trim-validation", map[string]string{"torture_time": "300s", "measure_time": "10s"})
+	clean, dirty, trimmed := mbps(r["clean"]), mbps(r["dirty"]), mbps(r["after-trim"])
+	t.Logf("TRIM validation: clean %.0f MB/s, dirty %.0f, after TRIM %.0f", clean, dirty, trimmed)
+	require.Less(t, dirty, 0.7*clean)
+	require.InEpsilon(t, clean, trimmed, 0.1, "after TRIM ≈ clean on a non-SandForce drive")
+	_, r = runScenario(t, "power", map[string]string{"time": "5s"})
+	require.Less(t, r["idle"].Power.AverageW, r["seq-write"].Power.AverageW)
+	require.Less(t, r["idle"].Power.AverageW, r["random-write"].Power.AverageW)
+	require.Equal(t, int64(5), r["idle"].Read.IOs, "one read a second")
+}

@@ -1,0 +1,378 @@
+package workload
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ftlsim/ftlsim/internal/units"
+)
+
+// StepKind is what one step of a scenario does.
+type StepKind uint8
+
+// Step kinds.
+const (
+	SecureErase StepKind = iota // erase the drive (ATA SECURITY ERASE UNIT)
+	RunJob                      // run Job (its results are kept when Label is set)
+	Idle                        // let the drive sit idle for IdleNs
+)
+
+// Step is one step of a scenario.
+type Step struct {
+	Kind   StepKind
+	Job    *Job
+	IdleNs int64
+	// Label names a measured step in the scenario's results; preparation
+	// steps have none.
+	Label string
+}
+
+// Param is a scenario parameter: its name, default and meaning.
+type Param struct {
+	Name, Default, Help string
+}
+
+// Scenario is a named review procedure (methodology.md), parameterised,
+// with the reviews' values as defaults.
+type Scenario struct {
+	Name        string
+	Description string
+	Params      []Param
+	build       func(p params) ([]Step, error)
+}
+
+// params are a scenario's parameter values, by name.
+type params map[string]string
+
+func (p params) dur(name string) (int64, error) {
+	ns, err := units.ParseDuration(p[name])
+	if err != nil || ns <= 0 {
+		return 0, fmt.Errorf("%w: %s=%s: must be a positive duration", ErrOption, name, p[name])
+	}
+	return ns, nil
+}
+
+func (p params) pct(name string) (int, error) {
+	v, err := strconv.Atoi(strings.TrimSuffix(p[name], "%"))
+	if err != nil || v < 0 || v > 90 {
+		return 0, fmt.Errorf("%w: %s=%s: must be a percentage from 0 to 90", ErrOption, name, p[name])
+	}
+	return v, nil
+}
+
+// Steps returns the scenario's steps with the given parameters (the rest
+// at their defaults). Unknown parameters are errors.
+func (s Scenario) Steps(overrides map[string]string) ([]Step, error) {
+	p := params{}
+	for _, d := range s.Params {
+		p[d.Name] = d.Default
+	}
+	for k, v := range overrides {
+		if _, ok := p[k]; !ok {
+			names := make([]string, 0, len(s.Params))
+			for _, d := range s.Params {
+				names = append(names, d.Name)
+			}
+			return nil, fmt.Errorf("%w: scenario %s has no parameter %q (it has: %s)", ErrOption, s.Name, k, strings.Join(names, ", "))
+		}
+		p[k] = v
+	}
+	return s.build(p)
+}
+
+// newJobWith builds a job from fio options; the options are the package's own,
+// so an error is a programming error.
+func newJobWith(name string, opts ...string) (*Job, error) {
+	j := NewJob(name)
+	for i := 0; i+1 < len(opts); i += 2 {
+		if err := j.Set(opts[i], opts[i+1]); err != nil {
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
+// steps assembles steps from constructors, stopping at the first error.
+type steps struct {
+	out []Step
+	err error
+}
+
+func (s *steps) erase() { s.out = append(s.out, Step{Kind: SecureErase}) }
+
+func (s *steps) idle(ns int64) { s.out = append(s.out, Step{Kind: Idle, IdleNs: ns}) }
+
+func (s *steps) run(label, name string, opts ...string) {
+	if s.err != nil {
+		return
+	}
+	j, err := newJobWith(name, opts...)
+	if err != nil {
+		s.err = err
+		return
+	}
+	j.ClampToDrive = true
+	s.out = append(s.out, Step{Kind: RunJob, Job: j, Label: label})
+}
+
+func (s *steps) done() ([]Step, error) { return s.out, s.err }
+
+func sizeOf(spare int) string { return strconv.Itoa(100-spare) + "%" }
+
+// seconds renders ns for a runtime option.
+func seconds(ns int64) string { return strconv.FormatInt(ns/1e6, 10) + "ms" }
+
+// The Iometer access specifications TechReport and others used (Intel's
+// file-server, web-server, workstation and database patterns).
+var iometerPatterns = map[string][]string{
+	"file-server": {"rw", "randrw", "rwmixread", "80", "bssplit", "512/10:1k/5:2k/5:4k/60:8k/2:16k/4:32k/4:64k/10"},
+	"web-server":  {"rw", "randread", "bssplit", "512/22:1k/15:2k/8:4k/23:8k/15:16k/2:32k/6:64k/7:128k/1:512k/1"},
+	"workstation": {"rw", "randrw", "rwmixread", "80", "bs", "8k"},
+	"database":    {"rw", "randrw", "rwmixread", "67", "bs", "8k"},
+}
+
+var scenarios = []Scenario{
+	{
+		Name: "secure-erase", Description: "erase every block; the mapping is empty (the fresh state)",
+		build: func(p params) ([]Step, error) { s := &steps{}; s.erase(); return s.done() },
+	},
+	{
+		Name: "fill", Description: "secure erase, then write every user LBA once with 128 KiB sequential writes at QD 1",
+		build: func(p params) ([]Step, error) {
+			s := &steps{}
+			s.erase()
+			s.run("fill", "fill", "rw", "write", "bs", "128k")
+			return s.done()
+		},
+	},
+	{
+		Name: "season", Description: "the worst realistic state: secure erase, sequential fill, then a second full pass in an order with some randomness (a disk image restored sector by sector)",
+		Params: []Param{{"image_bs", "64k", "size of the image restore's writes"}},
+		build: func(p params) ([]Step, error) {
+			s := &steps{}
+			s.erase()
+			s.run("", "fill", "rw", "write", "bs", "128k")
+			// Every block once, in random order: fio's random map.
+			s.run("restore", "image-restore", "rw", "randwrite", "bs", p["image_bs"], "iodepth", "4")
+			return s.done()
+		},
+	},
+	{
+		Name: "spare-area", Description: "emulate extra over-provisioning: secure erase, then fill only the first (100 - spare) % of the LBAs",
+		Params: []Param{{"spare", "25", "percent of the LBAs never written"}},
+		build: func(p params) ([]Step, error) {
+			sp, err := p.pct("spare")
+			if err != nil {
+				return nil, err
+			}
+			s := &steps{}
+			s.erase()
+			s.run("fill", "fill", "rw", "write", "bs", "128k", "size", sizeOf(sp))
+			return s.done()
+		},
+	},
+	{
+		Name: "torture", Description: "secure erase, fill, then 4 KiB random writes at QD 32 over every LBA (incompressible) for 30-60 minutes",
+		Params: []Param{{"time", "30m", "length of the random writes"}, {"spare", "0", "percent of the LBAs left unwritten"}},
+		build: func(p params) ([]Step, error) {
+			ns, err := p.dur("time")
+			if err != nil {
+				return nil, err
+			}
+			sp, err := p.pct("spare")
+			if err != nil {
+				return nil, err
+			}
+			s := &steps{}
+			s.erase()
+			s.run("", "fill", "rw", "write", "bs", "128k", "size", sizeOf(sp))
+			s.run("torture", "torture", "rw", "randwrite", "bs", "4k", "iodepth", "32", "size", sizeOf(sp), "runtime", seconds(ns), "time_based", "1", "norandommap", "1")
+			return s.done()
+		},
+	},
+	{
+		Name: "consistency", Description: "performance consistency: secure erase, fill, 4 KiB random writes at QD 32 over every LBA for 2000 s, IOPS each second (repeat with spare=25)",
+		Params: []Param{{"time", "2000s", "length of the random writes"}, {"spare", "0", "spare area by partitioning, percent"}},
+		build: func(p params) ([]Step, error) {
+			ns, err := p.dur("time")
+			if err != nil {
+				return nil, err
+			}
+			sp, err := p.pct("spare")
+			if err != nil {
+				return nil, err
+			}
+			s := &steps{}
+			s.erase()
+			s.run("", "fill", "rw", "write", "bs", "128k", "size", sizeOf(sp))
+			s.run("consistency", "consistency", "rw", "randwrite", "bs", "4k", "iodepth", "32", "size", sizeOf(sp), "runtime", seconds(ns), "time_based", "1", "norandommap", "1")
+			return s.done()
+		},
+	},
+	{
+		Name: "four-corners", Description: "Iometer four corners: 4 KiB random read and write over 8 GB at QD 3 and QD 32, 128 KiB sequential read and write over the span at QD 1",
+		Params: []Param{{"random_time", "3m", "length of each random test"}, {"seq_time", "1m", "length of each sequential test"}, {"span", "8g", "span of the random tests"}},
+		build: func(p params) ([]Step, error) {
+			rt, err := p.dur("random_time")
+			if err != nil {
+				return nil, err
+			}
+			st, err := p.dur("seq_time")
+			if err != nil {
+				return nil, err
+			}
+			s := &steps{}
+			s.erase()
+			s.run("128k-seq-write-qd1", "seq-write", "rw", "write", "bs", "128k", "runtime", seconds(st), "time_based", "1")
+			for _, qd := range []string{"3", "32"} {
+				s.run("4k-rand-write-qd"+qd, "rand-write", "rw", "randwrite", "bs", "4k", "iodepth", qd, "size", p["span"], "runtime", seconds(rt), "time_based", "1", "norandommap", "1")
+			}
+			s.run("", "fill", "rw", "write", "bs", "128k")
+			s.run("128k-seq-read-qd1", "seq-read", "rw", "read", "bs", "128k", "runtime", seconds(st), "time_based", "1")
+			for _, qd := range []string{"3", "32"} {
+				s.run("4k-rand-read-qd"+qd, "rand-read", "rw", "randread", "bs", "4k", "iodepth", qd, "size", p["span"], "runtime", seconds(rt), "time_based", "1", "norandommap", "1")
+			}
+			return s.done()
+		},
+	},
+	{
+		Name: "access-patterns", Description: "TechReport's Iometer access patterns (file server, web server, workstation, database) at 1, 2, 4, 8, 16 and 32 outstanding I/Os, on a filled drive",
+		Params: []Param{{"time", "30s", "length of each test"}, {"patterns", "file-server,web-server,workstation,database", "which patterns"}},
+		build: func(p params) ([]Step, error) {
+			ns, err := p.dur("time")
+			if err != nil {
+				return nil, err
+			}
+			s := &steps{}
+			s.erase()
+			s.run("", "fill", "rw", "write", "bs", "128k")
+			for _, name := range strings.Split(p["patterns"], ",") {
+				opts, ok := iometerPatterns[name]
+				if !ok {
+					return nil, fmt.Errorf("%w: patterns=%s: %q is not one of file-server, web-server, workstation, database", ErrOption, p["patterns"], name)
+				}
+				for _, qd := range []string{"1", "2", "4", "8", "16", "32"} {
+					s.run(name+"-qd"+qd, name, append(append([]string{}, opts...), "iodepth", qd, "runtime", seconds(ns), "time_based", "1", "norandommap", "1")...)
+				}
+			}
+			return s.done()
+		},
+	},
+	{
+		Name: "as-ssd", Description: "AS-SSD sequential read and write (16 MiB transfers over a 1 GiB file, incompressible data)",
+		build: func(p params) ([]Step, error) {
+			s := &steps{}
+			s.erase()
+			s.run("seq-write", "as-ssd-seq-write", "rw", "write", "bs", "16m", "size", "1g")
+			s.run("seq-read", "as-ssd-seq-read", "rw", "read", "bs", "16m", "size", "1g")
+			return s.done()
+		},
+	},
+	{
+		Name: "atto", Description: "ATTO transfer-size sweep: sequential write then read of a 256 MiB file at 0.5 KiB to 8 MiB transfers, QD 4",
+		Params: []Param{{"length", "256m", "bytes written and read at each size"}},
+		build: func(p params) ([]Step, error) {
+			s := &steps{}
+			s.erase()
+			for _, bs := range []string{"512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m"} {
+				s.run("write-"+bs, "atto-write", "rw", "write", "bs", bs, "size", p["length"], "iodepth", "4")
+				s.run("read-"+bs, "atto-read", "rw", "read", "bs", bs, "size", p["length"], "iodepth", "4")
+			}
+			return s.done()
+		},
+	},
+	{
+		Name: "hdtach", Description: "HD Tune/HD Tach: full-span sequential write and read with 64 KiB transfers (the series gives the transfer-rate curve), random access times at 512 B, 4 KiB, 64 KiB and 1 MiB; with torture=1 the drive is tortured first, and the write curve shows its recovery",
+		Params: []Param{{"torture", "0", "1 to torture the drive first (30 minutes of 4 KiB random writes)"}, {"torture_time", "30m", "length of the torture"}},
+		build: func(p params) ([]Step, error) {
+			s := &steps{}
+			s.erase()
+			switch p["torture"] {
+			case "0":
+			case "1":
+				ns, err := p.dur("torture_time")
+				if err != nil {
+					return nil, err
+				}
+				s.run("", "fill", "rw", "write", "bs", "128k")
+				s.run("", "torture", "rw", "randwrite", "bs", "4k", "iodepth", "32", "runtime", seconds(ns), "time_based", "1", "norandommap", "1")
+			default:
+				return nil, fmt.Errorf("%w: torture=%s: must be 0 or 1", ErrOption, p["torture"])
+			}
+			s.run("write-curve", "full-span-write", "rw", "write", "bs", "64k")
+			s.run("read-curve", "full-span-read", "rw", "read", "bs", "64k")
+			for _, bs := range []string{"512", "4k", "64k", "1m"} {
+				s.run("access-"+bs, "random-access", "rw", "randread", "bs", bs, "number_ios", "2000", "norandommap", "1")
+			}
+			return s.done()
+		},
+	},
+	{
+		Name: "trim-validation", Description: "secure erase, measure 128 KiB sequential writes (clean); fill and torture; measure (dirty); TRIM every LBA; measure (after TRIM)",
+		Params: []Param{{"torture_time", "30m", "length of the torture"}, {"measure_time", "60s", "length of each measurement"}},
+		build: func(p params) ([]Step, error) {
+			tt, err := p.dur("torture_time")
+			if err != nil {
+				return nil, err
+			}
+			mt, err := p.dur("measure_time")
+			if err != nil {
+				return nil, err
+			}
+			s := &steps{}
+			measure := func(label string) {
+				s.run(label, "seq-write", "rw", "write", "bs", "128k", "runtime", seconds(mt), "time_based", "1")
+			}
+			s.erase()
+			measure("clean")
+			s.erase()
+			s.run("", "fill", "rw", "write", "bs", "128k")
+			s.run("", "torture", "rw", "randwrite", "bs", "4k", "iodepth", "32", "runtime", seconds(tt), "time_based", "1", "norandommap", "1")
+			measure("dirty")
+			s.run("", "trim-all", "rw", "trim", "bs", "64m")
+			s.idle(30e9)
+			measure("after-trim")
+			return s.done()
+		},
+	},
+	{
+		Name: "power", Description: "power at idle, during 128 KiB sequential writes (QD 1) and during 4 KiB random writes (QD 32), each on a fresh drive",
+		Params: []Param{{"time", "60s", "length of each reading"}},
+		build: func(p params) ([]Step, error) {
+			ns, err := p.dur("time")
+			if err != nil {
+				return nil, err
+			}
+			s := &steps{}
+			s.erase()
+			s.run("idle", "idle", "rw", "randread", "bs", "4k", "rate_iops", "1", "runtime", seconds(ns), "time_based", "1")
+			s.run("seq-write", "seq-write", "rw", "write", "bs", "128k", "runtime", seconds(ns), "time_based", "1")
+			s.erase()
+			s.run("random-write", "rand-write", "rw", "randwrite", "bs", "4k", "iodepth", "32", "size", "8g", "runtime", seconds(ns), "time_based", "1", "norandommap", "1")
+			return s.done()
+		},
+	},
+}
+
+// Scenarios returns every scenario, by name.
+func Scenarios() []Scenario {
+	out := append([]Scenario(nil), scenarios...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ScenarioByName returns the scenario called name.
+func ScenarioByName(name string) (Scenario, error) {
+	for _, s := range scenarios {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	names := make([]string, len(scenarios))
+	for i, s := range Scenarios() {
+		names[i] = s.Name
+	}
+	return Scenario{}, fmt.Errorf("%w: no scenario %q (scenarios: %s)", ErrOption, name, strings.Join(names, ", "))
+}
