@@ -18,7 +18,7 @@ type ConsistencySummary struct {
 	SteadyP10    float64 // 10th percentile of IOPS over the window
 	SteadyP90    float64 // 90th percentile of IOPS over the window
 	SteadyMean   float64 // mean IOPS over the window
-	SteadyWA     float64 // mean write amplification over the window
+	SteadyWA     float64 // mean write amplification over the window's seconds with host writes
 	ZeroSeconds  int     // intervals after the cliff with no completed I/O
 }
 
@@ -56,14 +56,18 @@ func SummarizeConsistency(series []Interval, steadyFromNs int64) ConsistencySumm
 		}
 		if iv.StartNs >= steadyFromNs {
 			steady = append(steady, iv.IOPS)
-			wa = append(wa, iv.WriteAmplification)
+			if iv.WriteAmplification > 0 { // seconds with host writes
+				wa = append(wa, iv.WriteAmplification)
+			}
 		}
 	}
 	if len(steady) == 0 {
 		return s
 	}
 	s.SteadyMean = stat.Mean(steady, nil)
-	s.SteadyWA = stat.Mean(wa, nil)
+	if len(wa) > 0 {
+		s.SteadyWA = stat.Mean(wa, nil)
+	}
 	sort.Float64s(steady)
 	s.SteadyMedian = stat.Quantile(0.5, stat.Empirical, steady, nil)
 	s.SteadyP10 = stat.Quantile(0.1, stat.Empirical, steady, nil)

@@ -274,11 +274,17 @@ var scenarios = []Scenario{
 		Name: "atto", Description: "ATTO transfer-size sweep: sequential write then read of a 256 MiB file at 0.5 KiB to 8 MiB transfers, QD 4",
 		Params: []Param{{"length", "256m", "bytes written and read at each size"}},
 		build: func(p params) ([]Step, error) {
+			length, err := units.ParseSize(p["length"], false)
+			if err != nil || length < 512 {
+				return nil, fmt.Errorf("%w: length=%s: must be a size of at least 512 bytes", ErrOption, p["length"])
+			}
 			s := &steps{}
 			s.erase()
 			for _, bs := range []string{"512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m"} {
-				s.run("write-"+bs, "atto-write", "rw", "write", "bs", bs, "size", p["length"], "iodepth", "4")
-				s.run("read-"+bs, "atto-read", "rw", "read", "bs", bs, "size", p["length"], "iodepth", "4")
+				b, _ := units.ParseSize(bs, false)
+				size := strconv.FormatInt(max(length, b), 10) // at least one transfer
+				s.run("write-"+bs, "atto-write", "rw", "write", "bs", bs, "size", size, "iodepth", "4")
+				s.run("read-"+bs, "atto-read", "rw", "read", "bs", bs, "size", size, "iodepth", "4")
 			}
 			return s.done()
 		},

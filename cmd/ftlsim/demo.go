@@ -76,6 +76,7 @@ func printHelp(w io.Writer) {
        ftlsim drives [NAME]      list drive presets, or print one as YAML
        ftlsim replay FILE [options]  replay a block trace on a simulated SSD
        ftlsim run JOBFILE [options]  run a fio job file (drive and output options apply)
+       ftlsim scenario [NAME [--PARAM=VALUE ...] [options]]  list or run a review procedure
 
 Job options (fio's names and meanings):
   --name=NAME --rw=read|write|trim|randread|randwrite|randtrim|rw|randrw|trimwrite

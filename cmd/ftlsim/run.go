@@ -59,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		err = runJob(args[1:], stdout, true)
 	case args[0] == "run":
 		err = runFile(args[1:], stdout, stderr)
+	case args[0] == "scenario":
+		err = scenario(args[1:], stdout)
 	default:
 		err = runJob(args, stdout, false)
 	}
@@ -115,9 +117,10 @@ type options struct {
 
 // Command modes.
 const (
-	modeJob    = iota // options describe one job
-	modeReplay        // replay FILE [options]
-	modeFile          // run JOBFILE [options]
+	modeJob      = iota // options describe one job
+	modeReplay          // replay FILE [options]
+	modeFile            // run JOBFILE [options]
+	modeScenario        // with modeFile: no positional argument (scenario NAME is taken)
 )
 
 // parseArgs parses the command line of a mode.
@@ -139,8 +142,8 @@ func parseArgs(args []string, mode int) (*options, error) {
 	switch mode {
 	case modeReplay:
 		jobOptions = []string{"iodepth", "name"}
-	case modeFile:
-		jobOptions = nil // the jobs come from the file
+	case modeFile, modeFile | modeScenario:
+		jobOptions = nil // the jobs come from the file or the scenario
 	}
 	for _, name := range jobOptions {
 		name := name
@@ -258,6 +261,9 @@ func parseArgs(args []string, mode int) (*options, error) {
 		if !o.job.IsSet("iodepth") {
 			o.job.IODepth = 0 // open loop at the recorded times
 		}
+	case mode == modeFile|modeScenario && len(positional) > 0:
+		return nil, usage("unexpected argument %q (scenario parameters are --name=value)", positional[0])
+	case mode == modeFile|modeScenario:
 	case mode == modeFile && len(positional) != 1:
 		return nil, usage("run takes one job file (got %d)", len(positional))
 	case mode == modeFile:

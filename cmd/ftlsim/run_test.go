@@ -364,3 +364,35 @@ func TestRunJobFileErrors(t *testing.T) {
 		require.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
 	}
 }
+
+func TestScenarioCommand(t *testing.T) {
+	code, out, _ := runCmd(t, "scenario")
+	require.Equal(t, exitOK, code)
+	for _, n := range []string{"consistency", "trim-validation", "atto", "hdtach", "four-corners"} {
+		require.Contains(t, out, n)
+	}
+	code, out, errOut := runCmd(t, append([]string{"scenario", "trim-validation", "--torture_time=60s", "--measure_time=5s"}, quick...)...)
+	require.Equal(t, exitOK, code, errOut)
+	for _, s := range []string{"clean", "dirty", "after-trim"} {
+		require.Contains(t, out, s)
+	}
+	code, out, errOut = runCmd(t, append([]string{"scenario", "atto", "--length=4m", "--output-format=json"}, quick...)...)
+	require.Equal(t, exitOK, code, errOut)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	require.Len(t, doc["jobs"].([]any), 30)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"scenario", "bake"}, `no scenario "bake"`},
+		{[]string{"scenario", "torture", "--time=soon"}, "time=soon"},
+		{[]string{"scenario", "torture", "--tiem=1m"}, "--tiem"},
+		{[]string{"scenario", "torture", "extra"}, "extra"},
+		{[]string{"scenario", "spare-area", "--spare=95"}, "spare=95"},
+	} {
+		code, _, errOut := runCmd(t, c.args...)
+		require.Equal(t, exitUsage, code, "%v: %s", c.args, errOut)
+		require.Contains(t, errOut, c.want)
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
+)
+
+// scenario lists the review scenarios, or runs one:
+//
+//	ftlsim scenario
+//	ftlsim scenario NAME [--PARAM=VALUE ...] [drive and output options]
+func scenario(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SCENARIO\tPARAMETERS (default)\tWHAT IT DOES")
+		for _, s := range workload.Scenarios() {
+			var ps []string
+			for _, p := range s.Params {
+				ps = append(ps, fmt.Sprintf("--%s=%s", p.Name, p.Default))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, strings.Join(ps, " "), s.Description)
+		}
+		return tw.Flush()
+	}
+	sc, err := workload.ScenarioByName(args[0])
+	if err != nil {
+		return err
+	}
+	// Scenario parameters are taken out first; the rest are the drive and
+	// output options every command shares.
+	overrides := map[string]string{}
+	var rest []string
+	for _, a := range args[1:] {
+		name, val, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		known := false
+		for _, p := range sc.Params {
+			known = known || p.Name == name
+		}
+		if ok && known && strings.HasPrefix(a, "-") {
+			overrides[name] = val
+			continue
+		}
+		rest = append(rest, a)
+	}
+	o, err := parseArgs(rest, modeFile|modeScenario)
+	if err != nil {
+		return err
+	}
+	steps, err := sc.Steps(overrides)
+	if err != nil {
+		return err
+	}
+	c, err := buildDrive(o)
+	if err != nil {
+		return err
+	}
+	out, closeOut, err := openOutput(o, stdout)
+	if err != nil {
+		return err
+	}
+	defer closeOut()
+	wall := time.Now()
+	e := sim.New(c)
+	ms, err := e.RunSteps(steps)
+	if err != nil {
+		return err
+	}
+	if o.format == "json" {
+		global := map[string]string{"drive": o.drive, "scenario": sc.Name}
+		for k, v := range overrides {
+			global[k] = v
+		}
+		var jobs []sim.FioJob
+		for _, m := range ms {
+			jobs = append(jobs, m.Result.Fio(map[string]string{"scenario": sc.Name, "step": m.Label}))
+		}
+		return sim.WriteFioJSON(out, global, jobs...)
+	}
+	fmt.Fprintf(out, "drive %s\nscenario %s: %s\n\n", describeDrive(c), sc.Name, sc.Description)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "step\tread MB/s\twrite MB/s\tIOPS\tmean latency us\tWA\tpower W\tsimulated s\t")
+	for _, m := range ms {
+		r := m.Result
+		secs := float64(r.RuntimeNs) / 1e9
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.0f\t%.1f\t%.2f\t%.2f\t%.1f\t\n", m.Label, r.Read.BWBytes/1e6, r.Write.BWBytes/1e6,
+			r.Read.IOPS+r.Write.IOPS+r.Trim.IOPS, r.AvgServiceNs/1e3, r.Device.WriteAmplification, r.Power.AverageW, secs)
+	}
+	tw.Flush()
+	for _, m := range ms {
+		if m.Label == "consistency" || m.Label == "torture" {
+			end := m.Result.EndNs - m.Result.StartNs
+			s := sim.SummarizeConsistency(m.Result.Intervals, end*7/10)
+			fmt.Fprintf(out, "\n%s: fresh %.0f IOPS; cliff at %.0f s; steady state from %.0f s: median %.0f IOPS (10th-90th percentile %.0f-%.0f), WA %.2f; %d s at 0 IOPS\n",
+				m.Label, s.FreshIOPS, float64(s.CliffNs)/1e9, float64(s.SteadyFromNs)/1e9, s.SteadyMedian, s.SteadyP10, s.SteadyP90, s.SteadyWA, s.ZeroSeconds)
+		}
+	}
+	fmt.Fprintf(out, "\nsimulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
+	return nil
+}
