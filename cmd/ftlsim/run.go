@@ -61,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		err = runFile(args[1:], stdout, stderr)
 	case args[0] == "scenario":
 		err = scenario(args[1:], stdout)
+	case args[0] == "review":
+		err = review(args[1:], stdout, stderr)
 	default:
 		err = runJob(args, stdout, false)
 	}

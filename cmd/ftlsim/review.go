@@ -1,0 +1,68 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ftlsim/ftlsim/report"
+)
+
+// review runs the review suite on one or more drives and writes a report
+// folder:
+//
+//	ftlsim review --drive=bp4-240,m4-256 [--out=DIR] [--quick]
+func review(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("review", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	drives := fs.String("drive", "", "drives to review, comma-separated (presets or description files)")
+	out := fs.String("out", "review", "report folder")
+	quick := fs.Bool("quick", false, "shrink drives and runs for a first look (same chart shapes)")
+	if err := fs.Parse(args); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
+			return usage("unknown option --%s for review (it takes --drive, --out, --quick)", strings.TrimLeft(name, "-"))
+		}
+		return usage("%s", err.Error())
+	}
+	if fs.NArg() > 0 {
+		return usage("unexpected argument %q for review", fs.Arg(0))
+	}
+	if *drives == "" {
+		return usage("review needs --drive=NAME[,NAME...]")
+	}
+	start := time.Now()
+	progress := func(drive, step string, done, total int) {}
+	if isTerminal(stderr) {
+		progress = func(drive, step string, done, total int) {
+			eta := ""
+			if done > 0 {
+				left := time.Duration(float64(time.Since(start)) / float64(done) * float64(total-done))
+				eta = fmt.Sprintf(", about %s left for this drive", left.Round(time.Second))
+			}
+			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s: %s%s", done+1, total, drive, step, eta)
+		}
+	}
+	ds, err := report.Run(report.Options{Drives: strings.Split(*drives, ","), Out: *out, Quick: *quick, Progress: progress})
+	if isTerminal(stderr) {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "reviewed %d drive(s) in %s: %s/report.md, %s/report.html, charts and data/\n",
+		len(ds), time.Since(start).Round(time.Second), *out, *out)
+	return nil
+}
+
+// isTerminal reports whether w is a terminal (progress is drawn only there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

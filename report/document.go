@@ -1,0 +1,213 @@
+package report
+
+import (
+	"encoding/base64"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ftlsim/ftlsim/sim"
+)
+
+// block is one piece of the report: a heading, a paragraph, a table or
+// charts. Markdown and HTML render the same blocks.
+type block struct {
+	heading string
+	para    string
+	table   [][]string // first row is the header
+	charts  []chart
+}
+
+func mdTable(w io.Writer, t [][]string) {
+	for i, row := range t {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		if i == 0 {
+			fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(row)))
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+func us(ns float64) string { return fmt.Sprintf("%.0f", ns/1e3) }
+
+// blocks builds the report's content in the reviews' order.
+func blocks(o Options, drives []Drive, charts []chart) []block {
+	byFile := map[string]chart{}
+	for _, c := range charts {
+		byFile[c.File] = c
+	}
+	pick := func(files ...string) []chart {
+		var out []chart
+		for _, f := range files {
+			out = append(out, byFile[f])
+		}
+		return out
+	}
+	mode := "the reviews' full procedure"
+	if o.Quick {
+		mode = "quick mode: each drive keeps its controller, NAND and die count but is shrunk to 1 GiB per die (at least 8 GiB), and runs are shortened (consistency 600 s); the charts keep their shape"
+	}
+	var b []block
+	var names []string
+	for _, d := range drives {
+		names = append(names, d.Name)
+	}
+	b = append(b, block{heading: "# ftlsim review: " + strings.Join(names, ", ")},
+		block{para: "Simulated with ftlsim: " + mode + ". Regenerate with `ftlsim review --drive=" + strings.Join(names, ",") + map[bool]string{true: " --quick", false: ""}[o.Quick] + "`. Every series is in `data/` as CSV, every run as fio-shaped JSON."})
+	var dl []string
+	for _, d := range drives {
+		dl = append(dl, "- "+describe(d))
+	}
+	b = append(b, block{heading: "## The drives"}, block{para: strings.Join(dl, "\n")})
+
+	t := [][]string{{"drive", "128K seq read MB/s", "128K seq write MB/s", "4K rand read IOPS QD3 / QD32", "4K rand write IOPS QD3 / QD32"}}
+	for _, d := range drives {
+		g := func(l string) *sim.Result { return d.get("four-corners", l) }
+		t = append(t, []string{d.Name, f0(mbps(g("128k-seq-read-qd1"))), f0(mbps(g("128k-seq-write-qd1"))),
+			f0(iops(g("4k-rand-read-qd3"))) + " / " + f0(iops(g("4k-rand-read-qd32"))),
+			f0(iops(g("4k-rand-write-qd3"))) + " / " + f0(iops(g("4k-rand-write-qd32")))})
+	}
+	b = append(b, block{heading: "## Four corners (Iometer)"}, block{table: t}, block{charts: pick("four-corners-seq", "four-corners-random")})
+
+	b = append(b, block{heading: "## ATTO"}, block{para: "Sequential write then read of a file at each transfer size from 0.5 KiB to 8 MiB, QD 4: throughput rises with transfer size until the flash, the controller or the link bounds it."},
+		block{charts: pick("atto")})
+
+	t = [][]string{{"drive", "full-span read MB/s", "full-span write MB/s", "access time 512 B µs", "4 KiB µs", "64 KiB µs", "1 MiB µs"}}
+	for _, d := range drives {
+		lat := func(l string) string {
+			if r := d.get("hdtach", l); r != nil {
+				return us(r.Read.Latency.Mean)
+			}
+			return "-"
+		}
+		t = append(t, []string{d.Name, f0(mbps(d.get("hdtach", "read-curve"))), f0(mbps(d.get("hdtach", "write-curve"))),
+			lat("access-512"), lat("access-4k"), lat("access-64k"), lat("access-1m")})
+	}
+	b = append(b, block{heading: "## HD Tach"}, block{table: t}, block{charts: pick("hdtach")})
+
+	t = [][]string{{"drive", "spare area", "fresh IOPS", "cliff at s", "steady median IOPS", "10th-90th percentile", "seconds at 0", "steady WA"}}
+	for _, d := range drives {
+		for _, run := range []string{"consistency", "consistency-25"} {
+			r := d.get(run, "consistency")
+			if r == nil {
+				continue
+			}
+			s := sim.SummarizeConsistency(r.Intervals, (r.EndNs-r.StartNs)*7/10)
+			spare := "drive's own"
+			if run == "consistency-25" {
+				spare = "+25 % (partitioned)"
+			}
+			cliff := "none"
+			if s.CliffNs >= 0 {
+				cliff = f0(float64(s.CliffNs) / 1e9)
+			}
+			t = append(t, []string{d.Name, spare, f0(s.FreshIOPS), cliff, f0(s.SteadyMedian), f0(s.SteadyP10) + "-" + f0(s.SteadyP90),
+				fmt.Sprint(s.ZeroSeconds), fmt.Sprintf("%.2f", s.SteadyWA)})
+		}
+	}
+	b = append(b, block{heading: "## Performance consistency"},
+		block{para: "Secure erase, sequential fill, then 4 KiB random writes at QD 32 over every LBA, IOPS each second; again with 25 % of the LBAs left unwritten. The steady-state window is the last 30 % of the run (from 1,400 s of 2,000)."},
+		block{table: t}, block{charts: pick("consistency-log", "consistency-steady-log", "consistency-steady-linear", "latency-cdf")})
+
+	t = [][]string{{"drive", "clean MB/s", "dirty MB/s", "after TRIM MB/s"}}
+	for _, d := range drives {
+		t = append(t, []string{d.Name, f0(mbps(d.get("trim-validation", "clean"))), f0(mbps(d.get("trim-validation", "dirty"))), f0(mbps(d.get("trim-validation", "after-trim")))})
+	}
+	b = append(b, block{heading: "## TRIM validation"}, block{para: "128 KiB sequential writes at QD 1: on a clean drive, after a fill and a torture of 4 KiB random writes, and after a TRIM of every LBA."}, block{table: t})
+
+	t = [][]string{{"drive", "idle W", "sequential write W", "random write W", "J per GB written (sequential)"}}
+	for _, d := range drives {
+		pw := func(l string) *sim.Result { return d.get("power", l) }
+		row := []string{d.Name, "-", "-", "-", "-"}
+		if r := pw("idle"); r != nil {
+			row[1] = fmt.Sprintf("%.2f", r.Power.AverageW)
+		}
+		if r := pw("seq-write"); r != nil {
+			row[2], row[4] = fmt.Sprintf("%.2f", r.Power.AverageW), fmt.Sprintf("%.1f", r.Power.JoulesPerGBWritten)
+		}
+		if r := pw("random-write"); r != nil {
+			row[3] = fmt.Sprintf("%.2f", r.Power.AverageW)
+		}
+		t = append(t, row)
+	}
+	b = append(b, block{heading: "## Power"}, block{table: t})
+	return b
+}
+
+func writeMarkdown(w io.Writer, o Options, drives []Drive, charts []chart) {
+	for _, b := range blocks(o, drives, charts) {
+		switch {
+		case b.heading != "":
+			fmt.Fprintf(w, "%s\n\n", b.heading)
+		case b.para != "":
+			fmt.Fprintf(w, "%s\n\n", b.para)
+		case b.table != nil:
+			mdTable(w, b.table)
+		default:
+			for _, c := range b.charts {
+				fmt.Fprintf(w, "![%s](%s.png)\n\n", c.Caption, c.File)
+			}
+		}
+	}
+}
+
+// writeHTML writes report.html with the charts embedded, so that the one
+// file shows everything.
+func writeHTML(dir string, o Options, drives []Drive, charts []chart) error {
+	f, err := os.Create(filepath.Join(dir, "report.html"))
+	if err != nil {
+		return err
+	}
+	w := f
+	fmt.Fprint(w, `<!doctype html><html><head><meta charset="utf-8"><title>ftlsim review</title><style>
+body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}table{border-collapse:collapse;margin:1em 0}
+td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f0f0f0}td:first-child{text-align:left}
+img{max-width:100%}code{background:#f4f4f4;padding:1px 4px}</style></head><body>
+`)
+	for _, b := range blocks(o, drives, charts) {
+		switch {
+		case b.heading != "":
+			level := strings.Count(strings.SplitN(b.heading, " ", 2)[0], "#")
+			fmt.Fprintf(w, "<h%d>%s</h%d>\n", level, html.EscapeString(strings.SplitN(b.heading, " ", 2)[1]), level)
+		case b.para != "":
+			text := html.EscapeString(b.para)
+			for strings.Count(text, "`") >= 2 {
+				text = strings.Replace(strings.Replace(text, "`", "<code>", 1), "`", "</code>", 1)
+			}
+			if strings.HasPrefix(b.para, "- ") {
+				fmt.Fprintf(w, "<ul><li>%s</li></ul>\n", strings.ReplaceAll(strings.TrimPrefix(text, "- "), "\n- ", "</li><li>"))
+			} else {
+				fmt.Fprintf(w, "<p>%s</p>\n", text)
+			}
+		case b.table != nil:
+			fmt.Fprint(w, "<table>")
+			for i, row := range b.table {
+				tag := "td"
+				if i == 0 {
+					tag = "th"
+				}
+				fmt.Fprint(w, "<tr>")
+				for _, c := range row {
+					fmt.Fprintf(w, "<%s>%s</%s>", tag, html.EscapeString(c), tag)
+				}
+				fmt.Fprint(w, "</tr>")
+			}
+			fmt.Fprint(w, "</table>\n")
+		default:
+			for _, c := range b.charts {
+				png, err := os.ReadFile(filepath.Join(dir, c.File+".png"))
+				if err != nil {
+					f.Close()
+					return err
+				}
+				fmt.Fprintf(w, "<figure><img alt=\"%s\" src=\"data:image/png;base64,%s\"><figcaption>%s</figcaption></figure>\n",
+					html.EscapeString(c.Caption), base64.StdEncoding.EncodeToString(png), html.EscapeString(c.Caption))
+			}
+		}
+	}
+	fmt.Fprint(w, "</body></html>\n")
+	return f.Close()
+}
