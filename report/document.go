@@ -134,6 +134,20 @@ func blocks(o Options, drives []Drive, charts []chart) []block {
 		t = append(t, row)
 	}
 	b = append(b, block{heading: "## Power"}, block{table: t})
+
+	t = [][]string{{"drive", "read MB/s", "write MB/s", "combined MB/s", "busy s", "average service time µs"}}
+	for _, d := range drives {
+		r := d.get("storage-bench-heavy-2011", "bench")
+		if r == nil {
+			continue
+		}
+		busy := float64(r.BusyNs) / 1e9
+		t = append(t, []string{d.Name, fmt.Sprintf("%.1f", float64(r.Read.Bytes)/busy/1e6), fmt.Sprintf("%.1f", float64(r.Write.Bytes)/busy/1e6),
+			fmt.Sprintf("%.1f", float64(r.Read.Bytes+r.Write.Bytes)/busy/1e6), fmt.Sprintf("%.1f", busy), fmt.Sprintf("%.0f", r.AvgServiceNs/1e3)})
+	}
+	b = append(b, block{heading: "## Storage Bench 2011 Heavy (synthesised)"},
+		block{para: "A workload synthesised from the suite's published statistics (see `ftlsim scenario`), after a fill; data rates over busy time, idle excluded."},
+		block{table: t})
 	return b
 }
 

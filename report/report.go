@@ -52,6 +52,7 @@ func suite(quick bool) []struct {
 			{"consistency-25", map[string]string{"time": "600s", "spare": "25"}},
 			{"trim-validation", map[string]string{"torture_time": "300s", "measure_time": "20s"}},
 			{"power", map[string]string{"time": "10s"}},
+			{"storage-bench-heavy-2011", map[string]string{"time": "60s"}},
 		}
 	}
 	return []s{
@@ -62,6 +63,7 @@ func suite(quick bool) []struct {
 		{"consistency-25", map[string]string{"spare": "25"}},
 		{"trim-validation", nil},
 		{"power", nil},
+		{"storage-bench-heavy-2011", map[string]string{"time": "10m"}},
 	}
 }
 
@@ -114,7 +116,7 @@ func Run(o Options) ([]Drive, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s %s: %w", name, s.name, err)
 			}
-			d.Runs[s.name] = ms
+			d.Runs[s.name] = sim.CombineRepeated(ms)
 		}
 		drives = append(drives, d)
 	}

@@ -26,7 +26,7 @@ func TestQuickReview(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	require.NoError(t, err)
 	text := string(md)
-	order := []string{"## The drives", "## Four corners", "## ATTO", "## HD Tach", "## Performance consistency", "## TRIM validation", "## Power"}
+	order := []string{"## The drives", "## Four corners", "## ATTO", "## HD Tach", "## Performance consistency", "## TRIM validation", "## Power", "## Storage Bench"}
 	last := -1
 	for _, h := range order {
 		i := strings.Index(text, h)

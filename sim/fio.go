@@ -274,7 +274,11 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		if i == len(DepthLevels)-1 {
 			key = ">=64"
 		}
-		j.IODepthLevel[key] = pct(r.DepthCounts[i], subs)
+		var n int64
+		if i < len(r.DepthCounts) { // a combined result has none
+			n = r.DepthCounts[i]
+		}
+		j.IODepthLevel[key] = pct(n, subs)
 	}
 	var done int64
 	for _, c := range r.LatencyBuckets {

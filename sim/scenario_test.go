@@ -145,3 +145,46 @@ func TestScenarioTRIMValidationAndPower(t *testing.T) {
 	require.Less(t, r["idle"].Power.AverageW, r["random-write"].Power.AverageW)
 	require.Equal(t, int64(5), r["idle"].Read.IOs, "one read a second")
 }
+
+// TestStorageBenchSuites: each synthesised suite reproduces its published
+// read share and mean request size, keeps the drive idle between phases
+// (busy time below elapsed time), and reports service times.
+func TestStorageBenchSuites(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		readShare float64
+		meanKB    float64
+	}{
+		{"storage-bench-heavy-2011", 0.55, 39.2},
+		{"storage-bench-light-2011", 0.45, 11.8},
+		{"destroyer-2013", 0.78, 49.4},
+	} {
+		e, _ := runScenarioOn(t, sim.New(smallDrive(t, nil)), "secure-erase", nil)
+		sc, err := workload.ScenarioByName(c.name)
+		require.NoError(t, err)
+		steps, err := sc.Steps(map[string]string{"time": "10s", "phases": "10", "idle": "100ms"})
+		require.NoError(t, err)
+		ms, err := e.RunSteps(steps)
+		require.NoError(t, err)
+		var parts []*sim.Result
+		for _, m := range ms {
+			require.Equal(t, "bench", m.Label)
+			parts = append(parts, m.Result)
+		}
+		require.Len(t, parts, 10)
+		r := sim.Combine(parts)
+		n := float64(r.Read.IOs + r.Write.IOs)
+		t.Logf("%s: %.0f requests, %.1f %% reads, %.1f KB a request, busy %.1f s of %.1f s, service %.0f us",
+			c.name, n, 100*float64(r.Read.IOs)/n, float64(r.Read.Bytes+r.Write.Bytes)/n/1e3, float64(r.BusyNs)/1e9, float64(r.EndNs-r.StartNs)/1e9, r.AvgServiceNs/1e3)
+		require.InDelta(t, c.readShare, float64(r.Read.IOs)/n, 0.02)
+		require.InEpsilon(t, c.meanKB, float64(r.Read.Bytes+r.Write.Bytes)/n/1e3, 0.08)
+		require.Less(t, r.BusyNs, r.EndNs-r.StartNs)
+		require.Positive(t, r.AvgServiceNs)
+		require.Equal(t, r.Read.IOs+r.Write.IOs, parts[0].Read.IOs+parts[0].Write.IOs+func() (s int64) {
+			for _, p := range parts[1:] {
+				s += p.Read.IOs + p.Write.IOs
+			}
+			return
+		}())
+	}
+}

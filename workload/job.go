@@ -105,6 +105,10 @@ type Job struct {
 	Distribution Distribution
 	RandSeed     uint64
 	NoRandomMap  bool
+	// PercentageRandom is the share of I/Os at random offsets in a
+	// random pattern, the rest continuing sequentially (fio's
+	// percentage_random; default 100).
+	PercentageRandom int
 	// ClampToDrive shrinks a size that runs past the drive to the drive's
 	// end instead of rejecting it (scenarios use it: an 8 GB Iometer span
 	// on a smaller drive covers the whole drive).
@@ -124,7 +128,7 @@ type Job struct {
 func NewJob(name string) *Job {
 	return &Job{
 		Name: name, Pattern: SeqRead, BS: []BlockSize{{4096, 100}}, IODepth: 1,
-		RWMixRead: 50, RandSeed: 0x89,
+		RWMixRead: 50, RandSeed: 0x89, PercentageRandom: 100,
 	}
 }
 
@@ -221,7 +225,10 @@ var options = map[string]option{
 		return nil
 	}},
 	"norandommap": {"do not visit every block once per pass", func(j *Job, v string) error { return setBool(&j.NoRandomMap, v) }},
-	"rate_iops":   {"issue at most this many I/Os per second", func(j *Job, v string) error { return setInt(&j.RateIOPS, v, 1, 10_000_000) }},
+	"percentage_random": {"percent of I/Os at random offsets (the rest sequential)", func(j *Job, v string) error {
+		return setInt(&j.PercentageRandom, v, 0, 100)
+	}},
+	"rate_iops": {"issue at most this many I/Os per second", func(j *Job, v string) error { return setInt(&j.RateIOPS, v, 1, 10_000_000) }},
 }
 
 // Options returns the names of the job options Set accepts.
@@ -463,11 +470,19 @@ func (g *Generator) Next(it *Item) bool {
 	}
 	end := j.Offset + j.Size
 	var off int64
-	if j.Pattern.Random() {
+	if j.Pattern.Random() && (j.PercentageRandom >= 100 || g.rng.IntN(100) < j.PercentageRandom) {
 		off = j.Offset + g.s.next()*g.minBS
 		if off+n > end {
 			off = j.Offset + (j.Size-n)/g.minBS*g.minBS
 		}
+		g.pos[min(int(op), 2)] = off + n // a sequential run continues from here
+	} else if j.Pattern.Random() {
+		d := min(int(op), 2)
+		off = g.pos[d]
+		if off+n > end {
+			off = j.Offset
+		}
+		g.pos[d] = off + n
 	} else {
 		d := int(op)
 		if j.Pattern == TrimWrite {

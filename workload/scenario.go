@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -360,6 +361,81 @@ var scenarios = []Scenario{
 			return s.done()
 		},
 	},
+}
+
+// benchSuite is a trace-based suite synthesised from its published
+// statistics (methodology.md): read share, request-size mix, share of
+// sequential requests and queue-depth profile. Run in timed phases, each
+// at one queue depth, with idle gaps between them as recorded traces have.
+type benchSuite struct {
+	name, description string
+	rwmixread         int
+	bssplit           string
+	random            int     // percent of requests at random offsets
+	qd1Share          float64 // share of phases at QD 1
+	burstQD           int     // queue depth of the other phases
+}
+
+var benchSuites = []benchSuite{
+	{"storage-bench-heavy-2011",
+		"AnandTech Storage Bench 2011 Heavy, synthesised: 2,168,893 reads and 1,783,447 writes (55 % reads), 48.63 GB read and 106.32 GB written (39.2 KB a request), 4 KB 28 %, 16 KB 10 %, 32 KB 10 %, 64 KB 4 % with the unpublished 48 % split between 8 KB (25.6 %) and 128 KB (22.4 %) so that the mean request size matches, 42 % sequential, average QD 4.625 with 59 % of requests at QD 1 (phases at QD 1 and QD 10)",
+		55, "4k/28:8k/25.6:16k/10:32k/10:64k/4:128k/22.4", 58, 0.59, 10},
+	{"storage-bench-light-2011",
+		"AnandTech Storage Bench 2011 Light, synthesised: 372,630 reads and 459,709 writes (45 % reads), 4 KB 27 %, 16 KB 8 %, 32 KB 6 %, 64 KB 5 % with the unpublished 54 % assumed 8 KB; bytes, sequential share and queue depths are not published: 42 % sequential and 75 % of phases at QD 1, the rest at QD 4, are assumptions",
+		45, "4k/27:8k/54:16k/8:32k/6:64k/5", 58, 0.75, 4},
+	{"destroyer-2013",
+		"AnandTech The Destroyer 2013, synthesised: 38.83 M reads and 10.98 M writes (78 % reads), 1,583.02 GB read and 875.62 GB written (49.4 KB a request), average QD about 5.5 with bursty peaks (phases at QD 1 and QD 11, 55 % at QD 1); the size mix (4 KB 38 %, 16 KB 14 %, 32 KB 10 %, 64 KB 10 %, 128 KB 28 %, matching the mean) and the 42 % sequential share are assumptions",
+		78, "4k/38:16k/14:32k/10:64k/10:128k/28", 58, 0.55, 11},
+}
+
+func init() {
+	for _, b := range benchSuites {
+		b := b
+		scenarios = append(scenarios, Scenario{
+			Name: b.name, Description: b.description + "; reports average data rates, busy time (idle excluded) and average service time",
+			Params: []Param{{"time", "2m", "total active time, split over the phases"}, {"phases", "20", "number of phases"},
+				{"idle", "200ms", "idle time between phases"}, {"fill", "1", "1 to fill the drive first (an installed system)"}},
+			build: func(p params) ([]Step, error) {
+				total, err := p.dur("time")
+				if err != nil {
+					return nil, err
+				}
+				idle, err := p.dur("idle")
+				if err != nil {
+					return nil, err
+				}
+				n, err := strconv.Atoi(p["phases"])
+				if err != nil || n < 1 || n > 10000 {
+					return nil, fmt.Errorf("%w: phases=%s: must be an integer from 1 to 10000", ErrOption, p["phases"])
+				}
+				s := &steps{}
+				s.erase()
+				switch p["fill"] {
+				case "1":
+					s.run("", "fill", "rw", "write", "bs", "128k")
+				case "0":
+				default:
+					return nil, fmt.Errorf("%w: fill=%s: must be 0 or 1", ErrOption, p["fill"])
+				}
+				// Phases at QD 1 and at the burst depth, spread evenly
+				// (a deterministic pattern, the same every run).
+				qd1 := int(math.Round(b.qd1Share * float64(n)))
+				for i := 0; i < n; i++ {
+					qd := b.burstQD
+					if (i*qd1)/n != ((i+1)*qd1)/n {
+						qd = 1
+					}
+					s.run("bench", b.name, "rw", "randrw", "rwmixread", strconv.Itoa(b.rwmixread), "bssplit", b.bssplit,
+						"percentage_random", strconv.Itoa(b.random), "iodepth", strconv.Itoa(qd), "runtime", seconds(total/int64(n)),
+						"time_based", "1", "norandommap", "1", "randseed", strconv.Itoa(1000+i))
+					if i < n-1 {
+						s.idle(idle)
+					}
+				}
+				return s.done()
+			},
+		})
+	}
 }
 
 // Scenarios returns every scenario, by name.

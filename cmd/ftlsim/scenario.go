@@ -71,6 +71,7 @@ func scenario(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ms = sim.CombineRepeated(ms)
 	if o.format == "json" {
 		global := map[string]string{"drive": o.drive, "scenario": sc.Name}
 		for k, v := range overrides {
@@ -93,6 +94,15 @@ func scenario(args []string, stdout io.Writer) error {
 	}
 	tw.Flush()
 	for _, m := range ms {
+		if m.Label == "bench" {
+			r := m.Result
+			busy := float64(r.BusyNs) / 1e9
+			fmt.Fprintf(out, "\n%s: %d requests (%.1f %% reads, %.1f KB a request); average data rate over busy time: read %.1f MB/s, write %.1f MB/s, combined %.1f MB/s; busy %.1f s of %.1f s (idle excluded); average service time %.1f us\n",
+				sc.Name, r.Read.IOs+r.Write.IOs, 100*float64(r.Read.IOs)/float64(max(1, r.Read.IOs+r.Write.IOs)),
+				float64(r.Read.Bytes+r.Write.Bytes)/float64(max(1, r.Read.IOs+r.Write.IOs))/1e3,
+				float64(r.Read.Bytes)/busy/1e6, float64(r.Write.Bytes)/busy/1e6, float64(r.Read.Bytes+r.Write.Bytes)/busy/1e6,
+				busy, float64(r.EndNs-r.StartNs)/1e9, r.AvgServiceNs/1e3)
+		}
 		if m.Label == "consistency" || m.Label == "torture" {
 			end := m.Result.EndNs - m.Result.StartNs
 			s := sim.SummarizeConsistency(m.Result.Intervals, end*7/10)
