@@ -23,8 +23,9 @@ type Options struct {
 	// Quick shrinks each drive to QuickCapacity (keeping its geometry's
 	// dies) and the runs to seconds, keeping each chart's shape.
 	Quick bool
-	// Progress, when set, is told each step as it starts.
-	Progress func(drive, step string, done, total int)
+	// Progress, when set, is told each step as it starts and, during it,
+	// the simulated time the drive has run so far (every simulated second).
+	Progress func(drive, step string, done, total int, simNs int64)
 }
 
 // Drive is one drive's review results.
@@ -97,7 +98,7 @@ func Run(o Options) ([]Drive, error) {
 		st := suite(o.Quick)
 		for i, s := range st {
 			if o.Progress != nil {
-				o.Progress(name, s.name, i, len(st))
+				o.Progress(name, s.name, i, len(st), 0)
 			}
 			sc, err := workload.ScenarioByName(strings.TrimSuffix(s.name, "-25"))
 			if err != nil {
@@ -112,7 +113,13 @@ func Run(o Options) ([]Drive, error) {
 				return nil, err
 			}
 			d.Config = c.Config()
-			ms, err := sim.New(c).RunSteps(steps)
+			eng := sim.New(c)
+			hooks := sim.Hooks{}
+			if o.Progress != nil {
+				name, step, i, n := name, s.name, i, len(st)
+				hooks.OnInterval = func(sim.Interval) { o.Progress(name, step, i, n, eng.Now()) }
+			}
+			ms, err := eng.RunStepsHooks(steps, hooks)
 			if err != nil {
 				return nil, fmt.Errorf("%s %s: %w", name, s.name, err)
 			}

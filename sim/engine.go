@@ -405,6 +405,11 @@ type Measurement struct {
 // RunSteps runs a scenario's steps in order and returns the results of
 // the labelled ones.
 func (e *Engine) RunSteps(steps []workload.Step) ([]Measurement, error) {
+	return e.RunStepsHooks(steps, Hooks{})
+}
+
+// RunStepsHooks is RunSteps with hooks observing every job it runs.
+func (e *Engine) RunStepsHooks(steps []workload.Step, hooks Hooks) ([]Measurement, error) {
 	var out []Measurement
 	for i, s := range steps {
 		switch s.Kind {
@@ -415,7 +420,7 @@ func (e *Engine) RunSteps(steps []workload.Step) ([]Measurement, error) {
 				return nil, err
 			}
 		case workload.RunJob:
-			r, err := e.RunJob(s.Job, Hooks{})
+			r, err := e.RunJob(s.Job, hooks)
 			if err != nil {
 				return nil, fmt.Errorf("step %d (%s): %w", i+1, s.Job.Name, err)
 			}

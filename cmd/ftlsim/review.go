@@ -34,15 +34,24 @@ func review(args []string, stdout, stderr io.Writer) error {
 		return usage("review needs --drive=NAME[,NAME...]")
 	}
 	start := time.Now()
-	progress := func(drive, step string, done, total int) {}
+	progress := func(drive, step string, done, total int, simNs int64) {}
 	if isTerminal(stderr) {
-		progress = func(drive, step string, done, total int) {
+		var stepStart, shown time.Time
+		progress = func(drive, step string, done, total int, simNs int64) {
+			now := time.Now()
+			if simNs == 0 {
+				stepStart = now
+			} else if now.Sub(shown) < 200*time.Millisecond {
+				return // redraw five times a second at most
+			}
+			shown = now
 			eta := ""
 			if done > 0 {
-				left := time.Duration(float64(time.Since(start)) / float64(done) * float64(total-done))
-				eta = fmt.Sprintf(", about %s left for this drive", left.Round(time.Second))
+				left := time.Duration(float64(stepStart.Sub(start)) / float64(done) * float64(total-done))
+				eta = fmt.Sprintf(", about %s left", left.Round(time.Second))
 			}
-			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s: %s%s", done+1, total, drive, step, eta)
+			bar := strings.Repeat("#", done*20/total) + strings.Repeat(".", 20-done*20/total)
+			fmt.Fprintf(stderr, "\r\033[K[%s] %d/%d %s: %s, %.0f s simulated%s", bar, done+1, total, drive, step, float64(simNs)/1e9, eta)
 		}
 	}
 	ds, err := report.Run(report.Options{Drives: strings.Split(*drives, ","), Out: *out, Quick: *quick, Progress: progress})
