@@ -123,6 +123,22 @@ type pending struct {
 // New returns an engine for drive c at time 0.
 func New(c *controller.Controller) *Engine { return &Engine{ctrl: c} }
 
+// FreshDrive builds the drive called name (a preset or a description
+// file), secure-erases it, and returns an engine for it.
+func FreshDrive(name string) (*Engine, error) {
+	cfg, err := controller.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	d, err := controller.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	e := New(d)
+	e.SecureErase()
+	return e, nil
+}
+
 // Now is the engine's simulated time.
 func (e *Engine) Now() int64 { return e.now }
 

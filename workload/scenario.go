@@ -177,40 +177,12 @@ var scenarios = []Scenario{
 	{
 		Name: "torture", Description: "secure erase, fill, then 4 KiB random writes at QD 32 over every LBA (incompressible) for 30-60 minutes",
 		Params: []Param{{"time", "30m", "length of the random writes"}, {"spare", "0", "percent of the LBAs left unwritten"}},
-		build: func(p params) ([]Step, error) {
-			ns, err := p.dur("time")
-			if err != nil {
-				return nil, err
-			}
-			sp, err := p.pct("spare")
-			if err != nil {
-				return nil, err
-			}
-			s := &steps{}
-			s.erase()
-			s.run("", "fill", "rw", "write", "bs", "128k", "size", sizeOf(sp))
-			s.run("torture", "torture", "rw", "randwrite", "bs", "4k", "iodepth", "32", "size", sizeOf(sp), "runtime", seconds(ns), "time_based", "1", "norandommap", "1")
-			return s.done()
-		},
+		build:  fillThenRandomWrites("torture"),
 	},
 	{
 		Name: "consistency", Description: "performance consistency: secure erase, fill, 4 KiB random writes at QD 32 over every LBA for 2000 s, IOPS each second (repeat with spare=25)",
 		Params: []Param{{"time", "2000s", "length of the random writes"}, {"spare", "0", "spare area by partitioning, percent"}},
-		build: func(p params) ([]Step, error) {
-			ns, err := p.dur("time")
-			if err != nil {
-				return nil, err
-			}
-			sp, err := p.pct("spare")
-			if err != nil {
-				return nil, err
-			}
-			s := &steps{}
-			s.erase()
-			s.run("", "fill", "rw", "write", "bs", "128k", "size", sizeOf(sp))
-			s.run("consistency", "consistency", "rw", "randwrite", "bs", "4k", "iodepth", "32", "size", sizeOf(sp), "runtime", seconds(ns), "time_based", "1", "norandommap", "1")
-			return s.done()
-		},
+		build:  fillThenRandomWrites("consistency"),
 	},
 	{
 		Name: "four-corners", Description: "Iometer four corners: 4 KiB random read and write over 8 GB at QD 3 and QD 32, 128 KiB sequential read and write over the span at QD 1",
@@ -435,6 +407,27 @@ func init() {
 				return s.done()
 			},
 		})
+	}
+}
+
+// fillThenRandomWrites builds the torture and consistency procedures:
+// secure erase, fill the partition (all but spare % of the LBAs), then
+// 4 KiB random writes at QD 32 over it for time, measured under label.
+func fillThenRandomWrites(label string) func(p params) ([]Step, error) {
+	return func(p params) ([]Step, error) {
+		ns, err := p.dur("time")
+		if err != nil {
+			return nil, err
+		}
+		sp, err := p.pct("spare")
+		if err != nil {
+			return nil, err
+		}
+		s := &steps{}
+		s.erase()
+		s.run("", "fill", "rw", "write", "bs", "128k", "size", sizeOf(sp))
+		s.run(label, label, "rw", "randwrite", "bs", "4k", "iodepth", "32", "size", sizeOf(sp), "runtime", seconds(ns), "time_based", "1", "norandommap", "1")
+		return s.done()
 	}
 }
 

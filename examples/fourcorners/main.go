@@ -62,19 +62,7 @@ func job(opts ...string) *workload.Job {
 // measure runs the four corners on the preset called name.
 func measure(name string, ns int64) (corners, error) {
 	var c corners
-	build := func() (*sim.Engine, error) {
-		cfg, err := controller.Preset(name)
-		if err != nil {
-			return nil, err
-		}
-		d, err := controller.New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		e := sim.New(d)
-		e.SecureErase()
-		return e, nil
-	}
+	build := func() (*sim.Engine, error) { return sim.FreshDrive(name) }
 	rt := fmt.Sprintf("%dms", ns/1e6)
 	e, err := build()
 	if err != nil {

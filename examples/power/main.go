@@ -39,19 +39,7 @@ func (s *idleSource) Next(it *workload.Item) bool {
 
 func measure(name string, ns int64) (figures, error) {
 	var f figures
-	build := func() (*sim.Engine, error) {
-		cfg, err := controller.Preset(name)
-		if err != nil {
-			return nil, err
-		}
-		d, err := controller.New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		e := sim.New(d)
-		e.SecureErase()
-		return e, nil
-	}
+	build := func() (*sim.Engine, error) { return sim.FreshDrive(name) }
 	e, err := build()
 	if err != nil {
 		return f, err
