@@ -333,7 +333,10 @@ func (m *metrics) finish(end int64) *Result {
 		Name: m.o.Name, StartNs: m.start, EndNs: end, RuntimeNs: measured,
 		Read: m.dir[0].stats(measured), Write: m.dir[1].stats(measured), Trim: m.dir[2].stats(measured),
 		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued,
-		LatencyBuckets: m.latBucket[:], DepthCounts: m.depth[:], QueueDepth: m.o.QueueDepth,
+		// Copies: a slice of the metrics' arrays would keep the metrics,
+		// and through them the whole drive, alive as long as the result.
+		LatencyBuckets: append([]int64(nil), m.latBucket[:]...), DepthCounts: append([]int64(nil), m.depth[:]...),
+		QueueDepth: m.o.QueueDepth,
 	}
 	var sum float64
 	var n int64

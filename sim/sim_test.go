@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -280,4 +281,24 @@ func TestPower(t *testing.T) {
 		sum += iv.PowerW
 	}
 	require.InEpsilon(t, rnd.Power.AverageW, sum/float64(len(rnd.Intervals)-1), 0.02, "series and total agree")
+}
+
+// TestResultsDoNotPinTheDrive: a kept Result must not keep its drive's
+// memory alive.
+func TestResultsDoNotPinTheDrive(t *testing.T) {
+	var kept []*sim.Result
+	var ms runtime.MemStats
+	heap := func() int64 { runtime.GC(); runtime.ReadMemStats(&ms); return int64(ms.HeapInuse) }
+	base := heap()
+	for i := 0; i < 4; i++ {
+		e := sim.New(smallDrive(t, nil)) // 4 GiB: about 9 MiB of state
+		e.SecureErase()
+		r, err := e.RunJob(job(t, "rw", "randwrite", "number_ios", "100"), sim.Hooks{})
+		require.NoError(t, err)
+		kept = append(kept, r)
+	}
+	// Four 4 GiB drives hold about 44 MiB of state; the results alone
+	// only a few.
+	require.Less(t, heap()-base, int64(16<<20), "four kept results hold at most a few MiB")
+	runtime.KeepAlive(kept)
 }
