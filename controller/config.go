@@ -35,13 +35,14 @@ func (s *Size) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalText writes whole binary units where exact ("256GiB"), else bytes.
+// MarshalText writes whole units where exact: decimal TB and GB as drive
+// makers count ("240GB"), else binary ("256GiB", "32MiB"), else bytes.
 func (s Size) MarshalText() ([]byte, error) {
 	v := int64(s)
 	for _, u := range []struct {
 		suf string
 		n   int64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+	}{{"TB", 1e12}, {"GB", 1e9}, {"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
 		if v != 0 && v%u.n == 0 {
 			return fmt.Appendf(nil, "%d%s", v/u.n, u.suf), nil
 		}

@@ -179,17 +179,8 @@ func SpecOf(name string) Spec {
 	return Spec{}
 }
 
-// String writes a size in decimal units when it is a whole number of
-// them (drive capacities: "240GB"), else as MarshalText does.
+// String writes a size as MarshalText does ("240GB", "256GiB").
 func (s Size) String() string {
-	for _, u := range []struct {
-		suf string
-		n   int64
-	}{{"TB", 1e12}, {"GB", 1e9}} {
-		if v := int64(s); v != 0 && v%u.n == 0 {
-			return fmt.Sprintf("%d%s", v/u.n, u.suf)
-		}
-	}
 	b, _ := s.MarshalText()
 	return string(b)
 }

@@ -33,6 +33,12 @@ func drives(args []string, w io.Writer) error {
 		if err != nil {
 			return err
 		}
+		// Show the spare area a product line's geometry gives, keeping the
+		// description's geometry as it is (blocks_per_plane: 0 still means
+		// "size the flash from capacity and op_percent").
+		if r := c; r.Resolve() == nil {
+			c.OPPercent = r.OPPercent
+		}
 		b, err := c.Marshal()
 		if err != nil {
 			return err
