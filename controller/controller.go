@@ -35,12 +35,24 @@ func (o Op) String() string {
 	return fmt.Sprintf("Op(%d)", int(o))
 }
 
+// Data describes the content of written data, as fio's buffer options
+// do: CompressPct is the share a compressor removes
+// (buffer_compress_percentage), DedupePct the share that repeats data
+// written before (dedupe_percentage). The controllers modelled so far
+// store data as it comes and ignore it; it is carried for controllers that
+// compress (SandForce).
+type Data struct {
+	CompressPct uint8
+	DedupePct   uint8
+}
+
 // Request is one host command. Offset and Length are in bytes and must be
 // multiples of 512 (the sector size); Flush ignores them.
 type Request struct {
 	Op     Op
 	Offset int64
 	Length int64
+	Data   Data // content of written data
 	// Token is an opaque payload stamp for written data (tests use it
 	// to check that reads return the latest write).
 	Token uint32

@@ -188,3 +188,23 @@ func TestStorageBenchSuites(t *testing.T) {
 		}())
 	}
 }
+
+// TestContentIgnoredWithoutCompression: controllers that do not compress
+// (every preset so far) perform the same whatever the data.
+func TestContentIgnoredWithoutCompression(t *testing.T) {
+	run := func(data string) *sim.Result {
+		e := sim.New(smallDrive(t, nil))
+		e.SecureErase()
+		r, err := e.RunJob(job(t, "rw", "randwrite", "iodepth", "32", "runtime", "2", "time_based", "1", "data", data), sim.Hooks{})
+		require.NoError(t, err)
+		return r
+	}
+	a, b := run("full-random"), run("pseudo-random")
+	require.Equal(t, a.Write.IOs, b.Write.IOs)
+	require.Equal(t, a.Device.NANDWriteBytes, b.Device.NANDWriteBytes)
+	_, r := runScenario(t, "four-corners", map[string]string{"random_time": "1s", "seq_time": "1s", "span": "1g", "data": "pseudo-random"})
+	require.Len(t, r, 6)
+	sc, _ := workload.ScenarioByName("four-corners")
+	_, err := sc.Steps(map[string]string{"data": "lorem"})
+	require.ErrorContains(t, err, "data=lorem")
+}

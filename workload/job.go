@@ -105,6 +105,13 @@ type Job struct {
 	Distribution Distribution
 	RandSeed     uint64
 	NoRandomMap  bool
+	// Data is the content of written data: how compressible and how
+	// repetitive (fio's buffer_compress_percentage, dedupe_percentage;
+	// data=NAME sets a named pattern, see DataPatterns).
+	Data controller.Data
+	// CompressChunk is fio's buffer_compress_chunk: the size of the
+	// compressible and incompressible runs within a buffer (default 512).
+	CompressChunk int64
 	// PercentageRandom is the share of I/Os at random offsets in a
 	// random pattern, the rest continuing sequentially (fio's
 	// percentage_random; default 100).
@@ -128,7 +135,7 @@ type Job struct {
 func NewJob(name string) *Job {
 	return &Job{
 		Name: name, Pattern: SeqRead, BS: []BlockSize{{4096, 100}}, IODepth: 1,
-		RWMixRead: 50, RandSeed: 0x89, PercentageRandom: 100,
+		RWMixRead: 50, RandSeed: 0x89, PercentageRandom: 100, CompressChunk: 512,
 	}
 }
 
@@ -225,6 +232,38 @@ var options = map[string]option{
 		return nil
 	}},
 	"norandommap": {"do not visit every block once per pass", func(j *Job, v string) error { return setBool(&j.NoRandomMap, v) }},
+	"buffer_compress_percentage": {"percent of written data a compressor removes", func(j *Job, v string) error {
+		var n int
+		if err := setInt(&n, v, 0, 100); err != nil {
+			return err
+		}
+		j.Data.CompressPct = uint8(n)
+		return nil
+	}},
+	"buffer_compress_chunk": {"size of the compressible runs (default 512)", func(j *Job, v string) error {
+		b, err := units.ParseSize(v, false)
+		if err != nil || b < 1 {
+			return fmt.Errorf("%q: must be a positive size", v)
+		}
+		j.CompressChunk = b
+		return nil
+	}},
+	"dedupe_percentage": {"percent of written blocks that repeat earlier ones", func(j *Job, v string) error {
+		var n int
+		if err := setInt(&n, v, 0, 100); err != nil {
+			return err
+		}
+		j.Data.DedupePct = uint8(n)
+		return nil
+	}},
+	"data": {"named data pattern: " + strings.Join(DataPatternNames(), ", "), func(j *Job, v string) error {
+		d, ok := dataPatterns[v]
+		if !ok {
+			return fmt.Errorf("%q: allowed %s", v, strings.Join(DataPatternNames(), ", "))
+		}
+		j.Data = d.Data
+		return nil
+	}},
 	"percentage_random": {"percent of I/Os at random offsets (the rest sequential)", func(j *Job, v string) error {
 		return setInt(&j.PercentageRandom, v, 0, 100)
 	}},
@@ -514,11 +553,50 @@ func (g *Generator) Next(it *Item) bool {
 	if op == controller.Write {
 		g.version++
 		it.Token = g.version
+		it.Data = j.Data
 	} else {
 		it.Token = 0
+		it.Data = controller.Data{}
 	}
 	return true
 }
 
 // Issued returns the number of requests issued so far.
 func (g *Generator) Issued() int64 { return g.issued }
+
+// DataPattern is a named kind of written data.
+type DataPattern struct {
+	Description string
+	Data        controller.Data
+}
+
+// dataPatterns are the patterns reviews write: Iometer's two (its
+// "pseudo random" buffers repeat and compress well; "full random" does not
+// compress at all) and typical mixes. The compressibility of the named
+// mixes is an estimate of what a fast LZ-class compressor removes.
+var dataPatterns = map[string]DataPattern{
+	"full-random":   {"incompressible (Iometer full random, AS-SSD, media files already compressed)", controller.Data{}},
+	"pseudo-random": {"Iometer pseudo random: highly compressible buffers", controller.Data{CompressPct: 85}},
+	"os-install":    {"an operating system and application install (estimate: half compressible, some duplicate blocks)", controller.Data{CompressPct: 50, DedupePct: 10}},
+	"media":         {"photos, music and video files: already compressed", controller.Data{CompressPct: 2}},
+	"zeros":         {"zero-filled buffers", controller.Data{CompressPct: 100}},
+}
+
+// DataPatternNames lists the named data patterns.
+func DataPatternNames() []string {
+	var n []string
+	for k := range dataPatterns {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// DataPatterns returns the named data patterns.
+func DataPatterns() map[string]DataPattern {
+	out := make(map[string]DataPattern, len(dataPatterns))
+	for k, v := range dataPatterns {
+		out[k] = v
+	}
+	return out
+}

@@ -19,10 +19,9 @@ type JobFile struct {
 	// Ignored lists, each once in the order first seen, the options the
 	// file sets that ftlsim does not apply: host-side options with no
 	// meaning for a simulated drive (ioengine, direct, filename, …), log
-	// options (given on the command line instead), and the data-content
-	// options (buffer_compress_percentage, dedupe_percentage, …), which
-	// the drives modelled so far ignore. They are reported, not dropped
-	// silently.
+	// options (given on the command line instead), and buffer options
+	// other than the data-content ones (refill_buffers, zero_buffers, …).
+	// They are reported, not dropped silently.
 	Ignored []string
 }
 
@@ -46,8 +45,7 @@ var hostOnly = map[string]bool{
 	"unified_rw_reporting": true, "percentile_list": true, "disable_lat": true, "disable_clat": true,
 	"disable_slat": true, "disable_bw_measurement": true, "allow_mounted_write": true, "create_on_open": true,
 	"overwrite": true, "fallocate": true, "description": true, "verify": true,
-	"do_verify": true, "refill_buffers": true, "buffer_compress_percentage": true, "buffer_compress_chunk": true,
-	"dedupe_percentage": true, "zero_buffers": true, "scramble_buffers": true, "continue_on_error": true,
+	"do_verify": true, "refill_buffers": true, "zero_buffers": true, "scramble_buffers": true, "continue_on_error": true,
 	"write_iops_log": true, "write_bw_log": true, "write_lat_log": true, "log_avg_msec": true,
 }
 

@@ -185,8 +185,9 @@ var scenarios = []Scenario{
 		build:  fillThenRandomWrites("consistency"),
 	},
 	{
-		Name: "four-corners", Description: "Iometer four corners: 4 KiB random read and write over 8 GB at QD 3 and QD 32, 128 KiB sequential read and write over the span at QD 1",
-		Params: []Param{{"random_time", "3m", "length of each random test"}, {"seq_time", "1m", "length of each sequential test"}, {"span", "8g", "span of the random tests"}},
+		Name: "four-corners", Description: "Iometer four corners: 4 KiB random read and write over 8 GB at QD 3 and QD 32, 128 KiB sequential read and write over the span at QD 1, with pseudo-random (compressible) or full-random (incompressible) data",
+		Params: []Param{{"random_time", "3m", "length of each random test"}, {"seq_time", "1m", "length of each sequential test"}, {"span", "8g", "span of the random tests"},
+			{"data", "full-random", "data pattern written: " + strings.Join(DataPatternNames(), ", ")}},
 		build: func(p params) ([]Step, error) {
 			rt, err := p.dur("random_time")
 			if err != nil {
@@ -198,11 +199,11 @@ var scenarios = []Scenario{
 			}
 			s := &steps{}
 			s.erase()
-			s.run("128k-seq-write-qd1", "seq-write", "rw", "write", "bs", "128k", "runtime", seconds(st), "time_based", "1")
+			s.run("128k-seq-write-qd1", "seq-write", "rw", "write", "bs", "128k", "runtime", seconds(st), "time_based", "1", "data", p["data"])
 			for _, qd := range []string{"3", "32"} {
-				s.run("4k-rand-write-qd"+qd, "rand-write", "rw", "randwrite", "bs", "4k", "iodepth", qd, "size", p["span"], "runtime", seconds(rt), "time_based", "1", "norandommap", "1")
+				s.run("4k-rand-write-qd"+qd, "rand-write", "rw", "randwrite", "bs", "4k", "iodepth", qd, "size", p["span"], "runtime", seconds(rt), "time_based", "1", "norandommap", "1", "data", p["data"])
 			}
-			s.run("", "fill", "rw", "write", "bs", "128k")
+			s.run("", "fill", "rw", "write", "bs", "128k", "data", p["data"])
 			s.run("128k-seq-read-qd1", "seq-read", "rw", "read", "bs", "128k", "runtime", seconds(st), "time_based", "1")
 			for _, qd := range []string{"3", "32"} {
 				s.run("4k-rand-read-qd"+qd, "rand-read", "rw", "randread", "bs", "4k", "iodepth", qd, "size", p["span"], "runtime", seconds(rt), "time_based", "1", "norandommap", "1")
@@ -238,7 +239,7 @@ var scenarios = []Scenario{
 		build: func(p params) ([]Step, error) {
 			s := &steps{}
 			s.erase()
-			s.run("seq-write", "as-ssd-seq-write", "rw", "write", "bs", "16m", "size", "1g")
+			s.run("seq-write", "as-ssd-seq-write", "rw", "write", "bs", "16m", "size", "1g", "data", "full-random")
 			s.run("seq-read", "as-ssd-seq-read", "rw", "read", "bs", "16m", "size", "1g")
 			return s.done()
 		},
@@ -426,7 +427,7 @@ func fillThenRandomWrites(label string) func(p params) ([]Step, error) {
 		s := &steps{}
 		s.erase()
 		s.run("", "fill", "rw", "write", "bs", "128k", "size", sizeOf(sp))
-		s.run(label, label, "rw", "randwrite", "bs", "4k", "iodepth", "32", "size", sizeOf(sp), "runtime", seconds(ns), "time_based", "1", "norandommap", "1")
+		s.run(label, label, "rw", "randwrite", "bs", "4k", "iodepth", "32", "size", sizeOf(sp), "runtime", seconds(ns), "time_based", "1", "norandommap", "1", "data", "full-random")
 		return s.done()
 	}
 }

@@ -310,3 +310,27 @@ func FuzzJobSet(f *testing.F) {
 		}
 	})
 }
+
+func TestDataContent(t *testing.T) {
+	j := job(t, map[string]string{"rw": "randwrite", "buffer_compress_percentage": "60", "dedupe_percentage": "10", "buffer_compress_chunk": "4k", "number_ios": "3"})
+	g := NewGenerator(j)
+	var it Item
+	for g.Next(&it) {
+		require.Equal(t, controller.Data{CompressPct: 60, DedupePct: 10}, it.Data)
+	}
+	require.Equal(t, int64(4096), j.CompressChunk)
+	j = job(t, map[string]string{"rw": "randrw", "data": "pseudo-random", "number_ios": "50"})
+	g = NewGenerator(j)
+	for g.Next(&it) {
+		if it.Op == controller.Read {
+			require.Zero(t, it.Data, "reads carry no data description")
+		} else {
+			require.Equal(t, uint8(85), it.Data.CompressPct)
+		}
+	}
+	for _, bad := range [][2]string{{"buffer_compress_percentage", "101"}, {"dedupe_percentage", "-1"}, {"data", "random-ish"}, {"buffer_compress_chunk", "0"}} {
+		require.ErrorIs(t, NewJob("x").Set(bad[0], bad[1]), ErrOption, bad[0])
+	}
+	require.Contains(t, DataPatternNames(), "full-random")
+	require.Len(t, DataPatterns(), len(DataPatternNames()))
+}

@@ -84,7 +84,9 @@ Job options (fio's names and meanings):
   --bs=SIZE --bssplit=4k/10:64k/90 --iodepth=N --size=SIZE|N% --offset=SIZE|N%
   --io_size=SIZE --runtime=TIME --ramp_time=TIME --time_based --number_ios=N
   --rwmixread=N --rwmixwrite=N --random_distribution=random|zipf:T|pareto:H|normal:D|zoned:A/R:...
-  --randseed=N --norandommap
+  --randseed=N --norandommap --percentage_random=N --rate_iops=N
+  --buffer_compress_percentage=N --buffer_compress_chunk=SIZE --dedupe_percentage=N
+  --data=full-random|pseudo-random|os-install|media|zeros   (content; drives that do not compress ignore it)
 Drive options:
   --drive=PRESET|FILE  (default generic-mlc; see ftlsim drives)
   --capacity=SIZE      user-visible capacity, e.g. 240GB or 256GiB
