@@ -114,9 +114,22 @@ func TestScenarioTransferSizes(t *testing.T) {
 	require.Less(t, mbps(r["read-4k"]), mbps(r["read-64k"]))
 	require.Less(t, mbps(r["write-512"]), mbps(r["write-4k"]))
 	require.LessOrEqual(t, mbps(r["read-8m"]), 1.05*mbps(r["read-1m"]), "flat once bounded")
+	atto4k := mbps(r["read-4k"])
+	// AS-SSD: 16 MiB sequential transfers of incompressible data only.
+	sc, err := workload.ScenarioByName("as-ssd")
+	require.NoError(t, err)
+	steps, err := sc.Steps(nil)
+	require.NoError(t, err)
+	for _, s := range steps {
+		if s.Kind == workload.RunJob && s.Job.Pattern == workload.SeqWrite {
+			require.Zero(t, s.Job.Data.CompressPct, "AS-SSD writes incompressible data")
+			require.Equal(t, int64(16<<20), s.Job.BS[0].Bytes)
+		}
+	}
 	_, r = runScenario(t, "as-ssd", nil)
-	require.Positive(t, mbps(r["seq-read"]))
-	require.Positive(t, mbps(r["seq-write"]))
+	require.Equal(t, int64(1<<30), r["seq-write"].Write.Bytes)
+	require.Equal(t, int64(1<<30), r["seq-read"].Read.Bytes)
+	require.Greater(t, mbps(r["seq-read"]), atto4k, "16 MiB transfers beat 4 KiB ones")
 }
 
 func TestScenarioHDTach(t *testing.T) {
