@@ -297,6 +297,16 @@ func buildDrive(o *options) (*controller.Controller, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.capacity != "" || o.op != "" {
+		// Keep the drive's spare area unless --op changes it, and size
+		// the flash from capacity × (1 + OP): resolve the description
+		// first (a product line derives its spare from its geometry),
+		// then let the blocks follow.
+		if err := cfg.Resolve(); err != nil {
+			return nil, err
+		}
+		cfg.NAND.Geometry.BlocksPerPlane = 0
+	}
 	if o.capacity != "" {
 		b, _ := units.ParseSize(o.capacity, true)
 		if b <= 0 {

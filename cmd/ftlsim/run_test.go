@@ -396,3 +396,16 @@ func TestScenarioCommand(t *testing.T) {
 		require.Contains(t, errOut, c.want)
 	}
 }
+
+// TestResizeProductLine: --op and --capacity resize a product-line preset
+// (physical = capacity × (1 + OP)), keeping its dies.
+func TestResizeProductLine(t *testing.T) {
+	code, out, errOut := runCmd(t, "--drive=m4-256", "--op=25", "--rw=write", "--size=64m")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "(25.0")
+	require.Contains(t, out, "32 dies")
+	code, out, errOut = runCmd(t, "--drive=bp4-240", "--capacity=120GB", "--rw=write", "--size=64m")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "111.76 GiB user")
+	require.Contains(t, out, "(14.5", "the line's own spare area is kept")
+}
