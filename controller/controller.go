@@ -156,7 +156,6 @@ type Controller struct {
 
 	at       int64 // earliest start of flash work being issued
 	lastDone int64 // latest completion of flash work issued since reset
-	progHost int64 // host units in the page being programmed (for releases)
 
 	cnt Counters
 }

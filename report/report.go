@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -240,9 +239,4 @@ func describe(d Drive) string {
 	g := d.Config.NAND.Geometry
 	return fmt.Sprintf("%s: %s user, %s flash (%.1f %% spare), %d dies on %d channels, %s GC",
 		d.Name, units.FormatBytes(int64(d.Config.Capacity)), units.FormatBytes(g.Bytes()), d.Config.OPPercent, g.Dies(), g.Channels, d.Config.Firmware.GCPolicy)
-}
-
-func jsonString(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }

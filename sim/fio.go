@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 )
 
@@ -355,14 +354,4 @@ func WriteFioJSON(w io.Writer, global map[string]string, jobs ...FioJob) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)
-}
-
-// sortedKeys returns m's keys in order (for deterministic text output).
-func sortedKeys[V any](m map[float64]V) []float64 {
-	k := make([]float64, 0, len(m))
-	for x := range m {
-		k = append(k, x)
-	}
-	sort.Float64s(k)
-	return k
 }

@@ -15,10 +15,9 @@ import (
 // every window of every direction the job issues, zeros included, so that
 // stalls show. With log_avg_msec = 0 each I/O has a line.
 type fioLog struct {
-	f     *os.File
-	w     *bufio.Writer
-	value func(c sim.Completion) float64 // per-I/O value
-	kind  string                         // iops, bw, lat
+	f    *os.File
+	w    *bufio.Writer
+	kind string // iops, bw, lat
 }
 
 type logSet struct {
@@ -30,7 +29,6 @@ type logSet struct {
 	bytes [3]int64
 	lat   [3]int64
 	used  [3]bool
-	err   error
 }
 
 func openLogs(o *options) (*logSet, error) { return openLogsN(o, 1) }
