@@ -44,13 +44,10 @@ func runFile(args []string, stdout, stderr io.Writer) error {
 	}
 	defer closeOut()
 	wall := time.Now()
-	e := sim.New(c)
-	e.SecureErase()
-	pre := e.Now()
-	if err := e.Precondition(o.precondition); err != nil {
+	e, preNs, err := prepare(c, o.precondition)
+	if err != nil {
 		return err
 	}
-	preNs := e.Now() - pre
 	var fioJobs []sim.FioJob
 	var texts []func()
 	n := 0

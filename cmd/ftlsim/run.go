@@ -291,6 +291,18 @@ func openOutput(o *options, stdout io.Writer) (io.Writer, func(), error) {
 	return f, func() { f.Close() }, nil
 }
 
+// prepare secure-erases drive c, runs the precondition and returns the
+// engine and the simulated time the preparation took.
+func prepare(c *controller.Controller, p workload.Precondition) (*sim.Engine, int64, error) {
+	e := sim.New(c)
+	e.SecureErase()
+	start := e.Now()
+	if err := e.Precondition(p); err != nil {
+		return nil, 0, err
+	}
+	return e, e.Now() - start, nil
+}
+
 // buildDrive resolves the drive options into a controller.
 func buildDrive(o *options) (*controller.Controller, error) {
 	cfg, err := controller.Lookup(o.drive)
@@ -378,13 +390,10 @@ func runJob(args []string, stdout io.Writer, replay bool) error {
 	// (--size=75%) fills only the partition, as the reviews do.
 	o.precondition.Offset, o.precondition.Size = o.given["offset"], o.given["size"]
 	wall := time.Now()
-	e := sim.New(c)
-	e.SecureErase()
-	pre := e.Now()
-	if err := e.Precondition(o.precondition); err != nil {
+	e, preNs, err := prepare(c, o.precondition)
+	if err != nil {
 		return err
 	}
-	preNs := e.Now() - pre
 	hooks := sim.Hooks{}
 	if logs.active() {
 		hooks.OnComplete = logs.complete
