@@ -39,6 +39,17 @@ type Config struct {
 	// of one die's groups differ by more than this, the least-worn full
 	// group is moved so that its block returns to use. 0 turns it off.
 	StaticWLSpread int
+	// UnitSlots is the number of device units (slots) one logical unit
+	// spans when stored uncompressed. With 1 (the default) a logical unit
+	// is one device unit; a compressing controller uses smaller device
+	// units so that a logical unit compressed to n slots (WriteSlots)
+	// takes only n. Counters of flash work (ProgramUnits, GCCopiedUnits,
+	// PaddedUnits, valid counts) are then in slots.
+	UnitSlots int
+	// ReservedGroups is the number of groups per die held out of use, for
+	// data the FTL does not place itself (e.g. die-level parity). They
+	// stay erased and never hold user data.
+	ReservedGroups int
 	// Seed seeds the random source of randomised victim policies.
 	Seed uint64
 }
@@ -52,6 +63,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.GCRestoreTo == 0 {
 		c.GCRestoreTo = c.GCLowWater + 1
+	}
+	if c.UnitSlots == 0 {
+		c.UnitSlots = 1
 	}
 	if c.Victim == nil {
 		c.Victim = Greedy{}

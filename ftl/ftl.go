@@ -46,18 +46,36 @@ type Counters struct {
 	PaddedUnits    int64 // units programmed empty by Flush
 	GCFallbacks    int64 // victims chosen greedily because the policy's choices freed nothing
 	DiscardedUnits int64 // staged host units dropped by SecureErase
+	// HostSlots is the device units the host's data took once stored
+	// (after compression); HostWriteUnits×UnitSlots without compression.
+	HostSlots int64
+	// UnitSlots is the device units a logical unit spans uncompressed
+	// (Config.UnitSlots).
+	UnitSlots int64
+
 	discardedMoved int64 // staged GC/WL units dropped by SecureErase
+	discardedSlots int64 // staged host slots dropped by SecureErase
 }
 
-// WriteAmplification is units programmed per unit the host wrote, not
-// counting host units a secure erase dropped from the write buffer before
-// they reached flash (1 when nothing was written).
+// WriteAmplification is device units programmed per device unit of data
+// the host wrote (uncompressed), not counting host units a secure erase
+// dropped from the write buffer before they reached flash (1 when nothing
+// was written). With compression it falls below 1 for compressible data.
 func (c Counters) WriteAmplification() float64 {
-	h := c.HostWriteUnits - c.DiscardedUnits
+	h := (c.HostWriteUnits - c.DiscardedUnits) * max(c.UnitSlots, 1)
 	if h <= 0 {
 		return 1
 	}
 	return float64(c.ProgramUnits) / float64(h)
+}
+
+// CompressionRatio is the share of its uncompressed size the host's data
+// took once stored (1 without compression, 0 before any write).
+func (c Counters) CompressionRatio() float64 {
+	if c.HostWriteUnits == 0 {
+		return 0
+	}
+	return float64(c.HostSlots) / float64(c.HostWriteUnits*max(c.UnitSlots, 1))
 }
 
 // FTL is a page-mapped flash translation layer over one nand.Device.
@@ -69,10 +87,13 @@ type FTL struct {
 
 	dies, np, upp, ppb, upg, gpd int // dies, planes, units/page, pages/block, units/group, groups/die
 	pageUnits                    int // units in a multi-plane page
+	k                            int // device units per logical unit, uncompressed
+	reserved                     int // groups per die held out of use
 	pow2                         bool
 	upgShift, puShift            uint // log2 of upg and pageUnits when pow2
 
 	l2p      []uint32
+	size     []uint8  // per logical unit: device units it takes (only when k > 1)
 	closedAt []uint64 // per group: units programmed when it filled
 	busy     []bool   // per group: open for writing or being cleaned (not a candidate)
 	free     [][]int32
@@ -100,6 +121,7 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 		upg: g.UnitsPerGroup(), gpd: g.BlocksPerPlane,
 	}
 	f.pageUnits = f.np * f.upp
+	f.k, f.reserved = cfg.UnitSlots, cfg.ReservedGroups
 	f.upgShift, f.puShift = log2(f.upg), log2(f.pageUnits)
 	f.pow2 = 1<<f.upgShift == f.upg && 1<<f.puShift == f.pageUnits
 	if err := f.validate(); err != nil {
@@ -111,6 +133,9 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 		f.alloc = &RoundRobin{Dies: f.dies}
 	}
 	f.l2p = make([]uint32, cfg.UserUnits)
+	if f.k > 1 {
+		f.size = make([]uint8, cfg.UserUnits)
+	}
 	f.closedAt = make([]uint64, g.Groups())
 	f.busy = make([]bool, g.Groups())
 	f.free = make([][]int32, f.dies)
@@ -156,15 +181,22 @@ func (f *FTL) validate() error {
 	if c.StaticWLSpread < 0 {
 		return fmt.Errorf("%w: static_wl_spread = %d, allowed 0 (off) or more", ErrConfig, c.StaticWLSpread)
 	}
-	// Every die must keep, beyond its share of user data, its open groups,
-	// its reserve and at least one more group to clean with.
-	dataGroups := int64(f.dies) * int64(f.gpd-c.MinSpareGroups()-1)
-	maxUser := dataGroups * int64(f.upg)
+	if c.UnitSlots < 1 || c.UnitSlots > min(f.pageUnits, 255) {
+		return fmt.Errorf("%w: unit_slots = %d, allowed 1..%d (device units in a multi-plane page)", ErrConfig, c.UnitSlots, min(f.pageUnits, 255))
+	}
+	if c.ReservedGroups < 0 || c.ReservedGroups > f.gpd/2 {
+		return fmt.Errorf("%w: reserved groups = %d per die, allowed 0..%d", ErrConfig, c.ReservedGroups, f.gpd/2)
+	}
+	// Every die must keep, beyond its share of user data (stored
+	// uncompressed in the worst case), its reserved groups, its open
+	// groups, its GC reserve and at least one more group to clean with.
+	dataGroups := int64(f.dies) * int64(f.gpd-c.ReservedGroups-c.MinSpareGroups()-1)
+	maxUser := dataGroups * int64(f.upg) / int64(c.UnitSlots)
 	if c.UserUnits < 1 || c.UserUnits > maxUser {
-		ub := int64(f.dev.Geometry().UnitBytes)
-		return fmt.Errorf("%w: user capacity = %d units (%s), allowed 1..%d units (%s): each of the %d dies keeps %d of its %d groups for open groups, the GC reserve and cleaning; raise op_percent or lower gc_low_water",
+		ub := int64(f.dev.Geometry().UnitBytes) * int64(c.UnitSlots)
+		return fmt.Errorf("%w: user capacity = %d units (%s), allowed 1..%d units (%s): each of the %d dies keeps %d of its %d groups for reserved data, open groups, the GC reserve and cleaning; raise op_percent or lower gc_low_water",
 			ErrConfig, c.UserUnits, units.FormatBytes(c.UserUnits*ub), maxUser, units.FormatBytes(maxUser*ub),
-			f.dies, c.MinSpareGroups()+1, f.gpd)
+			f.dies, c.ReservedGroups+c.MinSpareGroups()+1, f.gpd)
 	}
 	if c.UserUnits >= int64(Unmapped) {
 		return fmt.Errorf("%w: user capacity = %d units, allowed below %d", ErrConfig, c.UserUnits, int64(Unmapped))
@@ -195,8 +227,12 @@ func (f *FTL) FreeGroupsOn(d int) int { return len(f.free[d]) }
 
 // MemoryBytes is the memory held by the mapping and FTL metadata.
 func (f *FTL) MemoryBytes() int64 {
-	return int64(len(f.l2p))*4 + int64(len(f.closedAt))*8 + int64(f.dies*f.gpd)*4
+	return int64(len(f.l2p))*4 + int64(len(f.size)) + int64(len(f.closedAt))*8 + int64(f.dies*f.gpd)*4
 }
+
+// UnitSlots is the number of device units a logical unit spans
+// uncompressed.
+func (f *FTL) UnitSlots() int { return f.k }
 
 func (f *FTL) reset() {
 	for i := range f.l2p {
@@ -207,10 +243,10 @@ func (f *FTL) reset() {
 	f.nfree = 0
 	for d := range f.free {
 		f.free[d] = f.free[d][:0]
-		for g := d*f.gpd + f.gpd - 1; g >= d*f.gpd; g-- {
+		for g := d*f.gpd + f.gpd - 1 - f.reserved; g >= d*f.gpd; g-- {
 			f.free[d] = append(f.free[d], int32(g))
 		}
-		f.nfree += f.gpd
+		f.nfree += f.gpd - f.reserved
 		f.open[HostStream][d] = -1
 		f.open[GCStream][d] = -1
 		f.gc[d].group, f.gc[d].n, f.gc[d].host = -1, 0, 0
@@ -218,11 +254,13 @@ func (f *FTL) reset() {
 	}
 	f.host.group, f.host.n, f.host.host = -1, 0, 0
 	f.cnt.FreeGroupsMin = f.nfree
+	f.cnt.UnitSlots = int64(f.k)
 }
 
 // SecureErase erases every block and forgets every mapping.
 func (f *FTL) SecureErase() {
-	f.cnt.DiscardedUnits += int64(f.host.n)
+	f.cnt.DiscardedUnits += int64(f.host.host)
+	f.cnt.discardedSlots += int64(f.host.n)
 	f.cnt.discardedMoved += f.gcStaged()
 	f.dev.SecureErase()
 	f.cnt.Erases += int64(f.dies * f.gpd * f.np)
@@ -295,16 +333,41 @@ func (f *FTL) unmap(lba int64) error {
 		return nil
 	}
 	f.l2p[lba] = Unmapped
+	n := 1
+	if f.size != nil {
+		n = int(f.size[lba])
+	}
 	if s := f.stageOf(u); s != nil {
-		s.tags[f.slot(u)] = nand.NoTag
+		k := f.slot(u)
+		for i := range n {
+			s.tags[k+i] = nand.NoTag
+		}
 		return nil
+	}
+	for i := range n - 1 {
+		if err := f.dev.Invalidate(int64(u) + int64(i) + 1); err != nil {
+			return err
+		}
 	}
 	return f.dev.Invalidate(int64(u))
 }
 
 // Write maps logical unit lba to new data carrying token (an opaque payload
-// the device keeps when it tracks data).
-func (f *FTL) Write(lba int64, token uint32) error {
+// the device keeps when it tracks data), stored uncompressed.
+func (f *FTL) Write(lba int64, token uint32) error { return f.write(lba, token, f.k) }
+
+// WriteSlots is Write for data that takes n device units once stored
+// (compressed), 1 ≤ n ≤ UnitSlots. A unit never straddles two pages: when
+// it does not fit in the rest of the page being filled, that rest is
+// padded.
+func (f *FTL) WriteSlots(lba int64, token uint32, n int) error {
+	if n < 1 || n > f.k {
+		return fmt.Errorf("%w: unit %d stored in %d slots, allowed 1..%d", ErrRange, lba, n, f.k)
+	}
+	return f.write(lba, token, n)
+}
+
+func (f *FTL) write(lba int64, token uint32, n int) error {
 	if lba < 0 || lba >= int64(len(f.l2p)) {
 		return fmt.Errorf("%w: write unit %d, user space has %d", ErrRange, lba, len(f.l2p))
 	}
@@ -312,7 +375,19 @@ func (f *FTL) Write(lba int64, token uint32) error {
 		return err
 	}
 	f.cnt.HostWriteUnits++
+	f.cnt.HostSlots += int64(n)
 	s := &f.host
+	if s.group >= 0 && int(s.n)+n > f.pageUnits {
+		d := int(s.group) / f.gpd
+		if err := f.pad(s, HostStream); err != nil {
+			return err
+		}
+		if f.cfg.GCPaceWater > 0 {
+			if err := f.pace(d); err != nil {
+				return err
+			}
+		}
+	}
 	if s.group < 0 {
 		// A die whose groups all hold valid data cannot take the page
 		// (on small drives one die can fill while others have room); the
@@ -330,7 +405,7 @@ func (f *FTL) Write(lba int64, token uint32) error {
 	}
 	s.host++
 	d := int(s.group) / f.gpd
-	if err := f.place(s, HostStream, lba, token); err != nil {
+	if err := f.place(s, HostStream, lba, token, n); err != nil {
 		return err
 	}
 	if s.group < 0 && f.cfg.GCPaceWater > 0 {
@@ -339,13 +414,19 @@ func (f *FTL) Write(lba int64, token uint32) error {
 	return nil
 }
 
-// place puts lba into the next slot of stage s and programs the page when
-// it is full.
-func (f *FTL) place(s *stage, cause Stream, lba int64, token uint32) error {
+// place puts lba into the next n slots of stage s, which must have room,
+// and programs the page when it is full. Every slot of the unit carries
+// its tag; the mapping points at the first.
+func (f *FTL) place(s *stage, cause Stream, lba int64, token uint32, n int) error {
 	k := s.n
-	s.tags[k], s.data[k] = uint32(lba), token
+	for i := range int32(n) {
+		s.tags[k+i], s.data[k+i] = uint32(lba), token
+	}
 	f.l2p[lba] = uint32(int64(s.group)*int64(f.upg) + int64(s.page)*int64(f.pageUnits) + int64(k))
-	s.n++
+	if f.size != nil {
+		f.size[lba] = uint8(n)
+	}
+	s.n += int32(n)
 	if int(s.n) == f.pageUnits {
 		return f.program(s, cause)
 	}
@@ -530,6 +611,18 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 		for ; mask != 0; mask &= mask - 1 {
 			u := pu + int64(bits.TrailingZeros64(mask))
 			lba := int64(f.dev.Tag(u))
+			n := 1
+			if f.size != nil {
+				if f.l2p[lba] != uint32(u) {
+					continue // a later slot of a unit moved with its first
+				}
+				n = int(f.size[lba])
+				if gs.group >= 0 && int(gs.n)+n > f.pageUnits {
+					if err := f.pad(gs, c.cause); err != nil {
+						return moved, err
+					}
+				}
+			}
 			tok := f.dev.Data(u)
 			if gs.group < 0 {
 				og, err := f.openGroup(GCStream, d)
@@ -538,7 +631,7 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 				}
 				gs.group, gs.page = og, int32(f.groupWP(og))
 			}
-			if err := f.place(gs, c.cause, lba, tok); err != nil {
+			if err := f.place(gs, c.cause, lba, tok, n); err != nil {
 				return moved, err
 			}
 		}
@@ -711,6 +804,7 @@ type Location struct {
 	Die      int
 	Block    int // physical block
 	Page     int
+	Units    int    // device units the data takes (fewer than UnitSlots when compressed)
 	Token    uint32 // payload token (0 when the device does not track data)
 }
 
@@ -737,8 +831,12 @@ func (f *FTL) Lookup(lba int64) (Location, error) {
 	if u == Unmapped {
 		return Location{}, nil
 	}
+	n := 1
+	if f.size != nil {
+		n = int(f.size[lba])
+	}
 	if s := f.stageOf(u); s != nil {
-		return Location{Mapped: true, Buffered: true, Token: s.data[f.slot(u)]}, nil
+		return Location{Mapped: true, Buffered: true, Units: n, Token: s.data[f.slot(u)]}, nil
 	}
 	pb, page := f.dev.Locate(int64(u))
 	tag, tok, err := f.dev.Read(int64(u))
@@ -748,7 +846,7 @@ func (f *FTL) Lookup(lba int64) (Location, error) {
 	if int64(tag) != lba {
 		return Location{}, fmt.Errorf("ftl: unit %d maps to physical unit %d tagged %d", lba, u, tag)
 	}
-	return Location{Mapped: true, Die: f.dev.DieOfBlock(pb), Block: pb, Page: page, Token: tok}, nil
+	return Location{Mapped: true, Die: f.dev.DieOfBlock(pb), Block: pb, Page: page, Units: n, Token: tok}, nil
 }
 
 // PrefetchMapping hints that logical unit lba will be written or read
@@ -794,26 +892,28 @@ func (f *FTL) Trim(lba, n int64) error {
 // Flush programs every partly filled page, padding it, as a controller
 // does on a cache flush or before power-off.
 func (f *FTL) Flush() error {
-	pad := func(s *stage, cause Stream) error {
-		if s.group < 0 || s.n == 0 {
-			return nil
-		}
-		for s.n < int32(f.pageUnits) {
-			s.tags[s.n], s.data[s.n] = nand.NoTag, 0
-			s.n++
-			f.cnt.PaddedUnits++
-		}
-		return f.program(s, cause)
-	}
-	if err := pad(&f.host, HostStream); err != nil {
+	if err := f.pad(&f.host, HostStream); err != nil {
 		return err
 	}
 	for d := range f.gc {
-		if err := pad(&f.gc[d], GCStream); err != nil {
+		if err := f.pad(&f.gc[d], GCStream); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// pad fills the rest of stage s's page with empty units and programs it.
+func (f *FTL) pad(s *stage, cause Stream) error {
+	if s.group < 0 || s.n == 0 {
+		return nil
+	}
+	for s.n < int32(f.pageUnits) {
+		s.tags[s.n], s.data[s.n] = nand.NoTag, 0
+		s.n++
+		f.cnt.PaddedUnits++
+	}
+	return f.program(s, cause)
 }
 
 // sampleAlpha records, at each collection, how much physical space can
@@ -828,8 +928,8 @@ func (f *FTL) sampleAlpha() {
 			}
 		}
 	}
-	phys := int64(f.dies*f.gpd)*int64(f.upg) - unusable
-	f.alphaSum += float64(phys) / float64(len(f.l2p))
+	phys := int64(f.dies*(f.gpd-f.reserved))*int64(f.upg) - unusable
+	f.alphaSum += float64(phys) / float64(int64(len(f.l2p))*int64(f.k))
 	f.alphaN++
 }
 

@@ -27,17 +27,31 @@ func (f *FTL) CheckInvariants() error {
 			return fmt.Errorf("ftl invariant: unit %d maps to %d, past the device", lba, u)
 		}
 		g, _ := f.split(u)
+		n := 1
+		if f.size != nil {
+			n = int(f.size[lba])
+			if n < 1 || n > f.k {
+				return fmt.Errorf("ftl invariant: unit %d takes %d slots, allowed 1..%d", lba, n, f.k)
+			}
+			if k := f.slot(u); k+n > f.pageUnits {
+				return fmt.Errorf("ftl invariant: unit %d at slot %d of %d straddles a page", lba, k, n)
+			}
+		}
 		if s := f.stageOf(u); s != nil {
 			k := f.slot(u)
-			if k >= int(s.n) || s.tags[k] != uint32(lba) {
-				return fmt.Errorf("ftl invariant: unit %d maps to staged slot %d, which holds %d", lba, k, s.tags[k])
+			for i := k; i < k+n; i++ {
+				if i >= int(s.n) || s.tags[i] != uint32(lba) {
+					return fmt.Errorf("ftl invariant: unit %d maps to staged slot %d, which holds %d", lba, i, s.tags[i])
+				}
 			}
 			continue
 		}
-		if !f.dev.IsValid(int64(u)) || f.dev.Tag(int64(u)) != uint32(lba) {
-			return fmt.Errorf("ftl invariant: unit %d maps to physical unit %d (valid %v, tag %d)", lba, u, f.dev.IsValid(int64(u)), f.dev.Tag(int64(u)))
+		for i := int64(u); i < int64(u)+int64(n); i++ {
+			if !f.dev.IsValid(i) || f.dev.Tag(i) != uint32(lba) {
+				return fmt.Errorf("ftl invariant: unit %d maps to physical unit %d (valid %v, tag %d)", lba, i, f.dev.IsValid(i), f.dev.Tag(i))
+			}
 		}
-		mapped[g]++
+		mapped[g] += int32(n)
 	}
 	isFree := make([]bool, groups)
 	nfree := 0
@@ -65,6 +79,11 @@ func (f *FTL) CheckInvariants() error {
 			return fmt.Errorf("ftl invariant: group %d has %d valid units but %d logical units map to it", g, v, mapped[g])
 		}
 		switch {
+		case g%f.gpd >= f.gpd-f.reserved:
+			if wp != 0 || isFree[g] || f.isOpen(int32(g)) {
+				return fmt.Errorf("ftl invariant: reserved group %d is in use (%d pages programmed)", g, wp)
+			}
+			nFree++
 		case isFree[g]:
 			if wp != 0 {
 				return fmt.Errorf("ftl invariant: free group %d has %d pages programmed", g, wp)
@@ -91,9 +110,9 @@ func (f *FTL) CheckInvariants() error {
 	// Every unit the host wrote is either programmed or staged.
 	moved := f.cnt.GCCopiedUnits + f.cnt.WLCopiedUnits - f.gcStaged() - f.cnt.discardedMoved
 	hostProgrammed := f.cnt.ProgramUnits - f.cnt.PaddedUnits - moved
-	if hostProgrammed+int64(f.host.n)+f.cnt.DiscardedUnits != f.cnt.HostWriteUnits {
-		return fmt.Errorf("ftl invariant: %d host units written, %d programmed, %d staged and %d discarded",
-			f.cnt.HostWriteUnits, hostProgrammed, f.host.n, f.cnt.DiscardedUnits)
+	if hostProgrammed+int64(f.host.n)+f.cnt.discardedSlots != f.cnt.HostSlots {
+		return fmt.Errorf("ftl invariant: %d host slots written, %d programmed, %d staged and %d discarded",
+			f.cnt.HostSlots, hostProgrammed, f.host.n, f.cnt.discardedSlots)
 	}
 	for g := 0; g < groups; g++ {
 		want := f.isOpen(int32(g)) || f.clean[f.dieOf(int32(g))].group == int32(g)
