@@ -115,6 +115,33 @@ type Firmware struct {
 	StaticWLSpread int `yaml:"static_wl_spread"`
 	// TrimUnitNs is the firmware time to unmap one mapping unit.
 	TrimUnitNs int64 `yaml:"trim_unit_ns"`
+	// TrimBacklog, when set, is how much trimmed space (in bytes of user
+	// capacity) the firmware records before it reclaims it, which it does
+	// while idle at TrimUnitNs a unit; TRIM ranges arriving while the
+	// backlog is full are dropped (TRIM is advisory), so a whole-drive
+	// TRIM only partly frees a full drive. 0: every TRIM is applied.
+	TrimBacklog Size `yaml:"trim_backlog,omitempty"`
+
+	// Compression stores each mapping unit compressed (SandForce
+	// DuraWrite): a unit takes its compressed size rounded up to whole
+	// slots of CompressionSlot bytes, at most the whole unit
+	// (incompressible data is stored as it is), and a unit that repeats
+	// earlier data (Data.DedupePct) takes one slot, a reference. Smaller
+	// slots follow the compressed size more closely and cost memory: the
+	// simulator keeps 4 bytes per slot of flash.
+	Compression     bool `yaml:"compression,omitempty"`
+	CompressionSlot Size `yaml:"compression_slot,omitempty"`
+	// RaiseStripe turns on die-level parity (SandForce RAISE): after every
+	// RaiseStripe−1 pages of data a parity page is programmed on the next
+	// die, and 1/RaiseStripe of every die holds parity instead of data
+	// (so the same capacity needs that much more flash). 0: off.
+	RaiseStripe int `yaml:"raise_stripe,omitempty"`
+	// MapCache is the mapping table the controller holds (DRAM-less
+	// controllers keep part of it on chip), in bytes of 4-byte entries; a
+	// command whose entry is not held reads its mapping page (one flash
+	// page of entries) from flash first, and a changed page leaving the
+	// cache is programmed back. 0: the whole table is in DRAM.
+	MapCache Size `yaml:"map_cache,omitempty"`
 }
 
 // Config describes a drive.
@@ -141,7 +168,18 @@ type Config struct {
 // bound allows drives up to about 7 TiB.
 const MaxMemoryBytes = 16 << 30
 
-// MemoryEstimate returns the bytes of simulator state a geometry needs.
+// DeviceConfig is the flash array the drive builds: the description's,
+// with compression slots as its device units.
+func (c *Config) DeviceConfig() nand.Config {
+	n := c.NAND
+	if c.Firmware.Compression {
+		n.Geometry.UnitBytes = int(c.Firmware.CompressionSlot)
+	}
+	return n
+}
+
+// MemoryEstimate returns the bytes of simulator state a geometry needs
+// (its unit_bytes being the device unit).
 func MemoryEstimate(g nand.Geometry) int64 {
 	units := float64(g.Groups()) * float64(g.UnitsPerGroup())
 	return int64(units*(4+4+0.125)) + int64(g.Blocks())*16
@@ -174,9 +212,14 @@ func (c *Config) Resolve() error {
 				ErrConfig, units.FormatBytes(int64(c.Capacity)), units.FormatBytes(phys), g.Dies(), g.PlanesPerDie,
 				g.BlocksPerPlane, g.PagesPerBlock, g.PageBytes)
 		}
+		phys = int64(float64(phys) * c.dataShare())
+		if int64(c.Capacity) >= phys {
+			return fmt.Errorf("%w: capacity = %s does not fit the %s of flash the geometry leaves beside RAISE parity (firmware.raise_stripe = %d)",
+				ErrConfig, units.FormatBytes(int64(c.Capacity)), units.FormatBytes(phys), c.Firmware.RaiseStripe)
+		}
 		derived := 100 * float64(phys-int64(c.Capacity)) / float64(c.Capacity)
 		row := float64(g.Dies()) * float64(g.PlanesPerDie) * float64(g.BlockBytes())
-		sized := int(math.Ceil(float64(c.Capacity) * (1 + c.OPPercent/100) / row))
+		sized := int(math.Ceil(float64(c.Capacity) * (1 + c.OPPercent/100) / c.dataShare() / row))
 		switch {
 		case c.OPPercent == 0:
 			c.OPPercent = math.Round(derived*1000) / 1000
@@ -191,10 +234,13 @@ func (c *Config) Resolve() error {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		perBlockRow := float64(g.Dies()) * float64(g.PlanesPerDie) * float64(g.BlockBytes())
-		want := float64(c.Capacity) * (1 + c.OPPercent/100)
+		want := float64(c.Capacity) * (1 + c.OPPercent/100) / c.dataShare()
 		bpp := math.Ceil(want / perBlockRow)
 		probe := *g
 		probe.BlocksPerPlane = int(min(bpp, 1<<40))
+		if c.Firmware.Compression && c.Firmware.CompressionSlot > 0 {
+			probe.UnitBytes = int(c.Firmware.CompressionSlot)
+		}
 		if mem := MemoryEstimate(probe); mem > MaxMemoryBytes {
 			return fmt.Errorf("%w: capacity = %s with %g %% spare needs %s of flash, which takes about %s of memory to simulate; allowed %s",
 				ErrConfig, units.FormatBytes(int64(c.Capacity)), c.OPPercent, units.FormatBytes(probe.Bytes()),
@@ -209,7 +255,7 @@ func (c *Config) Resolve() error {
 		return fmt.Errorf("%w: nand.%w", ErrConfig, err)
 	}
 	if c.Capacity == 0 {
-		u := float64(g.Bytes()) / (1 + c.OPPercent/100)
+		u := float64(g.Bytes()) * c.dataShare() / (1 + c.OPPercent/100)
 		c.Capacity = Size(int64(u) / int64(g.UnitBytes) * int64(g.UnitBytes))
 	}
 	if int64(c.Capacity)%int64(g.UnitBytes) != 0 {
@@ -217,11 +263,50 @@ func (c *Config) Resolve() error {
 		// of units is rounded down, as drives report whole sectors.
 		c.Capacity = Size(int64(c.Capacity) / int64(g.UnitBytes) * int64(g.UnitBytes))
 	}
-	if mem := MemoryEstimate(*g); mem > MaxMemoryBytes {
+	if err := c.validateFirmwareData(); err != nil {
+		return err
+	}
+	if mem := MemoryEstimate(c.DeviceConfig().Geometry); mem > MaxMemoryBytes {
 		return fmt.Errorf("%w: %s of flash takes about %s of memory to simulate, allowed %s", ErrConfig,
 			units.FormatBytes(g.Bytes()), units.FormatBytes(mem), units.FormatBytes(MaxMemoryBytes))
 	}
 	return c.validateRest()
+}
+
+// dataShare is the share of the flash that can hold data: all of it, less
+// RAISE parity.
+func (c *Config) dataShare() float64 {
+	if s := c.Firmware.RaiseStripe; s > 1 {
+		return float64(s-1) / float64(s)
+	}
+	return 1
+}
+
+// validateFirmwareData checks the compression, RAISE, mapping-cache and
+// TRIM-backlog parameters against the geometry.
+func (c *Config) validateFirmwareData() error {
+	f, g := c.Firmware, c.NAND.Geometry
+	if f.Compression {
+		s := int(f.CompressionSlot)
+		if s < 512 || s >= g.UnitBytes || g.UnitBytes%s != 0 || s&(s-1) != 0 {
+			return fmt.Errorf("%w: firmware.compression_slot = %d bytes, allowed a power of two from 512 to half of unit_bytes (%d)", ErrConfig, s, g.UnitBytes)
+		}
+		if n := g.PageBytes / s * g.PlanesPerDie; n > 64 {
+			return fmt.Errorf("%w: firmware.compression_slot = %d bytes gives %d slots per multi-plane page, allowed at most 64", ErrConfig, s, n)
+		}
+	} else if f.CompressionSlot != 0 {
+		return fmt.Errorf("%w: firmware.compression_slot = %d needs firmware.compression: true", ErrConfig, f.CompressionSlot)
+	}
+	if f.RaiseStripe != 0 && (f.RaiseStripe < 2 || f.RaiseStripe > g.BlocksPerPlane || f.RaiseStripe > 1024) {
+		return fmt.Errorf("%w: firmware.raise_stripe = %d, allowed 0 (off) or 2..%d", ErrConfig, f.RaiseStripe, min(g.BlocksPerPlane, 1024))
+	}
+	if f.MapCache < 0 || (f.MapCache > 0 && int64(f.MapCache) < int64(g.PageBytes)) || f.MapCache > 1<<40 {
+		return fmt.Errorf("%w: firmware.map_cache = %d bytes, allowed 0 (whole table in DRAM) or %d (one mapping page) .. 1TiB", ErrConfig, f.MapCache, g.PageBytes)
+	}
+	if f.TrimBacklog < 0 || f.TrimBacklog > 1<<50 {
+		return fmt.Errorf("%w: firmware.trim_backlog = %d bytes, allowed 0 (off) .. 1PiB", ErrConfig, f.TrimBacklog)
+	}
+	return nil
 }
 
 func (c *Config) validateRest() error {
@@ -273,7 +358,17 @@ func (c *Config) FTLConfig() (ftl.Config, error) {
 	if err != nil {
 		return ftl.Config{}, fmt.Errorf("%w: firmware.gc_policy: %w", ErrConfig, err)
 	}
+	k := 1
+	if c.Firmware.Compression {
+		k = c.NAND.Geometry.UnitBytes / int(c.Firmware.CompressionSlot)
+	}
+	reserved := 0
+	if s := c.Firmware.RaiseStripe; s > 1 {
+		reserved = (c.NAND.Geometry.BlocksPerPlane + s - 1) / s
+	}
 	return ftl.Config{
+		UnitSlots:      k,
+		ReservedGroups: reserved,
 		UserUnits:      int64(c.Capacity) / int64(c.NAND.Geometry.UnitBytes),
 		GCLowWater:     c.Firmware.GCLowWater,
 		GCHighWater:    c.Firmware.GCHighWater,

@@ -38,9 +38,9 @@ func (o Op) String() string {
 // Data describes the content of written data, as fio's buffer options
 // do: CompressPct is the share a compressor removes
 // (buffer_compress_percentage), DedupePct the share that repeats data
-// written before (dedupe_percentage). The controllers modelled so far
-// store data as it comes and ignore it; it is carried for controllers that
-// compress (SandForce).
+// written before (dedupe_percentage). Controllers with
+// Firmware.Compression store each unit in the space its compressed size
+// needs; others store data as it comes and ignore its content.
 type Data struct {
 	CompressPct uint8
 	DedupePct   uint8
@@ -70,14 +70,27 @@ type Counters struct {
 	Commands       int64
 	RMWReads       int64 // flash reads done to merge partial-unit writes
 	BufferStallNs  int64 // total time writes waited for buffer space
+	// ChannelReadBytes is the data moved from flash to the controller:
+	// host reads, read-ahead, RMW, GC and mapping reads.
+	ChannelReadBytes int64
+	ParityPages      int64 // RAISE parity pages programmed (each plane counts)
+	MapReads         int64 // mapping pages read on mapping-cache misses
+	MapWrites        int64 // dirty mapping pages programmed on eviction
+	RegionErases     int64 // blocks erased in the parity and mapping regions
+	DedupedUnits     int64 // units stored as a reference to earlier data
+	TrimIgnoredBytes int64 // TRIM ranges dropped because the backlog was full
 }
 
-// WriteAmplification is flash bytes programmed per byte the host wrote.
-func (c Counters) WriteAmplification(unitBytes int) float64 {
+// FlashWritePages is every page programmed: data, parity and mapping.
+func (c Counters) FlashWritePages() int64 { return c.ProgramPages + c.ParityPages + c.MapWrites }
+
+// WriteAmplification is flash bytes programmed (data, padding, parity and
+// mapping pages) per byte the host wrote.
+func (c Counters) WriteAmplification(pageBytes int) float64 {
 	if c.HostWriteBytes == 0 {
 		return 1
 	}
-	return float64(c.ProgramUnits) * float64(unitBytes) / float64(c.HostWriteBytes)
+	return float64(c.FlashWritePages()) * float64(pageBytes) / float64(c.HostWriteBytes)
 }
 
 // release frees units of the write buffer when a program finishes.
@@ -140,7 +153,15 @@ type Controller struct {
 	tl   *nand.Timeline
 	ftl  *ftl.FTL
 	unit int64 // mapping unit bytes
+	slot int64 // device unit bytes (the unit, or a compression slot)
 	cap  int64 // user bytes
+	rng  uint64 // state of the dedupe draws (splitmix64)
+
+	parity region     // RAISE parity pages
+	maps   region     // mapping pages written back from the cache
+	stripe int        // data pages since the last parity page
+	mc     *mapCache  // nil: the whole mapping is in DRAM
+	trimQ  int64      // trimmed units not yet reclaimed (TrimBacklog)
 
 	link    *nand.Calendar // the host link, booked like a channel
 	fwFree  int64
@@ -165,7 +186,7 @@ func New(cfg Config) (*Controller, error) {
 	if err := cfg.Resolve(); err != nil {
 		return nil, err
 	}
-	dev, err := nand.New(cfg.NAND)
+	dev, err := nand.New(cfg.DeviceConfig())
 	if err != nil {
 		return nil, fmt.Errorf("%w: nand: %w", ErrConfig, err)
 	}
@@ -182,7 +203,15 @@ func New(cfg Config) (*Controller, error) {
 	c.ftl = f
 	f.SetSink(c)
 	c.unit = int64(cfg.NAND.Geometry.UnitBytes)
+	c.slot = int64(dev.Geometry().UnitBytes)
 	c.cap = int64(cfg.Capacity)
+	c.rng = cfg.Seed ^ 0x5851f42d4c957f2d
+	g := cfg.NAND.Geometry
+	c.parity = newRegion(g.Dies(), g.PagesPerBlock)
+	c.maps = newRegion(g.Dies(), g.PagesPerBlock)
+	if cfg.Firmware.MapCache > 0 {
+		c.mc = newMapCache(f.UserUnits(), int64(g.PageBytes/4), int64(cfg.Firmware.MapCache)/int64(g.PageBytes))
+	}
 	c.bufCap = int64(cfg.Firmware.WriteBuffer) / c.unit
 	c.lastRead = -1
 	return c, nil
@@ -239,20 +268,33 @@ func (c *Controller) Counters() Counters {
 
 // MemoryBytes is the memory the simulated drive holds.
 func (c *Controller) MemoryBytes() int64 {
-	return c.dev.MemoryBytes() + c.ftl.MemoryBytes() + c.tl.MemoryBytes() + 2<<18
+	m := c.dev.MemoryBytes() + c.ftl.MemoryBytes() + c.tl.MemoryBytes() + 2<<18
+	if c.mc != nil {
+		m += c.mc.memoryBytes()
+	}
+	return m
 }
 
 // ReadPage implements ftl.OpSink.
 func (c *Controller) ReadPage(die, page, planes, units int, cause ftl.Stream) {
-	c.note(c.tl.Read(die, planes, units*int(c.unit), c.at))
+	c.cnt.ChannelReadBytes += int64(units) * c.slot
+	c.note(c.tl.Read(die, planes, units*int(c.slot), c.at))
 }
 
-// ProgramPage implements ftl.OpSink.
+// ProgramPage implements ftl.OpSink. With RAISE, every raise_stripe−1
+// data pages are followed by a parity page on the next die in turn.
 func (c *Controller) ProgramPage(die, page, planes, hostUnits int, cause ftl.Stream) {
 	done := c.tl.Program(die, page, planes, c.at)
 	c.note(done)
 	if hostUnits > 0 {
 		c.rel.push(release{at: done, units: int64(hostUnits)})
+	}
+	if s := c.cfg.Firmware.RaiseStripe; s > 0 {
+		if c.stripe++; c.stripe == s-1 {
+			c.stripe = 0
+			c.cnt.ParityPages += int64(planes)
+			c.note(c.parity.program(c, (die+1)%c.cfg.NAND.Geometry.Dies(), planes, c.at))
+		}
 	}
 }
 
@@ -401,21 +443,28 @@ func (c *Controller) flashRead(off, n, at int64, host bool) (firstReady, ready i
 			return 0, 0, err
 		}
 		t := at
+		if c.mc != nil {
+			t = c.mapLookup(lba, false, at)
+		}
+		n := int(c.slot) * loc.Units // bytes stored (compressed)
+		if loc.Mapped && !loc.Buffered {
+			c.cnt.ChannelReadBytes += int64(n)
+		}
 		switch {
 		case !loc.Mapped:
 			// Unwritten data reads as zeros without touching flash.
 		case loc.Buffered:
-			t = at + c.cfg.Firmware.BufferNs
+			t += c.cfg.Firmware.BufferNs
 		case loc.Block == prevBlock && loc.Page == prevPage && host && c.cfg.Firmware.ReadSuspend:
-			t = c.tl.OutputSuspending(loc.Die, int(c.unit), at)
+			t = c.tl.OutputSuspending(loc.Die, n, t)
 		case loc.Block == prevBlock && loc.Page == prevPage:
 			// Same page as the previous unit: only more transfer.
-			t = c.tl.Output(loc.Die, int(c.unit), at)
+			t = c.tl.Output(loc.Die, n, t)
 		case host && c.cfg.Firmware.ReadSuspend:
-			t = c.tl.ReadSuspending(loc.Die, 1, int(c.unit), at, c.cfg.Firmware.SuspendNs)
+			t = c.tl.ReadSuspending(loc.Die, 1, n, t, c.cfg.Firmware.SuspendNs)
 			prevBlock, prevPage = loc.Block, loc.Page
 		default:
-			t = c.tl.Read(loc.Die, 1, int(c.unit), at)
+			t = c.tl.Read(loc.Die, 1, n, t)
 			prevBlock, prevPage = loc.Block, loc.Page
 		}
 		ready = max(ready, t)
@@ -541,19 +590,54 @@ func (c *Controller) write(fw int64, r Request) (int64, error) {
 					// booking in the future would leave its die idle until
 					// then, which the firmware's queues would not).
 					c.cnt.RMWReads++
+					n := int(c.slot) * loc.Units
+					c.cnt.ChannelReadBytes += int64(n)
 					if c.cfg.Firmware.ReadSuspend {
-						c.tl.ReadSuspending(loc.Die, 1, int(c.unit), done, c.cfg.Firmware.SuspendNs)
+						c.tl.ReadSuspending(loc.Die, 1, n, done, c.cfg.Firmware.SuspendNs)
 					} else {
-						c.tl.Read(loc.Die, 1, int(c.unit), done)
+						c.tl.Read(loc.Die, 1, n, done)
 					}
 				}
 			}
-			if err := c.ftl.Write(lba, r.Token); err != nil {
+			if c.mc != nil {
+				// The firmware records the new location in the mapping
+				// before it acknowledges the write.
+				done = max(done, c.mapLookup(lba, true, c.at))
+			}
+			var err error
+			if c.slot < c.unit {
+				err = c.ftl.WriteSlots(lba, r.Token, c.slotsFor(r.Data))
+			} else {
+				err = c.ftl.Write(lba, r.Token)
+			}
+			if err != nil {
 				return 0, err
 			}
 		}
 	}
 	return done, nil
+}
+
+// slotsFor returns the slots a unit of data d takes once compressed: its
+// compressed size rounded up to whole slots, at most the whole unit
+// (incompressible data is stored as it is); a unit that repeats earlier
+// data (drawn with probability DedupePct) is stored as a reference in one
+// slot.
+func (c *Controller) slotsFor(d Data) int {
+	if d.DedupePct > 0 {
+		c.rng += 0x9e3779b97f4a7c15
+		z := c.rng
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		z ^= z >> 31
+		if z%100 < uint64(d.DedupePct) {
+			c.cnt.DedupedUnits++
+			return 1
+		}
+	}
+	k := c.unit / c.slot
+	stored := c.unit * int64(100-min(d.CompressPct, 100)) / 100
+	return int(min(k, max(1, (stored+c.slot-1)/c.slot)))
 }
 
 // dropReadAhead forgets read-ahead data that request r overwrites.
@@ -573,6 +657,21 @@ func (c *Controller) trim(fw int64, r Request) (int64, error) {
 	first := (r.Offset + c.unit - 1) / c.unit
 	end := (r.Offset + r.Length) / c.unit
 	done := c.linkTransfer(fw, 0)
+	if b := int64(c.cfg.Firmware.TrimBacklog); b > 0 && end > first {
+		// The firmware records trimmed ranges until it reclaims them
+		// while idle; what does not fit is dropped (TRIM is advisory).
+		room := max(0, b/c.unit-c.trimQ)
+		if end-first > room {
+			c.cnt.TrimIgnoredBytes += (end - first - room) * c.unit
+			end = first + room
+		}
+		c.trimQ += max(0, end-first)
+	}
+	if c.mc != nil {
+		for mp := first / c.mc.perPage; end > first && mp <= (end-1)/c.mc.perPage; mp++ {
+			done = max(done, c.mapLookup(mp*c.mc.perPage, true, done))
+		}
+	}
 	if end > first {
 		if err := c.ftl.Trim(first, end-first); err != nil {
 			return 0, err
@@ -592,14 +691,22 @@ func (c *Controller) flush(fw int64) (int64, error) {
 }
 
 // Idle tells the drive that no command is outstanding from from until to.
-// With background GC on, the firmware cleans dies below their target once
-// the drive has been idle for IdleNs.
+// Once the drive has been idle for IdleNs the firmware reclaims its TRIM
+// backlog and, with background GC on, cleans dies below their target.
 func (c *Controller) Idle(from, to int64) error {
-	if !c.cfg.Firmware.BackgroundGC {
-		return nil
-	}
 	start := max(from, c.fwFree) + c.cfg.Firmware.IdleNs
 	if start >= to {
+		return nil
+	}
+	if c.trimQ > 0 {
+		// Reclaiming recorded trims takes firmware time per unit.
+		n := c.trimQ
+		if t := c.cfg.Firmware.TrimUnitNs; t > 0 {
+			n = min(n, (to-start)/t)
+		}
+		c.trimQ -= n
+	}
+	if !c.cfg.Firmware.BackgroundGC {
 		return nil
 	}
 	c.tl.Advance(start)
@@ -646,6 +753,10 @@ func (c *Controller) SecureErase(now int64) int64 {
 	c.ra = c.ra[:0]
 	c.rel = c.rel[:0]
 	c.bufUsed = 0
+	c.trimQ, c.stripe = 0, 0
+	if c.mc != nil {
+		c.mc.reset()
+	}
 	c.fwFree = max(c.fwFree, c.lastDone)
 	return c.lastDone
 }

@@ -43,12 +43,14 @@ func (p Power) Validate() error {
 
 // EnergyJ returns the energy, in joules, a drive spends over span ns of
 // which busy ns had a command outstanding, doing the flash work in the
-// counter difference d (the counters after minus before).
-func (p Power) EnergyJ(d Counters, pageBytes, unitBytes int, busy, span int64) float64 {
-	flashNJ := float64(d.ReadPages*p.ReadPageNJ + d.ProgramPages*p.ProgramPageNJ + d.Erases*p.EraseBlockNJ)
-	// Channel traffic: programmed pages in full; reads move the units read.
-	moved := float64(d.ProgramPages)*float64(pageBytes) +
-		float64(d.HostReadUnits+d.GCCopiedUnits+d.WLCopiedUnits)*float64(unitBytes)
+// counter difference d (the counters after minus before): pages read and
+// programmed (data, parity and mapping), blocks erased, and the bytes the
+// channels moved (programmed pages in full, reads as much as they read).
+func (p Power) EnergyJ(d Counters, pageBytes int, busy, span int64) float64 {
+	reads := d.ReadPages + d.MapReads
+	progs := d.FlashWritePages()
+	flashNJ := float64(reads*p.ReadPageNJ + progs*p.ProgramPageNJ + (d.Erases+d.RegionErases)*p.EraseBlockNJ)
+	moved := float64(progs)*float64(pageBytes) + float64(d.ChannelReadBytes)
 	flashNJ += moved * p.TransferByteNJ
 	idle := span - busy
 	staticNJ := float64(busy)*float64(p.ControllerActiveMW+p.DRAMActiveMW)*1e-3 +
@@ -79,5 +81,13 @@ func (c Counters) Sub(o Counters) Counters {
 	d.Commands -= o.Commands
 	d.RMWReads -= o.RMWReads
 	d.BufferStallNs -= o.BufferStallNs
+	d.HostSlots -= o.HostSlots
+	d.ChannelReadBytes -= o.ChannelReadBytes
+	d.ParityPages -= o.ParityPages
+	d.MapReads -= o.MapReads
+	d.MapWrites -= o.MapWrites
+	d.RegionErases -= o.RegionErases
+	d.DedupedUnits -= o.DedupedUnits
+	d.TrimIgnoredBytes -= o.TrimIgnoredBytes
 	return d
 }

@@ -155,7 +155,7 @@ type metrics struct {
 	ivCounter controller.Counters
 	series    []Interval
 	planes    int
-	unitBytes float64
+	pageBytes float64
 	busyNow   bool
 	ivBusy    int64 // busy time at the start of the interval
 	latBucket [nLatencyBuckets]int64
@@ -206,7 +206,7 @@ func (m *metrics) submitted(depth int) {
 
 func newMetrics(c *controller.Controller, start int64, o Options) *metrics {
 	m := &metrics{c: c, o: o, start: start, rampEnd: start + o.RampNs, planes: c.Config().NAND.Geometry.PlanesPerDie,
-		unitBytes: float64(c.Config().NAND.Geometry.UnitBytes)}
+		pageBytes: float64(c.Config().NAND.Geometry.PageBytes)}
 	for i := range m.dir {
 		m.dir[i] = newLatency()
 	}
@@ -278,7 +278,7 @@ func (m *metrics) closeInterval(end int64) {
 	}
 	k := m.c.Counters()
 	if dh := k.HostWriteBytes - m.ivCounter.HostWriteBytes; dh > 0 {
-		iv.WriteAmplification = float64(k.ProgramUnits-m.ivCounter.ProgramUnits) * m.unitBytes / float64(dh)
+		iv.WriteAmplification = float64(k.FlashWritePages()-m.ivCounter.FlashWritePages()) * m.pageBytes / float64(dh)
 	}
 	iv.FreeBlocks = m.c.FTL().FreeGroups() * m.planes
 	iv.GCCopiedUnits = k.GCCopiedUnits - m.ivCounter.GCCopiedUnits
@@ -288,7 +288,7 @@ func (m *metrics) closeInterval(end int64) {
 	m.ivBusy = b
 	if span := end - m.ivStart; span > 0 {
 		g := m.c.Config().NAND.Geometry
-		iv.PowerW = m.c.Config().Power.EnergyJ(k.Sub(m.ivCounter), g.PageBytes, g.UnitBytes, iv.BusyNs, span) / (float64(span) / 1e9)
+		iv.PowerW = m.c.Config().Power.EnergyJ(k.Sub(m.ivCounter), g.PageBytes, iv.BusyNs, span) / (float64(span) / 1e9)
 	}
 	m.ivCounter = k
 	m.series = append(m.series, iv)
@@ -354,8 +354,8 @@ func (m *metrics) finish(end int64) *Result {
 		HostWriteBytes:   k.HostWriteBytes - c0.HostWriteBytes,
 		HostReadBytes:    k.HostReadBytes - c0.HostReadBytes,
 		HostTrimBytes:    k.HostTrimBytes - c0.HostTrimBytes,
-		NANDWriteBytes:   (k.ProgramPages - c0.ProgramPages) * page,
-		NANDReadBytes:    (k.ReadPages - c0.ReadPages) * page,
+		NANDWriteBytes:   (k.FlashWritePages() - c0.FlashWritePages()) * page,
+		NANDReadBytes:    (k.ReadPages + k.MapReads - c0.ReadPages - c0.MapReads) * page,
 		GCCopiedPages:    k.GCCopiedUnits - c0.GCCopiedUnits,
 		WLCopiedPages:    k.WLCopiedUnits - c0.WLCopiedUnits,
 		Erases:           k.Erases - c0.Erases,
@@ -374,7 +374,7 @@ func (m *metrics) finish(end int64) *Result {
 	pw := m.c.Config().Power
 	g := m.c.Config().NAND.Geometry
 	span := end - m.start
-	r.Power.EnergyJ = pw.EnergyJ(k.Sub(c0), g.PageBytes, g.UnitBytes, m.busy, span)
+	r.Power.EnergyJ = pw.EnergyJ(k.Sub(c0), g.PageBytes, m.busy, span)
 	if span > 0 {
 		r.Power.AverageW = r.Power.EnergyJ / (float64(span) / 1e9)
 	}
