@@ -142,6 +142,10 @@ type Firmware struct {
 	// page of entries) from flash first, and a changed page leaving the
 	// cache is programmed back. 0: the whole table is in DRAM.
 	MapCache Size `yaml:"map_cache,omitempty"`
+	// MapMissNs is the firmware time a mapping-cache miss costs (finding
+	// the mapping page, choosing and writing back a victim), spent before
+	// the firmware takes its next command.
+	MapMissNs int64 `yaml:"map_miss_ns,omitempty"`
 }
 
 // Config describes a drive.
@@ -330,6 +334,7 @@ func (c *Config) validateRest() error {
 		{"firmware.buffer_ns", f.BufferNs, 0, 1e9},
 		{"firmware.idle_ns", f.IdleNs, 0, 3600e9},
 		{"firmware.trim_unit_ns", f.TrimUnitNs, 0, 1e6},
+		{"firmware.map_miss_ns", f.MapMissNs, 0, 1e9},
 		{"firmware.gc_low_water", int64(f.GCLowWater), 0, 1 << 20},
 		{"firmware.gc_high_water", int64(f.GCHighWater), 0, 1 << 20},
 		{"firmware.gc_pace_water", int64(f.GCPaceWater), 0, 1 << 20},

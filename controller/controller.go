@@ -152,16 +152,16 @@ type Controller struct {
 	dev  *nand.Device
 	tl   *nand.Timeline
 	ftl  *ftl.FTL
-	unit int64 // mapping unit bytes
-	slot int64 // device unit bytes (the unit, or a compression slot)
-	cap  int64 // user bytes
+	unit int64  // mapping unit bytes
+	slot int64  // device unit bytes (the unit, or a compression slot)
+	cap  int64  // user bytes
 	rng  uint64 // state of the dedupe draws (splitmix64)
 
-	parity region     // RAISE parity pages
-	maps   region     // mapping pages written back from the cache
-	stripe int        // data pages since the last parity page
-	mc     *mapCache  // nil: the whole mapping is in DRAM
-	trimQ  int64      // trimmed units not yet reclaimed (TrimBacklog)
+	parity region    // RAISE parity pages
+	maps   region    // mapping pages written back from the cache
+	stripe int       // data pages since the last parity page
+	mc     *mapCache // nil: the whole mapping is in DRAM
+	trimQ  int64     // trimmed units not yet reclaimed (TrimBacklog)
 
 	link    *nand.Calendar // the host link, booked like a channel
 	fwFree  int64

@@ -55,6 +55,9 @@ type Spec struct {
 	RandReadIOPS  float64 `yaml:"rand_read_iops,omitempty"`
 	RandWriteIOPS float64 `yaml:"rand_write_iops,omitempty"`
 	Note          string  `yaml:"note,omitempty"`
+	// Data names the data pattern the figures were measured with (a
+	// workload data pattern such as pseudo-random); empty: incompressible.
+	Data string `yaml:"data,omitempty"`
 }
 
 // Line is a product line (presets/lines).

@@ -70,8 +70,9 @@ func (m *mapCache) memoryBytes() int64 { return int64(len(m.frameOf))*4 + int64(
 
 // mapLookup makes the mapping entry of unit lba available to the firmware
 // from time at and returns when it is: at once on a hit; on a miss after
-// the mapping page is read from its die (mapping pages are spread over the
-// dies), and after a dirty page evicted for it is programmed back.
+// the firmware's miss handling (MapMissNs, which delays its next command
+// too), a dirty page evicted for it is programmed back and the mapping
+// page is read from its die (mapping pages are spread over the dies).
 func (c *Controller) mapLookup(lba int64, write bool, at int64) int64 {
 	mp := lba / c.mc.perPage
 	hit, ev, dirty := c.mc.access(mp, write)
@@ -79,6 +80,10 @@ func (c *Controller) mapLookup(lba int64, write bool, at int64) int64 {
 		return at
 	}
 	dies := int64(c.cfg.NAND.Geometry.Dies())
+	if m := c.cfg.Firmware.MapMissNs; m > 0 {
+		at = max(at, c.fwFree) + m
+		c.fwFree = at
+	}
 	if dirty {
 		c.cnt.MapWrites++
 		c.note(c.maps.program(c, int(int64(ev)%dies), 1, at))

@@ -46,6 +46,14 @@ func TestPresetDescriptionErrors(t *testing.T) {
 		{func(c *controller.Config) { c.Firmware.GCRestoreTo = 1 }, "gc_restore_to"},
 		{func(c *controller.Config) { c.Firmware.ReadAhead = 1 << 40 }, "firmware.read_ahead"},
 		{func(c *controller.Config) { c.Firmware.DatapathReadMBps = -1 }, "firmware.datapath_read_mbps"},
+		{func(c *controller.Config) { c.Firmware.CompressionSlot = 2048 }, "firmware.compression_slot"},
+		{func(c *controller.Config) { c.Firmware.Compression = true }, "firmware.compression_slot"},
+		{func(c *controller.Config) { c.Firmware.Compression, c.Firmware.CompressionSlot = true, 3000 }, "firmware.compression_slot"},
+		{func(c *controller.Config) { c.Firmware.RaiseStripe = 1 }, "firmware.raise_stripe"},
+		{func(c *controller.Config) { c.Firmware.RaiseStripe = 8 }, "RAISE parity"}, // 12.5 % parity leaves no room for 7 % spare
+		{func(c *controller.Config) { c.Firmware.MapCache = 100 }, "firmware.map_cache"},
+		{func(c *controller.Config) { c.Firmware.TrimBacklog = -1 }, "firmware.trim_backlog"},
+		{func(c *controller.Config) { c.Firmware.MapMissNs = -1 }, "firmware.map_miss_ns"},
 	}
 	for _, tc := range cases {
 		c, err := controller.Preset("m4-256")
@@ -140,9 +148,12 @@ func TestConsistencyTellsBP3FromBP4(t *testing.T) {
 // writes at QD 1 measured clean (after a secure erase), dirty (after a
 // fill and a torture of 4 KiB random writes over every LBA) and after a
 // TRIM of every LBA. It returns the three MB/s figures.
-func trimValidation(t *testing.T, name string, tortureSecs int) (clean, dirty, trimmed float64) {
+func trimValidation(t *testing.T, name string, tortureSecs int, edit ...func(*controller.Config)) (clean, dirty, trimmed float64) {
 	cfg, err := controller.Preset(name)
 	require.NoError(t, err)
+	for _, f := range edit {
+		f(&cfg)
+	}
 	d, err := controller.New(cfg)
 	require.NoError(t, err)
 	e := sim.New(d)
@@ -181,5 +192,126 @@ func TestTRIMRestoresPerformance(t *testing.T) {
 		t.Logf("%s: clean %.0f MB/s, dirty %.0f MB/s, after TRIM %.0f MB/s", name, clean, dirty, trimmed)
 		require.Less(t, dirty, 0.7*clean, "%s: torture leaves the drive slow", name)
 		require.InEpsilon(t, clean, trimmed, 0.05, "%s: TRIM restores it", name)
+	}
+}
+
+// TestTRIMPartialOnSandForce: the SF-2281 records trimmed ranges in a
+// backlog it reclaims while idle and drops what does not fit, so a TRIM
+// of a whole tortured drive frees only part of it: sequential writes after
+// TRIM are faster than dirty but clearly below clean. Without the backlog
+// limit (the what-if of a controller that applies every TRIM) the same
+// drive recovers fully.
+func TestTRIMPartialOnSandForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tortures a 240 GB drive twice")
+	}
+	clean, dirty, trimmed := trimValidation(t, "atlas-240", 600)
+	t.Logf("atlas-240: clean %.0f MB/s, dirty %.0f MB/s, after TRIM %.0f MB/s (%.0f %% of clean)", clean, dirty, trimmed, 100*trimmed/clean)
+	require.Less(t, dirty, 0.5*clean)
+	require.Less(t, trimmed, 0.85*clean, "partial recovery")
+	require.Greater(t, trimmed, 2*dirty, "but a recovery")
+	clean, _, trimmed = trimValidation(t, "atlas-240", 600, func(c *controller.Config) { c.Firmware.TrimBacklog = 0 })
+	t.Logf("atlas-240 applying every TRIM: clean %.0f MB/s, after TRIM %.0f MB/s", clean, trimmed)
+	require.InEpsilon(t, clean, trimmed, 0.05)
+}
+
+// seqWriteMBps measures 128 KiB sequential writes at QD 1 on a fresh drive
+// with the named data pattern, returning MB/s and write amplification.
+func seqWriteMBps(t *testing.T, cfg controller.Config, data string) (float64, float64) {
+	d, err := controller.New(cfg)
+	require.NoError(t, err)
+	j := workload.NewJob("seq-write")
+	for _, kv := range [][2]string{{"rw", "write"}, {"bs", "128k"}, {"runtime", "2"}, {"time_based", "1"}, {"data", data}} {
+		require.NoError(t, j.Set(kv[0], kv[1]))
+	}
+	r, err := sim.New(d).RunJob(j, sim.Hooks{})
+	require.NoError(t, err)
+	return r.Write.BWBytes / 1e6, r.Device.WriteAmplification
+}
+
+// TestSandForceCompressibleDataIsFaster: as AS-SSD against Iometer shows,
+// the SF-2281 writes incompressible data clearly slower than compressible
+// data, which takes fewer flash pages (write amplification below 1);
+// controllers without compression write both at the same speed.
+func TestSandForceCompressibleDataIsFaster(t *testing.T) {
+	for _, name := range []string{"atlas-240", "intel-525-240", "m4-256", "bp4-240"} {
+		cfg, err := controller.Preset(name)
+		require.NoError(t, err)
+		comp, waComp := seqWriteMBps(t, cfg, "pseudo-random")
+		inc, waInc := seqWriteMBps(t, cfg, "full-random")
+		t.Logf("%s: pseudo-random %.0f MB/s (WA %.2f), full-random %.0f MB/s (WA %.2f)", name, comp, waComp, inc, waInc)
+		if cfg.Firmware.Compression {
+			require.Greater(t, comp, 1.25*inc, name)
+			require.Less(t, waComp, 0.7, name)
+			require.Greater(t, waInc, 1.0, "%s: incompressible data plus RAISE parity", name)
+		} else {
+			require.InEpsilon(t, inc, comp, 0.01, name)
+		}
+	}
+}
+
+// TestMapCacheSlowsLargeDrives: the SF-2281 holds only part of its
+// mapping table, so 4 KiB random I/O over the whole drive misses more
+// often on a larger drive; the 480 GB Atlas, with twice the dies, is
+// slower than the 240 GB one. With the table in DRAM (map_cache 0) the
+// larger drive is at least as fast.
+func TestMapCacheSlowsLargeDrives(t *testing.T) {
+	run := func(name string, dram bool) (float64, controller.Counters) {
+		cfg, err := controller.Preset(name)
+		require.NoError(t, err)
+		if dram {
+			cfg.Firmware.MapCache = 0
+		}
+		d, err := controller.New(cfg)
+		require.NoError(t, err)
+		j := workload.NewJob("rand-write")
+		for _, kv := range [][2]string{{"rw", "randwrite"}, {"bs", "4k"}, {"iodepth", "32"}, {"runtime", "3"}, {"time_based", "1"}, {"norandommap", "1"}} {
+			require.NoError(t, j.Set(kv[0], kv[1]))
+		}
+		r, err := sim.New(d).RunJob(j, sim.Hooks{})
+		require.NoError(t, err)
+		return r.Write.IOPS, d.Counters()
+	}
+	small, k := run("atlas-240", false)
+	large, kl := run("atlas-480", false)
+	t.Logf("mapping cache: atlas-240 %.0f IOPS (%d mapping reads, %d writes), atlas-480 %.0f IOPS (%d, %d)", small, k.MapReads, k.MapWrites, large, kl.MapReads, kl.MapWrites)
+	require.Less(t, large, 0.85*small)
+	require.Greater(t, kl.MapReads, k.MapReads)
+	smallDRAM, k0 := run("atlas-240", true)
+	largeDRAM, _ := run("atlas-480", true)
+	t.Logf("whole table in DRAM: atlas-240 %.0f IOPS, atlas-480 %.0f IOPS", smallDRAM, largeDRAM)
+	require.GreaterOrEqual(t, largeDRAM, 0.99*smallDRAM)
+	require.Greater(t, smallDRAM, small)
+	require.Zero(t, k0.MapReads)
+}
+
+// TestRAISECostsCapacityAndParityWrites: RAISE holds 1/raise_stripe of
+// the flash for parity, so the same flash leaves less spare area, and it
+// programs one parity page per raise_stripe−1 data pages.
+func TestRAISECostsCapacityAndParityWrites(t *testing.T) {
+	with, err := controller.Preset("atlas-240")
+	require.NoError(t, err)
+	without := with
+	without.Firmware.RaiseStripe = 0
+	require.NoError(t, with.Resolve())
+	require.NoError(t, without.Resolve())
+	t.Logf("atlas-240 spare area: %.1f %% with RAISE, %.1f %% without", with.OPPercent, without.OPPercent)
+	require.InDelta(t, 7.4, with.OPPercent, 0.1)
+	require.InDelta(t, 14.5, without.OPPercent, 0.1)
+	for _, c := range []controller.Config{with, without} {
+		d, err := controller.New(c)
+		require.NoError(t, err)
+		j := workload.NewJob("w")
+		for _, kv := range [][2]string{{"rw", "write"}, {"bs", "128k"}, {"size", "4g"}} {
+			require.NoError(t, j.Set(kv[0], kv[1]))
+		}
+		_, err = sim.New(d).RunJob(j, sim.Hooks{})
+		require.NoError(t, err)
+		k := d.Counters()
+		if c.Firmware.RaiseStripe > 0 {
+			require.InEpsilon(t, float64(k.ProgramPages)/15, float64(k.ParityPages), 0.01)
+		} else {
+			require.Zero(t, k.ParityPages)
+		}
 	}
 }
