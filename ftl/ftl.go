@@ -856,6 +856,9 @@ func (f *FTL) Lookup(lba int64) (Location, error) {
 func (f *FTL) PrefetchMapping(lba int64) {
 	if lba >= 0 && lba < int64(len(f.l2p)) {
 		prefetch.Load(unsafe.Pointer(&f.l2p[lba]))
+		if f.size != nil {
+			prefetch.Load(unsafe.Pointer(&f.size[lba]))
+		}
 	}
 }
 

@@ -15,8 +15,10 @@ import (
 //	go test -run=NONE -bench=. -benchtime=1x ./sim/
 //	go test -run=NONE -bench=SteadyState -benchtime=5000000x ./sim/
 
-// bigDrive builds the generic 256 GiB (user) drive, or the capacity given.
-func bigDrive(b *testing.B, capacity int64) *controller.Controller {
+// bigDrive builds the generic 256 GiB (user) drive, or the capacity given;
+// sf turns on the SandForce mechanisms with the SF-2281 presets' values:
+// compression into 2 KiB slots, RAISE 1/16 and a 160 MiB mapping cache.
+func bigDrive(b *testing.B, capacity int64, sf bool) *controller.Controller {
 	b.Helper()
 	cfg, err := controller.Preset("generic-mlc")
 	if err != nil {
@@ -24,6 +26,12 @@ func bigDrive(b *testing.B, capacity int64) *controller.Controller {
 	}
 	if capacity > 0 {
 		cfg.Capacity = controller.Size(capacity)
+	}
+	if sf {
+		fw := &cfg.Firmware
+		fw.Compression, fw.CompressionSlot, fw.RaiseStripe = true, 2048, 16
+		fw.MapCache, fw.MapMissNs = 160<<20, 40000
+		cfg.NAND.Geometry.BlocksPerPlane = 0 // size the flash for the parity too
 	}
 	d, err := controller.New(cfg)
 	if err != nil {
@@ -53,61 +61,80 @@ func heapBytes() uint64 {
 	return m.HeapAlloc
 }
 
-// steady is the 256 GiB drive filled and written randomly until its free
-// blocks are spent and GC runs at its steady rate; it is built once.
-var steady struct {
+// steadyState is a 256 GiB drive filled and written randomly until its
+// free blocks are spent and GC runs at its steady rate.
+type steadyState struct {
 	e        *sim.Engine
 	gen      *workload.Generator
 	memPerGB float64
 }
 
-func steadyEngine(b *testing.B) {
-	if steady.e != nil {
-		return
+// steady holds the plain drive [0] and the SandForce-style one [1], each
+// built once.
+var steady [2]steadyState
+
+func steadyEngine(b *testing.B, sf bool) *steadyState {
+	st := &steady[map[bool]int{false: 0, true: 1}[sf]]
+	if st.e != nil {
+		return st
 	}
 	before := heapBytes()
-	d := bigDrive(b, 0)
+	d := bigDrive(b, 0, sf)
 	e := sim.New(d)
 	e.SecureErase()
 	if err := e.Precondition(workload.Precondition{Kind: "fill"}); err != nil {
 		b.Fatal(err)
 	}
 	j := workload.RandomWriteJob("steady", 1<<62)
+	if sf {
+		// Half-compressible data with some duplicates: units of 1 and 2 slots.
+		if err := j.Set("data", "os-install"); err != nil {
+			b.Fatal(err)
+		}
+	}
 	if err := j.Resolve(d.CapacityBytes()); err != nil {
 		b.Fatal(err)
 	}
-	steady.gen = workload.NewGenerator(j)
+	st.gen = workload.NewGenerator(j)
 	// Past the cliff: a quarter of a drive-write of random data.
-	if _, err := e.Run(&count{g: steady.gen, n: int(d.CapacityBytes() / 4096 / 4)}, sim.Options{QueueDepth: 32}); err != nil {
+	if _, err := e.Run(&count{g: st.gen, n: int(d.CapacityBytes() / 4096 / 4)}, sim.Options{QueueDepth: 32}); err != nil {
 		b.Fatal(err)
 	}
-	steady.memPerGB = float64(heapBytes()-before) / (float64(d.Config().NAND.Geometry.Bytes()) / (1 << 30))
-	steady.e = e
+	st.memPerGB = float64(heapBytes()-before) / (float64(d.Config().NAND.Geometry.Bytes()) / (1 << 30))
+	st.e = e
+	return st
 }
 
-// BenchmarkSteadyStateRandomWrite measures simulated host I/Os per wall
-// second of 4 KiB random writes at QD 32 on a 256 GiB drive in steady state,
-// and the simulator's memory per GiB of simulated flash.
-func BenchmarkSteadyStateRandomWrite(b *testing.B) {
-	steadyEngine(b)
+func benchSteady(b *testing.B, sf bool) {
+	st := steadyEngine(b, sf)
 	b.ReportAllocs()
 	b.ResetTimer()
-	r, err := steady.e.Run(&count{g: steady.gen, n: b.N}, sim.Options{QueueDepth: 32})
+	r, err := st.e.Run(&count{g: st.gen, n: b.N}, sim.Options{QueueDepth: 32})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "host-IOs/s")
-	b.ReportMetric(steady.memPerGB, "B/GiB-flash")
+	b.ReportMetric(st.memPerGB, "B/GiB-flash")
 	b.ReportMetric(r.Device.WriteAmplification, "WA")
 }
+
+// BenchmarkSteadyStateRandomWrite measures simulated host I/Os per wall
+// second of 4 KiB random writes at QD 32 on a 256 GiB drive in steady state,
+// and the simulator's memory per GiB of simulated flash.
+func BenchmarkSteadyStateRandomWrite(b *testing.B) { benchSteady(b, false) }
+
+// BenchmarkSteadyStateSandForce is BenchmarkSteadyStateRandomWrite with
+// compression (half-compressible data), RAISE parity and the mapping
+// cache switched on.
+func BenchmarkSteadyStateSandForce(b *testing.B) { benchSteady(b, true) }
 
 // BenchmarkSequentialFill measures the reviews' sequential fill (128 KiB
 // writes, QD 1) of a whole 256 GiB drive, drive construction included.
 func BenchmarkSequentialFill(b *testing.B) {
 	for range b.N {
 		before := heapBytes()
-		d := bigDrive(b, 0)
+		d := bigDrive(b, 0, false)
 		e := sim.New(d)
 		e.SecureErase()
 		r, err := e.RunJob(workload.FillJob(), sim.Hooks{})
@@ -126,7 +153,7 @@ func BenchmarkSequentialFill(b *testing.B) {
 func BenchmarkMQSimComparison(b *testing.B) {
 	for range b.N {
 		before := heapBytes()
-		d := bigDrive(b, 32<<30)
+		d := bigDrive(b, 32<<30, false)
 		e := sim.New(d)
 		e.SecureErase()
 		if err := e.Precondition(workload.Precondition{Kind: "fill"}); err != nil {
