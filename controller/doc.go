@@ -7,6 +7,21 @@
 // read-modify-write of partial mapping units, TRIM, secure erase and
 // background garbage collection while the host is idle.
 //
+// # SandForce-style firmware
+//
+// Four optional mechanisms model the SF-2281 and serve any what-if study:
+// compression (Firmware.Compression: the flash array's device unit becomes
+// a slot, and each mapping unit takes its compressed size in whole slots,
+// from the Data a write carries); RAISE die-level parity
+// (Firmware.RaiseStripe: capacity held for parity and a parity page
+// programmed per stripe of data pages); a DRAM-less mapping cache
+// (Firmware.MapCache: mapping pages read from flash on misses and
+// programmed back when changed ones are evicted, at MapMissNs of firmware
+// time each); and a TRIM backlog (Firmware.TrimBacklog: trimmed space
+// recorded for reclaiming while idle, with TRIM beyond it dropped). Parity
+// and mapping pages are written to per-die logs outside the FTL's mapping;
+// their programs, erases and energy are counted.
+//
 // # Time
 //
 // The controller is advanced by its caller's virtual clock (package sim):

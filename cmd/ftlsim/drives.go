@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/ftlsim/ftlsim/controller"
@@ -14,7 +15,7 @@ func drives(args []string, w io.Writer) error {
 	switch len(args) {
 	case 0:
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tCAPACITY\tSPARE\tDIES\tCHANNELS\tPAGE\tGC\tDESCRIPTION")
+		fmt.Fprintln(tw, "NAME\tCAPACITY\tSPARE\tDIES\tCHANNELS\tPAGE\tGC\tFIRMWARE\tDESCRIPTION")
 		for _, name := range controller.Presets() {
 			c, err := controller.Preset(name)
 			if err != nil {
@@ -24,8 +25,8 @@ func drives(args []string, w io.Writer) error {
 				return fmt.Errorf("preset %s: %w", name, err)
 			}
 			g := c.NAND.Geometry
-			fmt.Fprintf(tw, "%s\t%s\t%.1f %%\t%d\t%d\t%s\t%s\t%s\n", name, c.Capacity.String(),
-				c.OPPercent, g.Dies(), g.Channels, units.FormatBytes(int64(g.PageBytes)), c.Firmware.GCPolicy, c.Description)
+			fmt.Fprintf(tw, "%s\t%s\t%.1f %%\t%d\t%d\t%s\t%s\t%s\t%s\n", name, capacityText(c.Capacity),
+				c.OPPercent, g.Dies(), g.Channels, units.FormatBytes(int64(g.PageBytes)), c.Firmware.GCPolicy, features(c.Firmware), c.Description)
 		}
 		return tw.Flush()
 	case 1:
@@ -47,4 +48,39 @@ func drives(args []string, w io.Writer) error {
 		return err
 	}
 	return usage("drives takes at most one name")
+}
+
+// features names a firmware's distinctive mechanisms, briefly.
+func features(f controller.Firmware) string {
+	var out []string
+	if f.GCPaceWater > 0 {
+		out = append(out, "paced-gc")
+	}
+	if f.GCRestoreTo > f.GCLowWater+1 {
+		out = append(out, "deferred-gc")
+	}
+	if f.Compression {
+		out = append(out, "compression")
+	}
+	if f.RaiseStripe > 0 {
+		out = append(out, fmt.Sprintf("raise-1/%d", f.RaiseStripe))
+	}
+	if f.MapCache > 0 {
+		out = append(out, "map-cache-"+f.MapCache.String())
+	} else {
+		out = append(out, "dram-map")
+	}
+	if f.TrimBacklog > 0 {
+		out = append(out, "trim-backlog-"+f.TrimBacklog.String())
+	}
+	return strings.Join(out, ",")
+}
+
+// capacityText writes a capacity as drive makers do, in decimal GB (with
+// decimals when the capacity was rounded down to whole mapping units).
+func capacityText(s controller.Size) string {
+	if int64(s)%1e9 == 0 {
+		return s.String()
+	}
+	return fmt.Sprintf("%.2fGB", float64(s)/1e9)
 }
