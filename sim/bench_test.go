@@ -131,13 +131,25 @@ func BenchmarkSteadyStateSandForce(b *testing.B) { benchSteady(b, true) }
 
 // BenchmarkSequentialFill measures the reviews' sequential fill (128 KiB
 // writes, QD 1) of a whole 256 GiB drive, drive construction included.
-func BenchmarkSequentialFill(b *testing.B) {
+func BenchmarkSequentialFill(b *testing.B) { benchFill(b, false) }
+
+// BenchmarkSequentialFillSandForce is BenchmarkSequentialFill with
+// compression (half-compressible data), RAISE and the mapping cache on.
+func BenchmarkSequentialFillSandForce(b *testing.B) { benchFill(b, true) }
+
+func benchFill(b *testing.B, sf bool) {
 	for range b.N {
 		before := heapBytes()
-		d := bigDrive(b, 0, false)
+		d := bigDrive(b, 0, sf)
 		e := sim.New(d)
 		e.SecureErase()
-		r, err := e.RunJob(workload.FillJob(), sim.Hooks{})
+		j := workload.FillJob()
+		if sf {
+			if err := j.Set("data", "os-install"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		r, err := e.RunJob(j, sim.Hooks{})
 		if err != nil {
 			b.Fatal(err)
 		}
