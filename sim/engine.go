@@ -510,6 +510,12 @@ func Combine(parts []*Result) *Result {
 		out.Device.BackgroundGCRuns += dv.BackgroundGCRuns
 		out.Device.RMWReads += dv.RMWReads
 		out.Device.BufferStallNs += dv.BufferStallNs
+		out.Device.StoredBytes += dv.StoredBytes
+		out.Device.ParityBytes += dv.ParityBytes
+		out.Device.MapReads += dv.MapReads
+		out.Device.MapWrites += dv.MapWrites
+		out.Device.DedupedUnits += dv.DedupedUnits
+		out.Device.TrimIgnoredBytes += dv.TrimIgnoredBytes
 		out.Device.FreeBlocksMin = min(out.Device.FreeBlocksMin, dv.FreeBlocksMin)
 	}
 	if ios > 0 {

@@ -126,6 +126,12 @@ type FioDevice struct {
 	EraseCountMean     float64 `json:"erase_count_mean"`
 	LifeUsed           float64 `json:"life_used"`
 	EffectiveAlpha     float64 `json:"effective_alpha"`
+	CompressionRatio   float64 `json:"compression_ratio"`
+	ParityBytes        int64   `json:"parity_bytes"`
+	MapReads           int64   `json:"map_reads"`
+	MapWrites          int64   `json:"map_writes"`
+	DedupedUnits       int64   `json:"deduped_units"`
+	TrimIgnoredBytes   int64   `json:"trim_ignored_bytes"`
 }
 
 // FioPower is ftlsim's account of a job's power.
@@ -308,6 +314,8 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		RMWReads: d.RMWReads, BufferStallNs: d.BufferStallNs, BusyNs: r.BusyNs, AvgServiceNs: round(r.AvgServiceNs),
 		EraseCountMin: d.Wear.Min, EraseCountMax: d.Wear.Max, EraseCountMean: round(d.Wear.Mean),
 		LifeUsed: math.Round(d.Wear.Life*1e6) / 1e6, EffectiveAlpha: math.Round(d.EffectiveAlpha*1e6) / 1e6,
+		CompressionRatio: round(d.CompressionRatio()), ParityBytes: d.ParityBytes, MapReads: d.MapReads,
+		MapWrites: d.MapWrites, DedupedUnits: d.DedupedUnits, TrimIgnoredBytes: d.TrimIgnoredBytes,
 	}
 	j.Geometry = FioGeometry{
 		Drive: g.Drive, Channels: g.Channels, Dies: g.Dies, Planes: g.Planes, Blocks: g.Blocks,

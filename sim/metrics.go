@@ -82,6 +82,22 @@ type Device struct {
 	BufferStallNs      int64
 	Wear               nand.Wear
 	EffectiveAlpha     float64 // physical space able to hold data / user space (see ftl.Stats)
+	// SandForce-style mechanisms (zero on drives without them).
+	StoredBytes      int64 // host data as stored on flash, after compression
+	ParityBytes      int64 // RAISE parity programmed
+	MapReads         int64 // mapping pages read on mapping-cache misses
+	MapWrites        int64 // changed mapping pages programmed on eviction
+	DedupedUnits     int64 // units stored as references to earlier data
+	TrimIgnoredBytes int64 // TRIM ranges dropped with the backlog full
+}
+
+// CompressionRatio is the stored share of the host's data (1 without
+// compression; 0 when nothing was written).
+func (d Device) CompressionRatio() float64 {
+	if d.HostWriteBytes == 0 {
+		return 0
+	}
+	return float64(d.StoredBytes) / float64(d.HostWriteBytes)
 }
 
 // Geometry describes the simulated drive.
@@ -367,6 +383,16 @@ func (m *metrics) finish(end int64) *Result {
 		BufferStallNs:    k.BufferStallNs - c0.BufferStallNs,
 		Wear:             m.c.Device().Wear(),
 		EffectiveAlpha:   m.c.FTL().Stats().EffectiveAlpha,
+		ParityBytes:      (k.ParityPages - c0.ParityPages) * page,
+		MapReads:         k.MapReads - c0.MapReads,
+		MapWrites:        k.MapWrites - c0.MapWrites,
+		DedupedUnits:     k.DedupedUnits - c0.DedupedUnits,
+		TrimIgnoredBytes: k.TrimIgnoredBytes - c0.TrimIgnoredBytes,
+	}
+	// Stored bytes: each unit's share of the host's bytes, scaled by the
+	// slots it took over the slots it would take whole.
+	if du := k.HostWriteUnits - c0.HostWriteUnits; du > 0 {
+		r.Device.StoredBytes = int64(float64(r.Device.HostWriteBytes) * float64(k.HostSlots-c0.HostSlots) / float64(du*max(k.UnitSlots, 1)))
 	}
 	if r.Device.HostWriteBytes > 0 {
 		r.Device.WriteAmplification = float64(r.Device.NANDWriteBytes) / float64(r.Device.HostWriteBytes)
