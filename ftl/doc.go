@@ -31,6 +31,20 @@
 // Greedy, CostBenefit, FIFO, Random and DChoices ship with the package, and
 // users may write their own and check them with package ftltest.
 //
+// # Compressed units and reserved groups
+//
+// With Config.UnitSlots above 1 the device unit is a slot, a fraction of
+// the logical unit, and WriteSlots stores a unit in as many slots as its
+// compressed data needs (a compressing controller's DuraWrite). A unit's
+// slots are consecutive within one multi-plane page (the rest of a page
+// that cannot take the next unit is padded); every slot carries the
+// unit's tag, the mapping points at the first and a byte per logical unit
+// keeps the count, so garbage collection moves whole units and counts
+// space in slots. Uniform random writes then follow the same theory at
+// the spare area the compressed data leaves (TestCompressionMatchesTheory).
+// Config.ReservedGroups holds groups of every die out of use for data the
+// controller places itself (RAISE parity).
+//
 // # Spare area and the theory
 //
 // The analytic models of garbage collection (Desnoyers 2012) count as
