@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -220,4 +221,27 @@ func TestContentIgnoredWithoutCompression(t *testing.T) {
 	sc, _ := workload.ScenarioByName("four-corners")
 	_, err := sc.Steps(map[string]string{"data": "lorem"})
 	require.ErrorContains(t, err, "data=lorem")
+}
+
+// TestScenarioATTOAgainstASSSDOnCompression: ATTO writes compressible
+// data and AS-SSD incompressible data, so on a compressing drive the same
+// large sequential writes are much faster under ATTO; on a drive that
+// does not compress they are alike.
+func TestScenarioATTOAgainstASSSDOnCompression(t *testing.T) {
+	for _, compress := range []bool{true, false} {
+		edit := func(c *controller.Config) {
+			if compress {
+				c.Firmware.Compression, c.Firmware.CompressionSlot = true, 2048
+			}
+		}
+		_, atto := runScenarioOn(t, sim.New(smallDrive(t, edit)), "atto", map[string]string{"length": "64m"})
+		_, asssd := runScenarioOn(t, sim.New(smallDrive(t, edit)), "as-ssd", nil)
+		a, s := mbps(atto["write-8m"]), mbps(asssd["seq-write"])
+		t.Logf("compression %v: ATTO 8 MiB writes %.0f MB/s, AS-SSD sequential write %.0f MB/s", compress, a, s)
+		if compress {
+			require.Greater(t, a, 1.3*s)
+		} else {
+			require.InEpsilon(t, s, a, 0.15)
+		}
+	}
 }

@@ -245,8 +245,9 @@ var scenarios = []Scenario{
 		},
 	},
 	{
-		Name: "atto", Description: "ATTO transfer-size sweep: sequential write then read of a 256 MiB file at 0.5 KiB to 8 MiB transfers, QD 4",
-		Params: []Param{{"length", "256m", "bytes written and read at each size"}},
+		Name: "atto", Description: "ATTO transfer-size sweep: sequential write then read of a 256 MiB file at 0.5 KiB to 8 MiB transfers, QD 4; ATTO writes a repeating, highly compressible pattern (SandForce drives look their best here)",
+		Params: []Param{{"length", "256m", "bytes written and read at each size"},
+			{"data", "pseudo-random", "data pattern written: " + strings.Join(DataPatternNames(), ", ")}},
 		build: func(p params) ([]Step, error) {
 			length, err := units.ParseSize(p["length"], false)
 			if err != nil || length < 512 {
@@ -257,7 +258,7 @@ var scenarios = []Scenario{
 			for _, bs := range []string{"512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m"} {
 				b, _ := units.ParseSize(bs, false)
 				size := strconv.FormatInt(max(length, b), 10) // at least one transfer
-				s.run("write-"+bs, "atto-write", "rw", "write", "bs", bs, "size", size, "iodepth", "4")
+				s.run("write-"+bs, "atto-write", "rw", "write", "bs", bs, "size", size, "iodepth", "4", "data", p["data"])
 				s.run("read-"+bs, "atto-read", "rw", "read", "bs", bs, "size", size, "iodepth", "4")
 			}
 			return s.done()
