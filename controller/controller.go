@@ -551,8 +551,10 @@ func (c *Controller) write(fw int64, r Request) (int64, error) {
 	c.cnt.HostWriteBytes += r.Length
 	c.dropReadAhead(r)
 	first, last := r.Offset/c.unit, (r.Offset+r.Length-1)/c.unit
-	// Large requests enter the buffer in chunks that it can hold.
-	chunk := max(1, c.bufCap/2)
+	// Large requests stream into the buffer in pieces of an eighth of it,
+	// so that a transfer larger than a small (on-chip) buffer flows as
+	// programs free room, as the link's data FISes would.
+	chunk := max(1, c.bufCap/8)
 	done := fw
 	for lo := first; lo <= last; lo += chunk {
 		hi := min(last, lo+chunk-1)
