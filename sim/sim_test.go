@@ -61,6 +61,35 @@ func TestDeterministic(t *testing.T) {
 	require.Positive(t, a.Device.GCCopiedPages)
 }
 
+// TestDeterministicWithSandForceMechanisms: compression with duplicates,
+// RAISE, the mapping cache and the TRIM backlog keep runs bit-identical
+// for a seed, and another firmware seed changes the dedupe draws.
+func TestDeterministicWithSandForceMechanisms(t *testing.T) {
+	run := func(seed uint64) *sim.Result {
+		e := sim.New(smallDrive(t, func(c *controller.Config) {
+			fw := &c.Firmware
+			fw.Compression, fw.CompressionSlot, fw.RaiseStripe = true, 1024, 8
+			fw.MapCache, fw.MapMissNs, fw.TrimBacklog = 2<<20, 20000, 1<<30
+			c.OPPercent, c.Seed = 7, seed
+		}))
+		e.SecureErase()
+		require.NoError(t, e.Precondition(workload.Precondition{Kind: "fill"}))
+		r, err := e.RunJob(job(t, "rw", "randwrite", "iodepth", "8", "runtime", "60", "time_based", "1",
+			"bssplit", "4k/50:16k/50", "buffer_compress_percentage", "30", "dedupe_percentage", "5"), sim.Hooks{})
+		require.NoError(t, err)
+		return r
+	}
+	a, b := run(1), run(1)
+	require.Equal(t, a, b)
+	require.Positive(t, a.Device.GCCopiedPages)
+	require.Positive(t, a.Device.MapReads)
+	require.Positive(t, a.Device.ParityBytes)
+	require.Positive(t, a.Device.DedupedUnits)
+	require.InDelta(t, 0.95*0.75+0.05*0.25, a.Device.CompressionRatio(), 0.01) // 3 slots of 1 KiB, 5 % deduplicated to one
+	c := run(2)
+	require.NotEqual(t, a.Device.DedupedUnits, c.Device.DedupedUnits)
+}
+
 func TestSeriesAddsUp(t *testing.T) {
 	e := sim.New(smallDrive(t, nil))
 	e.SecureErase()
