@@ -211,6 +211,7 @@ func New(cfg Config) (*Controller, error) {
 	c.maps = newRegion(g.Dies(), g.PagesPerBlock)
 	if cfg.Firmware.MapCache > 0 {
 		c.mc = newMapCache(f.UserUnits(), int64(g.PageBytes/4), int64(cfg.Firmware.MapCache)/int64(g.PageBytes))
+		f.SetMoveSink(mapMover{c})
 	}
 	c.bufCap = int64(cfg.Firmware.WriteBuffer) / c.unit
 	c.lastRead = -1

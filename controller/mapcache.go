@@ -95,6 +95,13 @@ func (c *Controller) mapLookup(lba int64, write bool, at int64) int64 {
 	return t
 }
 
+// mapMover updates the mapping entry of each unit garbage collection
+// moves: with part of the table on chip, that may read a mapping page and
+// later write one back, like a host write.
+type mapMover struct{ c *Controller }
+
+func (m mapMover) Moved(lba int64) { m.c.mapLookup(lba, true, m.c.at) }
+
 // region is flash the firmware writes outside the FTL's mapping — RAISE
 // parity and mapping pages — as a log of blocks on each die: each page
 // goes to the next page of the die's current block, and a block is

@@ -103,3 +103,29 @@ func TestReservedGroupsStayOutOfUse(t *testing.T) {
 	_, err := New(dev, Config{UserUnits: userUnitsFor(g, 0.07), ReservedGroups: 8})
 	require.ErrorIs(t, err, ErrConfig)
 }
+
+type moveCounter struct{ n int64 }
+
+func (m *moveCounter) Moved(int64) { m.n++ }
+
+// TestMoveSinkHearsEveryMove: each logical unit GC moves is reported once,
+// whatever the number of slots it takes.
+func TestMoveSinkHearsEveryMove(t *testing.T) {
+	g := geometry(2, 1, 32, 8)
+	g.UnitBytes = 2048
+	f := newFTL(t, g, false, Config{UserUnits: g.Units() / 2 / 5 * 4, UnitSlots: 2})
+	var m moveCounter
+	f.SetMoveSink(&m)
+	r := rand.New(rand.NewPCG(1, 2))
+	var slots int64
+	for i := 0; i < 40000; i++ {
+		n := 1 + r.IntN(2)
+		require.NoError(t, f.WriteSlots(r.Int64N(f.UserUnits()), 0, n))
+		slots += int64(n)
+	}
+	c := f.Counters()
+	require.Positive(t, m.n)
+	require.Less(t, m.n, c.GCCopiedUnits, "units of two slots are reported once")
+	require.GreaterOrEqual(t, 2*m.n, c.GCCopiedUnits)
+	require.Equal(t, slots, c.HostSlots)
+}

@@ -110,6 +110,14 @@ type OpSink interface {
 	EraseGroup(die, planes int, cause Stream)
 }
 
+// MoveSink learns of every logical unit garbage collection or wear
+// levelling moves: a controller that keeps only part of its mapping table
+// in memory must load and change the unit's mapping entry (see
+// FTL.SetMoveSink).
+type MoveSink interface {
+	Moved(lba int64)
+}
+
 // Allocator picks the die that receives the next host page.
 type Allocator interface {
 	NextDie() int

@@ -82,8 +82,9 @@ func (c Counters) CompressionRatio() float64 {
 type FTL struct {
 	dev  *nand.Device
 	cfg  Config
-	sink OpSink
-	rng  *rand.Rand
+	sink  OpSink
+	moves MoveSink // nil: moves need no mapping work beyond the FTL's
+	rng   *rand.Rand
 
 	dies, np, upp, ppb, upg, gpd int // dies, planes, units/page, pages/block, units/group, groups/die
 	pageUnits                    int // units in a multi-plane page
@@ -206,6 +207,10 @@ func (f *FTL) validate() error {
 
 // SetSink sets the receiver of flash operations (nil for none).
 func (f *FTL) SetSink(s OpSink) { f.sink = s }
+
+// SetMoveSink sets the receiver of the logical units that garbage
+// collection and wear levelling move (nil for none).
+func (f *FTL) SetMoveSink(m MoveSink) { f.moves = m }
 
 // Device returns the underlying device.
 func (f *FTL) Device() *nand.Device { return f.dev }
@@ -633,6 +638,9 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 			}
 			if err := f.place(gs, c.cause, lba, tok, n); err != nil {
 				return moved, err
+			}
+			if f.moves != nil {
+				f.moves.Moved(lba)
 			}
 		}
 		if c.cause == WLStream {
