@@ -80,8 +80,8 @@ func (c Counters) CompressionRatio() float64 {
 
 // FTL is a page-mapped flash translation layer over one nand.Device.
 type FTL struct {
-	dev  *nand.Device
-	cfg  Config
+	dev   *nand.Device
+	cfg   Config
 	sink  OpSink
 	moves MoveSink // nil: moves need no mapping work beyond the FTL's
 	rng   *rand.Rand
