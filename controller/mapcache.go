@@ -10,6 +10,7 @@ package controller
 type mapCache struct {
 	perPage int64   // mapping entries (units) per mapping page
 	frameOf []int32 // per mapping page: its frame, or -1
+	stored  []bool  // per mapping page: written to flash since the last secure erase
 	page    []int32 // per frame: the mapping page held, or -1
 	ref     []bool  // per frame: used since the hand last passed
 	dirty   []bool  // per frame: changed since it was read
@@ -21,7 +22,7 @@ type mapCache struct {
 func newMapCache(units, perPage, frames int64) *mapCache {
 	pages := (units + perPage - 1) / perPage
 	frames = max(1, min(frames, pages))
-	m := &mapCache{perPage: perPage, frameOf: make([]int32, pages),
+	m := &mapCache{perPage: perPage, frameOf: make([]int32, pages), stored: make([]bool, pages),
 		page: make([]int32, frames), ref: make([]bool, frames), dirty: make([]bool, frames)}
 	m.reset()
 	return m
@@ -33,6 +34,7 @@ func (m *mapCache) reset() {
 	for i := range m.frameOf {
 		m.frameOf[i] = -1
 	}
+	clear(m.stored)
 	for i := range m.page {
 		m.page[i], m.ref[i], m.dirty[i] = -1, false, false
 	}
@@ -66,13 +68,15 @@ func (m *mapCache) access(mp int64, write bool) (hit bool, evicted int32, wasDir
 }
 
 // memoryBytes is the simulator memory the cache state takes.
-func (m *mapCache) memoryBytes() int64 { return int64(len(m.frameOf))*4 + int64(len(m.page))*6 }
+func (m *mapCache) memoryBytes() int64 { return int64(len(m.frameOf))*5 + int64(len(m.page))*6 }
 
 // mapLookup makes the mapping entry of unit lba available to the firmware
 // from time at and returns when it is: at once on a hit; on a miss after
 // the firmware's miss handling (MapMissNs, which delays its next command
 // too), a dirty page evicted for it is programmed back and the mapping
-// page is read from its die (mapping pages are spread over the dies).
+// page is read from its die (mapping pages are spread over the dies). A
+// page never written since the last secure erase holds only unmapped
+// entries and needs no read.
 func (c *Controller) mapLookup(lba int64, write bool, at int64) int64 {
 	mp := lba / c.mc.perPage
 	hit, ev, dirty := c.mc.access(mp, write)
@@ -86,7 +90,11 @@ func (c *Controller) mapLookup(lba int64, write bool, at int64) int64 {
 	}
 	if dirty {
 		c.cnt.MapWrites++
+		c.mc.stored[ev] = true
 		c.note(c.maps.program(c, int(int64(ev)%dies), 1, at))
+	}
+	if !c.mc.stored[mp] {
+		return at
 	}
 	c.cnt.MapReads++
 	c.cnt.ChannelReadBytes += int64(c.cfg.NAND.Geometry.PageBytes)

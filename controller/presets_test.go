@@ -274,9 +274,9 @@ func TestMapCacheSlowsLargeDrives(t *testing.T) {
 	}
 	small, k := run("atlas-240", false)
 	large, kl := run("atlas-480", false)
-	t.Logf("mapping cache: atlas-240 %.0f IOPS (%d mapping reads, %d writes), atlas-480 %.0f IOPS (%d, %d)", small, k.MapReads, k.MapWrites, large, kl.MapReads, kl.MapWrites)
+	t.Logf("mapping cache: atlas-240 %.0f IOPS (%d mapping-page reads, %d writes), atlas-480 %.0f IOPS (%d, %d)", small, k.MapReads, k.MapWrites, large, kl.MapReads, kl.MapWrites)
 	require.Less(t, large, 0.85*small)
-	require.Greater(t, kl.MapReads, k.MapReads)
+	require.Greater(t, kl.MapWrites, k.MapWrites, "more changed mapping pages evicted")
 	smallDRAM, k0 := run("atlas-240", true)
 	largeDRAM, _ := run("atlas-480", true)
 	t.Logf("whole table in DRAM: atlas-240 %.0f IOPS, atlas-480 %.0f IOPS", smallDRAM, largeDRAM)

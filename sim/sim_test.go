@@ -70,7 +70,7 @@ func TestDeterministicWithSandForceMechanisms(t *testing.T) {
 			fw := &c.Firmware
 			fw.Compression, fw.CompressionSlot, fw.RaiseStripe = true, 1024, 8
 			fw.MapCache, fw.MapMissNs, fw.TrimBacklog = 2<<20, 20000, 1<<30
-			c.OPPercent, c.Seed = 7, seed
+			c.OPPercent, c.Seed = 25, seed
 		}))
 		e.SecureErase()
 		require.NoError(t, e.Precondition(workload.Precondition{Kind: "fill"}))
