@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/nand"
@@ -152,10 +153,10 @@ type Controller struct {
 	dev  *nand.Device
 	tl   *nand.Timeline
 	ftl  *ftl.FTL
-	unit int64  // mapping unit bytes
-	slot int64  // device unit bytes (the unit, or a compression slot)
-	cap  int64  // user bytes
-	rng  uint64 // state of the dedupe draws (splitmix64)
+	unit int64      // mapping unit bytes
+	slot int64      // device unit bytes (the unit, or a compression slot)
+	cap  int64      // user bytes
+	rng  *rand.Rand // the dedupe draws
 
 	parity region    // RAISE parity pages
 	maps   region    // mapping pages written back from the cache
@@ -205,7 +206,7 @@ func New(cfg Config) (*Controller, error) {
 	c.unit = int64(cfg.NAND.Geometry.UnitBytes)
 	c.slot = int64(dev.Geometry().UnitBytes)
 	c.cap = int64(cfg.Capacity)
-	c.rng = cfg.Seed ^ 0x5851f42d4c957f2d
+	c.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5851f42d4c957f2d))
 	g := cfg.NAND.Geometry
 	c.parity = newRegion(g.Dies(), g.PagesPerBlock)
 	c.maps = newRegion(g.Dies(), g.PagesPerBlock)
@@ -628,12 +629,7 @@ func (c *Controller) write(fw int64, r Request) (int64, error) {
 // slot.
 func (c *Controller) slotsFor(d Data) int {
 	if d.DedupePct > 0 {
-		c.rng += 0x9e3779b97f4a7c15
-		z := c.rng
-		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-		z = (z ^ z>>27) * 0x94d049bb133111eb
-		z ^= z >> 31
-		if z%100 < uint64(d.DedupePct) {
+		if c.rng.Uint32N(100) < uint32(d.DedupePct) {
 			c.cnt.DedupedUnits++
 			return 1
 		}
