@@ -6,58 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/nand"
 )
-
-// Op is a host command.
-type Op uint8
-
-// Host commands.
-const (
-	Read Op = iota
-	Write
-	Trim
-	Flush
-)
-
-// String returns "read", "write", "trim" or "flush".
-func (o Op) String() string {
-	switch o {
-	case Read:
-		return "read"
-	case Write:
-		return "write"
-	case Trim:
-		return "trim"
-	case Flush:
-		return "flush"
-	}
-	return fmt.Sprintf("Op(%d)", int(o))
-}
-
-// Data describes the content of written data, as fio's buffer options
-// do: CompressPct is the share a compressor removes
-// (buffer_compress_percentage), DedupePct the share that repeats data
-// written before (dedupe_percentage). Controllers with
-// Firmware.Compression store each unit in the space its compressed size
-// needs; others store data as it comes and ignore its content.
-type Data struct {
-	CompressPct uint8
-	DedupePct   uint8
-}
-
-// Request is one host command. Offset and Length are in bytes and must be
-// multiples of 512 (the sector size); Flush ignores them.
-type Request struct {
-	Op     Op
-	Offset int64
-	Length int64
-	Data   Data // content of written data
-	// Token is an opaque payload stamp for written data (tests use it
-	// to check that reads return the latest write).
-	Token uint32
-}
 
 // ErrRequest is wrapped by errors about malformed host requests.
 var ErrRequest = errors.New("invalid request")
@@ -308,11 +260,11 @@ func (c *Controller) EraseGroup(die, planes int, cause ftl.Stream) {
 func (c *Controller) note(done int64) { c.lastDone = max(c.lastDone, done) }
 
 // Validate checks a request against the drive.
-func (c *Controller) Validate(r Request) error {
-	if r.Op == Flush {
+func (c *Controller) Validate(r blockio.Request) error {
+	if r.Op == blockio.Flush {
 		return nil
 	}
-	if r.Op > Flush {
+	if r.Op > blockio.Flush {
 		return fmt.Errorf("%w: op %d", ErrRequest, r.Op)
 	}
 	if r.Offset < 0 || r.Offset%512 != 0 {
@@ -332,21 +284,21 @@ func (c *Controller) Validate(r Request) error {
 // starts loading the state of the flash unit that entry points to. The
 // engine issues stage 1 two requests ahead and stage 2 one request ahead.
 // Hints never change results.
-func (c *Controller) Prefetch(r *Request, stage int) {
-	if r.Op == Flush || r.Offset < 0 {
+func (c *Controller) Prefetch(r *blockio.Request, stage int) {
+	if r.Op == blockio.Flush || r.Offset < 0 {
 		return
 	}
 	lba := r.Offset / c.unit
 	if stage == 1 {
 		c.ftl.PrefetchMapping(lba)
 	} else {
-		c.ftl.PrefetchLocation(lba, r.Op == Read)
+		c.ftl.PrefetchLocation(lba, r.Op == blockio.Read)
 	}
 }
 
 // Submit executes request r, which reaches the drive at time now, and
 // returns when the drive completes it.
-func (c *Controller) Submit(now int64, r Request) (int64, error) {
+func (c *Controller) Submit(now int64, r blockio.Request) (int64, error) {
 	if err := c.Validate(r); err != nil {
 		return 0, err
 	}
@@ -361,21 +313,21 @@ func (c *Controller) Submit(now int64, r Request) (int64, error) {
 	// The firmware takes commands in arrival order.
 	cost := c.cfg.Firmware.CommandNs
 	switch {
-	case r.Op == Read && c.cfg.Firmware.ReadCommandNs > 0 && !c.readAheadHolds(r):
+	case r.Op == blockio.Read && c.cfg.Firmware.ReadCommandNs > 0 && !c.readAheadHolds(r):
 		// A read served from read-ahead needs no lookups or flash
 		// commands: only the base cost.
 		cost = c.cfg.Firmware.ReadCommandNs
-	case r.Op == Write && c.cfg.Firmware.WriteCommandNs > 0:
+	case r.Op == blockio.Write && c.cfg.Firmware.WriteCommandNs > 0:
 		cost = c.cfg.Firmware.WriteCommandNs
 	}
 	fw := max(now, c.fwFree) + cost
 	c.fwFree = fw
 	switch r.Op {
-	case Read:
+	case blockio.Read:
 		return c.read(fw, r)
-	case Write:
+	case blockio.Write:
 		return c.write(fw, r)
-	case Trim:
+	case blockio.Trim:
 		return c.trim(fw, r)
 	default:
 		return c.flush(fw)
@@ -388,7 +340,7 @@ func (c *Controller) linkTransfer(at, n int64) int64 {
 	return c.link.Book(at, c.cfg.Host.CommandNs+(n*1000+c.cfg.Host.LinkMBps-1)/c.cfg.Host.LinkMBps)
 }
 
-func (c *Controller) read(fw int64, r Request) (int64, error) {
+func (c *Controller) read(fw int64, r blockio.Request) (int64, error) {
 	c.cnt.HostReadBytes += r.Length
 	var firstReady, ready int64
 	if e, ok := c.readAheadHit(r); ok {
@@ -476,7 +428,7 @@ func (c *Controller) flashRead(off, n, at int64, host bool) (firstReady, ready i
 }
 
 // countReads counts a read served from read-ahead as host reads.
-func (c *Controller) countReads(r Request) error {
+func (c *Controller) countReads(r blockio.Request) error {
 	for lba := r.Offset / c.unit; lba <= (r.Offset+r.Length-1)/c.unit; lba++ {
 		if _, err := c.ftl.Read(lba); err != nil {
 			return err
@@ -486,7 +438,7 @@ func (c *Controller) countReads(r Request) error {
 }
 
 // readAheadHolds reports whether read-ahead holds all of r.
-func (c *Controller) readAheadHolds(r Request) bool {
+func (c *Controller) readAheadHolds(r blockio.Request) bool {
 	for _, e := range c.ra {
 		if e.off <= r.Offset && r.Offset+r.Length <= e.off+e.n {
 			return true
@@ -497,7 +449,7 @@ func (c *Controller) readAheadHolds(r Request) bool {
 
 // readAheadHit returns the read-ahead extent that holds all of r, dropping
 // the extents before it.
-func (c *Controller) readAheadHit(r Request) (extent, bool) {
+func (c *Controller) readAheadHit(r blockio.Request) (extent, bool) {
 	k := 0
 	for k < len(c.ra) && c.ra[k].off+c.ra[k].n <= r.Offset {
 		k++
@@ -511,7 +463,7 @@ func (c *Controller) readAheadHit(r Request) (extent, bool) {
 
 // readAhead keeps ReadAhead bytes beyond a sequential read in the buffer,
 // reading them in pieces of the stream's request size.
-func (c *Controller) readAhead(r Request, at int64) error {
+func (c *Controller) readAhead(r blockio.Request, at int64) error {
 	next := r.Offset + r.Length
 	if len(c.ra) > 0 {
 		next = max(next, c.ra[len(c.ra)-1].off+c.ra[len(c.ra)-1].n)
@@ -549,7 +501,7 @@ func (c *Controller) waitBuffer(t, n int64) (int64, error) {
 	return t, nil
 }
 
-func (c *Controller) write(fw int64, r Request) (int64, error) {
+func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 	c.cnt.HostWriteBytes += r.Length
 	c.dropReadAhead(r)
 	first, last := r.Offset/c.unit, (r.Offset+r.Length-1)/c.unit
@@ -627,7 +579,7 @@ func (c *Controller) write(fw int64, r Request) (int64, error) {
 // (incompressible data is stored as it is); a unit that repeats earlier
 // data (drawn with probability DedupePct) is stored as a reference in one
 // slot.
-func (c *Controller) slotsFor(d Data) int {
+func (c *Controller) slotsFor(d blockio.Data) int {
 	if d.DedupePct > 0 {
 		if c.rng.Uint32N(100) < uint32(d.DedupePct) {
 			c.cnt.DedupedUnits++
@@ -640,7 +592,7 @@ func (c *Controller) slotsFor(d Data) int {
 }
 
 // dropReadAhead forgets read-ahead data that request r overwrites.
-func (c *Controller) dropReadAhead(r Request) {
+func (c *Controller) dropReadAhead(r blockio.Request) {
 	for _, e := range c.ra {
 		if e.off < r.Offset+r.Length && r.Offset < e.off+e.n {
 			c.ra = c.ra[:0]
@@ -649,7 +601,7 @@ func (c *Controller) dropReadAhead(r Request) {
 	}
 }
 
-func (c *Controller) trim(fw int64, r Request) (int64, error) {
+func (c *Controller) trim(fw int64, r blockio.Request) (int64, error) {
 	c.cnt.HostTrimBytes += r.Length
 	c.dropReadAhead(r)
 	// Only whole units are unmapped; the partial ends keep their data.

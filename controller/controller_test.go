@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
@@ -174,7 +175,7 @@ func TestPartialWritesReadModifyWrite(t *testing.T) {
 	e.SecureErase()
 	runJob(t, e, map[string]string{"rw": "write", "bs": "128k", "size": "64m"})
 	// Flush so the data is on flash, then write 512-byte pieces into it.
-	_, err := d.Submit(e.Now(), controller.Request{Op: controller.Flush})
+	_, err := d.Submit(e.Now(), blockio.Request{Op: blockio.Flush})
 	require.NoError(t, err)
 	r := runJob(t, e, map[string]string{"rw": "randwrite", "bs": "512", "size": "64m", "number_ios": "1000"})
 	require.Positive(t, r.Device.RMWReads)
@@ -192,7 +193,7 @@ func TestTrimUnmaps(t *testing.T) {
 	e := sim.New(d)
 	e.SecureErase()
 	runJob(t, e, map[string]string{"rw": "write", "bs": "128k", "size": "256m"})
-	_, err := d.Submit(e.Now(), controller.Request{Op: controller.Trim, Offset: 4096 + 512, Length: 3 * 4096})
+	_, err := d.Submit(e.Now(), blockio.Request{Op: blockio.Trim, Offset: 4096 + 512, Length: 3 * 4096})
 	require.NoError(t, err)
 	// Only whole units inside the range are unmapped.
 	require.True(t, d.FTL().Mapped(1))
@@ -211,13 +212,13 @@ func TestTrimUnmaps(t *testing.T) {
 
 func TestRequestValidation(t *testing.T) {
 	d := drive(t, nil)
-	for _, r := range []controller.Request{
-		{Op: controller.Read, Offset: -512, Length: 512},
-		{Op: controller.Read, Offset: 100, Length: 512},
-		{Op: controller.Write, Offset: 0, Length: 0},
-		{Op: controller.Write, Offset: 0, Length: 1000},
-		{Op: controller.Write, Offset: d.CapacityBytes(), Length: 512},
-		{Op: controller.Trim, Offset: d.CapacityBytes() - 512, Length: 1024},
+	for _, r := range []blockio.Request{
+		{Op: blockio.Read, Offset: -512, Length: 512},
+		{Op: blockio.Read, Offset: 100, Length: 512},
+		{Op: blockio.Write, Offset: 0, Length: 0},
+		{Op: blockio.Write, Offset: 0, Length: 1000},
+		{Op: blockio.Write, Offset: d.CapacityBytes(), Length: 512},
+		{Op: blockio.Trim, Offset: d.CapacityBytes() - 512, Length: 1024},
 		{Op: 9, Offset: 0, Length: 512},
 	} {
 		_, err := d.Submit(0, r)
@@ -274,6 +275,6 @@ func FuzzParseConfig(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_, _ = d.Submit(0, controller.Request{Op: controller.Write, Offset: 0, Length: 4096})
+		_, _ = d.Submit(0, blockio.Request{Op: blockio.Write, Offset: 0, Length: 4096})
 	})
 }

@@ -3,6 +3,7 @@ package controller_test
 import (
 	"fmt"
 
+	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/controller"
 )
 
@@ -34,8 +35,8 @@ func ExampleController_Submit() {
 	if err != nil {
 		panic(err)
 	}
-	w, _ := d.Submit(0, controller.Request{Op: controller.Write, Offset: 0, Length: 4096})
-	r, _ := d.Submit(w, controller.Request{Op: controller.Read, Offset: 0, Length: 4096})
+	w, _ := d.Submit(0, blockio.Request{Op: blockio.Write, Offset: 0, Length: 4096})
+	r, _ := d.Submit(w, blockio.Request{Op: blockio.Read, Offset: 0, Length: 4096})
 	fmt.Printf("write acknowledged from the buffer after %.1f µs; read back %.1f µs later\n", float64(w)/1e3, float64(r-w)/1e3)
 	// Output:
 	// write acknowledged from the buffer after 15.8 µs; read back 17.8 µs later

@@ -7,6 +7,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -36,7 +37,7 @@ type Options struct {
 
 // Completion describes one finished request, for Hooks.OnComplete.
 type Completion struct {
-	Op       controller.Op
+	Op       blockio.Op
 	Offset   int64
 	Length   int64
 	IssuedNs int64 // from the start of the run
@@ -283,8 +284,16 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 			s.outstanding++
 			s.m.submitted(s.outstanding)
 		}
+		// The queue is a FIFO over a slice: once the consumed head is
+		// at least half of it, the waiting tail moves to the front, so
+		// the slice stays within twice the most requests ever waiting
+		// (with more outstanding than the drive's command queue holds,
+		// the queue never empties and would otherwise grow for ever).
 		if e.qh == len(e.q) {
 			e.q, e.qh = e.q[:0], 0
+		} else if e.qh >= 64 && 2*e.qh >= len(e.q) {
+			n := copy(e.q, e.q[e.qh:])
+			e.q, e.qh = e.q[:n], 0
 		}
 		return nil
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 
+	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/nand"
 )
@@ -255,18 +256,18 @@ func (m *metrics) complete(ev event) {
 		m.dir[d].add(lat, ev.req.Length)
 	}
 	switch ev.req.Op {
-	case controller.Read:
+	case blockio.Read:
 		m.iv.ReadIOs++
-	case controller.Write:
+	case blockio.Write:
 		m.iv.WriteIOs++
 	default:
 		m.iv.TrimIOs++
 	}
 	switch ev.req.Op {
-	case controller.Read:
+	case blockio.Read:
 		m.iv.ReadBytes += ev.req.Length
 		m.iv.Bytes += ev.req.Length
-	case controller.Write:
+	case blockio.Write:
 		m.iv.WriteBytes += ev.req.Length
 		m.iv.Bytes += ev.req.Length
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
@@ -136,7 +137,7 @@ func TestOpenLoopAndBusyTime(t *testing.T) {
 	src := &list{}
 	for i := 0; i < 100; i++ {
 		src.items = append(src.items, workload.Item{At: int64(i) * 10e6,
-			Request: controller.Request{Op: controller.Write, Offset: int64(i) * 4096, Length: 4096}})
+			Request: blockio.Request{Op: blockio.Write, Offset: int64(i) * 4096, Length: 4096}})
 	}
 	r, err := e.Run(src, sim.Options{})
 	require.NoError(t, err)
@@ -290,7 +291,7 @@ func TestPower(t *testing.T) {
 	// Idle: one read a second.
 	src := &list{}
 	for i := 0; i < 10; i++ {
-		src.items = append(src.items, workload.Item{At: int64(i) * sim.Second, Request: controller.Request{Op: controller.Read, Offset: 0, Length: 4096}})
+		src.items = append(src.items, workload.Item{At: int64(i) * sim.Second, Request: blockio.Request{Op: blockio.Read, Offset: 0, Length: 4096}})
 	}
 	idle, err := e.Run(src, sim.Options{})
 	require.NoError(t, err)

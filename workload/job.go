@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/internal/units"
 )
 
@@ -108,7 +108,7 @@ type Job struct {
 	// Data is the content of written data: how compressible and how
 	// repetitive (fio's buffer_compress_percentage, dedupe_percentage;
 	// data=NAME sets a named pattern, see DataPatterns).
-	Data controller.Data
+	Data blockio.Data
 	// CompressChunk is fio's buffer_compress_chunk: the size of the
 	// compressible and incompressible runs within a buffer (default 512).
 	CompressChunk int64
@@ -477,24 +477,24 @@ func (g *Generator) Next(it *Item) bool {
 	if !j.TimeBased && j.NumberIOs == 0 && g.bytes >= j.IOSize {
 		return false
 	}
-	var op controller.Op
+	var op blockio.Op
 	switch j.Pattern {
 	case SeqRead, RandRead:
-		op = controller.Read
+		op = blockio.Read
 	case SeqWrite, RandWrite:
-		op = controller.Write
+		op = blockio.Write
 	case SeqTrim, RandTrim:
-		op = controller.Trim
+		op = blockio.Trim
 	case SeqRW, RandRW:
-		op = controller.Write
+		op = blockio.Write
 		if g.rng.IntN(100) < j.RWMixRead {
-			op = controller.Read
+			op = blockio.Read
 		}
 	case TrimWrite:
 		// fio's trimwrite trims a block, then writes it.
-		op = controller.Trim
+		op = blockio.Trim
 		if g.issued%2 == 1 {
-			op = controller.Write
+			op = blockio.Write
 		}
 	}
 	n := j.BS[0].Bytes
@@ -534,7 +534,7 @@ func (g *Generator) Next(it *Item) bool {
 		if off+n > end {
 			off = j.Offset
 		}
-		if j.Pattern == TrimWrite && op == controller.Write {
+		if j.Pattern == TrimWrite && op == blockio.Write {
 			off = g.pos[d] - n
 			if off < j.Offset {
 				off = j.Offset
@@ -550,13 +550,13 @@ func (g *Generator) Next(it *Item) bool {
 	g.issued++
 	g.bytes += n
 	it.Op, it.Offset, it.Length = op, off, n
-	if op == controller.Write {
+	if op == blockio.Write {
 		g.version++
 		it.Token = g.version
 		it.Data = j.Data
 	} else {
 		it.Token = 0
-		it.Data = controller.Data{}
+		it.Data = blockio.Data{}
 	}
 	return true
 }
@@ -567,7 +567,7 @@ func (g *Generator) Issued() int64 { return g.issued }
 // DataPattern is a named kind of written data.
 type DataPattern struct {
 	Description string
-	Data        controller.Data
+	Data        blockio.Data
 }
 
 // dataPatterns are the patterns reviews write: Iometer's two (its
@@ -575,11 +575,11 @@ type DataPattern struct {
 // compress at all) and typical mixes. The compressibility of the named
 // mixes is an estimate of what a fast LZ-class compressor removes.
 var dataPatterns = map[string]DataPattern{
-	"full-random":   {"incompressible (Iometer full random, AS-SSD, media files already compressed)", controller.Data{}},
-	"pseudo-random": {"Iometer pseudo random: highly compressible buffers", controller.Data{CompressPct: 85}},
-	"os-install":    {"an operating system and application install (estimate: half compressible, some duplicate blocks)", controller.Data{CompressPct: 50, DedupePct: 10}},
-	"media":         {"photos, music and video files: already compressed", controller.Data{CompressPct: 2}},
-	"zeros":         {"zero-filled buffers", controller.Data{CompressPct: 100}},
+	"full-random":   {"incompressible (Iometer full random, AS-SSD, media files already compressed)", blockio.Data{}},
+	"pseudo-random": {"Iometer pseudo random: highly compressible buffers", blockio.Data{CompressPct: 85}},
+	"os-install":    {"an operating system and application install (estimate: half compressible, some duplicate blocks)", blockio.Data{CompressPct: 50, DedupePct: 10}},
+	"media":         {"photos, music and video files: already compressed", blockio.Data{CompressPct: 2}},
+	"zeros":         {"zero-filled buffers", blockio.Data{CompressPct: 100}},
 }
 
 // DataPatternNames lists the named data patterns.

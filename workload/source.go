@@ -1,10 +1,12 @@
 package workload
 
-import "github.com/ftlsim/ftlsim/controller"
+import (
+	"github.com/ftlsim/ftlsim/blockio"
+)
 
 // Item is one request with its arrival time.
 type Item struct {
-	controller.Request
+	blockio.Request
 	// At is the arrival time in ns for open-loop (timestamped) sources;
 	// closed-loop sources leave it 0 and the engine issues the request as
 	// soon as a queue slot is free.

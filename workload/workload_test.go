@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/blockio"
 )
 
 const gib = int64(1) << 30
@@ -90,7 +90,7 @@ func TestSequentialAndStopRules(t *testing.T) {
 	var it Item
 	var offs []int64
 	for g.Next(&it) {
-		require.Equal(t, controller.Write, it.Op)
+		require.Equal(t, blockio.Write, it.Op)
 		offs = append(offs, it.Offset)
 	}
 	require.Equal(t, []int64{0, 131072, 262144, 393216, 524288, 655360, 786432, 917504}, offs)
@@ -120,7 +120,7 @@ func TestRWMix(t *testing.T) {
 	var it Item
 	reads := 0
 	for g.Next(&it) {
-		if it.Op == controller.Read {
+		if it.Op == blockio.Read {
 			reads++
 		}
 	}
@@ -316,13 +316,13 @@ func TestDataContent(t *testing.T) {
 	g := NewGenerator(j)
 	var it Item
 	for g.Next(&it) {
-		require.Equal(t, controller.Data{CompressPct: 60, DedupePct: 10}, it.Data)
+		require.Equal(t, blockio.Data{CompressPct: 60, DedupePct: 10}, it.Data)
 	}
 	require.Equal(t, int64(4096), j.CompressChunk)
 	j = job(t, map[string]string{"rw": "randrw", "data": "pseudo-random", "number_ios": "50"})
 	g = NewGenerator(j)
 	for g.Next(&it) {
-		if it.Op == controller.Read {
+		if it.Op == blockio.Read {
 			require.Zero(t, it.Data, "reads carry no data description")
 		} else {
 			require.Equal(t, uint8(85), it.Data.CompressPct)

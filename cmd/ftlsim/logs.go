@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/sim"
 )
 
@@ -59,11 +59,11 @@ func openLogsN(o *options, n int) (*logSet, error) {
 
 func (ls *logSet) active() bool { return len(ls.logs) > 0 }
 
-func dir(op controller.Op) int {
+func dir(op blockio.Op) int {
 	switch op {
-	case controller.Read:
+	case blockio.Read:
 		return 0
-	case controller.Write:
+	case blockio.Write:
 		return 1
 	}
 	return 2

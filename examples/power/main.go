@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
@@ -32,7 +33,7 @@ func (s *idleSource) Next(it *workload.Item) bool {
 		return false
 	}
 	it.At = int64(s.n) * sim.Second
-	it.Op, it.Offset, it.Length = controller.Read, 0, 4096
+	it.Op, it.Offset, it.Length = blockio.Read, 0, 4096
 	s.n++
 	return true
 }

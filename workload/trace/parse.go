@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/blockio"
 )
 
 func (r *Reader) fail(field, value, reason string) error {
@@ -49,12 +49,12 @@ func (r *Reader) since(t int64, unitNs float64) int64 {
 	return ns
 }
 
-func readWrite(r *Reader, field, v string, read, write string) (controller.Op, error) {
+func readWrite(r *Reader, field, v string, read, write string) (blockio.Op, error) {
 	switch strings.ToLower(v) {
 	case read:
-		return controller.Read, nil
+		return blockio.Read, nil
 	case write:
-		return controller.Write, nil
+		return blockio.Write, nil
 	}
 	return 0, r.fail(field, v, "must be "+read+" or "+write)
 }
@@ -112,12 +112,12 @@ func parseSPC(r *Reader, f []string, rec *Record) (bool, error) {
 	return true, nil
 }
 
-func op01(r *Reader, field, v string) (controller.Op, error) {
+func op01(r *Reader, field, v string) (blockio.Op, error) {
 	switch v {
 	case "1":
-		return controller.Read, nil
+		return blockio.Read, nil
 	case "0":
-		return controller.Write, nil
+		return blockio.Write, nil
 	}
 	// DiskSim's flags field: bit 0 set means read.
 	n, err := strconv.ParseUint(v, 10, 32)
@@ -125,9 +125,9 @@ func op01(r *Reader, field, v string) (controller.Op, error) {
 		return 0, r.fail(field, v, "must be 1 (read) or 0 (write)")
 	}
 	if n&1 == 1 {
-		return controller.Read, nil
+		return blockio.Read, nil
 	}
-	return controller.Write, nil
+	return blockio.Write, nil
 }
 
 func parseDiskSim(r *Reader, f []string, rec *Record) (bool, error) {
@@ -216,11 +216,11 @@ func parseBlkparse(r *Reader, f []string, rec *Record) (bool, error) {
 	}
 	switch rwbs := f[6]; {
 	case strings.Contains(rwbs, "D"):
-		rec.Op = controller.Trim
+		rec.Op = blockio.Trim
 	case strings.Contains(rwbs, "W"):
-		rec.Op = controller.Write
+		rec.Op = blockio.Write
 	case strings.Contains(rwbs, "R"):
-		rec.Op = controller.Read
+		rec.Op = blockio.Read
 	}
 	sector, err := r.uint("sector", f[7])
 	if err != nil {
@@ -263,11 +263,11 @@ func parseIOLog(r *Reader, f []string, rec *Record) (bool, error) {
 	case "add", "open", "close", "wait", "sync", "datasync":
 		return false, nil
 	case "read":
-		rec.Op = controller.Read
+		rec.Op = blockio.Read
 	case "write":
-		rec.Op = controller.Write
+		rec.Op = blockio.Write
 	case "trim":
-		rec.Op = controller.Trim
+		rec.Op = blockio.Trim
 	default:
 		return false, r.fail("action", f[1], "must be read, write, trim, sync, datasync, wait, add, open or close")
 	}

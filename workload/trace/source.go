@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -134,13 +134,13 @@ func (s *Source) Next(it *workload.Item) bool {
 		s.sum.Records++
 		s.sum.DurationNs = rec.TimeNs
 		switch rec.Op {
-		case controller.Read:
+		case blockio.Read:
 			s.sum.Reads++
 			s.sum.ReadBytes += rec.Length
-		case controller.Write:
+		case blockio.Write:
 			s.sum.Writes++
 			s.sum.WriteBytes += rec.Length
-		case controller.Trim:
+		case blockio.Trim:
 			s.sum.Trims++
 			s.sum.TrimBytes += rec.Length
 		}

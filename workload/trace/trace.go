@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/blockio"
 )
 
 // Format names a trace format.
@@ -48,7 +48,7 @@ type Record struct {
 	Device int
 	Offset int64 // bytes
 	Length int64 // bytes
-	Op     controller.Op
+	Op     blockio.Op
 	Line   int // line in the file
 }
 

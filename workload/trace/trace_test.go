@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
@@ -209,8 +210,8 @@ func TestFormats(t *testing.T) {
 	recs, err := readAll(t, "fin.spc", spc, "")
 	require.NoError(t, err)
 	require.Equal(t, []trace.Record{
-		{TimeNs: 0, Device: 0, Offset: 303567 * 512, Length: 3584, Op: controller.Write, Line: 1},
-		{TimeNs: 26214000, Device: 1, Offset: 55590 * 512, Length: 3072, Op: controller.Read, Line: 2},
+		{TimeNs: 0, Device: 0, Offset: 303567 * 512, Length: 3584, Op: blockio.Write, Line: 1},
+		{TimeNs: 26214000, Device: 1, Offset: 55590 * 512, Length: 3072, Op: blockio.Read, Line: 2},
 	}, recs)
 
 	blk := `  8,0    3        1     0.000000000  4162  Q   W 3680 + 8 [kworker/3:1]
@@ -224,19 +225,19 @@ CPU0 (8,0):
 	recs, err = readAll(t, "blk.txt", blk, "")
 	require.NoError(t, err)
 	require.Len(t, recs, 3)
-	require.Equal(t, controller.Write, recs[0].Op)
+	require.Equal(t, blockio.Write, recs[0].Op)
 	require.Equal(t, int64(3680*512), recs[0].Offset)
-	require.Equal(t, controller.Read, recs[1].Op)
+	require.Equal(t, blockio.Read, recs[1].Op)
 	require.Equal(t, int64(16*512), recs[1].Length)
 	require.Equal(t, int64(1e6), recs[1].TimeNs)
-	require.Equal(t, controller.Trim, recs[2].Op)
+	require.Equal(t, blockio.Trim, recs[2].Op)
 
 	v3 := "fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n5 /dev/sdb write 0 4096\n7 /dev/sdb read 4096 8192\n9 /dev/sdb trim 0 4096\n10 /dev/sdb close\n"
 	recs, err = readAll(t, "job.iolog", v3, "")
 	require.NoError(t, err)
 	require.Len(t, recs, 3)
 	require.Equal(t, int64(2e6), recs[1].TimeNs)
-	require.Equal(t, controller.Trim, recs[2].Op)
+	require.Equal(t, blockio.Trim, recs[2].Op)
 	v2 := "fio version 2 iolog\n/dev/sdb add\n/dev/sdb read 0 4096\n/dev/sdb write 4096 4096\n"
 	recs, err = readAll(t, "job.iolog", v2, trace.IOLog)
 	require.NoError(t, err)
