@@ -28,12 +28,17 @@
 // other option ftlsim cannot honour is an error naming its line.
 //
 // Bad input is reported in one line naming the option, with exit status 2.
+//
+// The command is a thin wrapper around package cli, whose Main a program
+// calls to run the same command with its own victim policies linked in.
 package main
 
 import (
 	"os"
+
+	"github.com/ftlsim/ftlsim/cli"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

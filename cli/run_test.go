@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ var quick = []string{"--drive=generic-mlc-small", "--capacity=4GiB", "--op=25"}
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var o, e bytes.Buffer
-	code = run(args, &o, &e)
+	code = Main(args, &o, &e)
 	return code, o.String(), e.String()
 }
 
@@ -306,7 +306,7 @@ func sameShape(path string, want, got any) []string {
 func TestFourCornersJobFile(t *testing.T) {
 	job := filepath.Join("..", "..", "examples", "jobs", "fourcorners.fio")
 	var o, e bytes.Buffer
-	code := run([]string{"run", job, "--precondition=fill", "--output-format=json", "--drive=generic-mlc-small"}, &o, &e)
+	code := Main([]string{"run", job, "--precondition=fill", "--output-format=json", "--drive=generic-mlc-small"}, &o, &e)
 	require.Equal(t, exitOK, code, e.String())
 	require.Contains(t, e.String(), "not applied")
 	require.Contains(t, e.String(), "ioengine, direct, filename")

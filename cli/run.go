@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -36,8 +36,11 @@ func (u usageError) Unwrap() error { return u.err }
 
 func usage(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
-// run is the whole command; it returns the exit status.
-func run(args []string, stdout, stderr io.Writer) (status int) {
+// Main runs the ftlsim command with arguments args (without the program
+// name), writing results to stdout and messages to stderr, and returns the
+// exit status: 0 on success, 1 when a run fails, 2 for bad input (one
+// line on stderr names the option).
+func Main(args []string, stdout, stderr io.Writer) (status int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "ftlsim: internal error: %v (please report it with the command line)\n", r)
