@@ -96,9 +96,9 @@ func writeResults(w io.Writer, r *sim.Result) {
 		fmt.Fprintln(w)
 	}
 	dv := r.Device
-	fmt.Fprintf(w, "  device: write amplification %.3f; host wrote %s, NAND programmed %s; GC moved %d pages in %d runs (%d in background); %d erases; free blocks min %d, end %d\n",
-		dv.WriteAmplification, units.FormatBytes(dv.HostWriteBytes), units.FormatBytes(dv.NANDWriteBytes),
-		dv.GCCopiedPages, dv.GCRuns, dv.BackgroundGCRuns, dv.Erases, dv.FreeBlocksMin, dv.FreeBlocksEnd)
+	fmt.Fprintf(w, "  device: write amplification %.3f; host wrote %s, NAND programmed %s, read %s; GC moved %d units in %d runs (%d in background); %d erases; free blocks min %d, end %d\n",
+		dv.WriteAmplification, units.FormatBytes(dv.HostWriteBytes), units.FormatBytes(dv.NANDWriteBytes), units.FormatBytes(dv.NANDReadBytes),
+		dv.GCCopiedUnits, dv.GCRuns, dv.BackgroundGCRuns, dv.Erases, dv.FreeBlocksMin, dv.FreeBlocksEnd)
 	if dv.StoredBytes != dv.HostWriteBytes || dv.ParityBytes > 0 || dv.MapReads > 0 || dv.TrimIgnoredBytes > 0 {
 		fmt.Fprintf(w, "  firmware: data stored at %.1f %% of its size (%d units deduplicated); RAISE parity %s; mapping pages read %d, written %d; TRIM dropped %s\n",
 			100*dv.CompressionRatio(), dv.DedupedUnits, units.FormatBytes(dv.ParityBytes), dv.MapReads, dv.MapWrites, units.FormatBytes(dv.TrimIgnoredBytes))

@@ -1,5 +1,7 @@
 package controller
 
+import "github.com/ftlsim/ftlsim/ftl"
+
 // mapCache is the part of the mapping table a DRAM-less controller holds
 // on chip: whole mapping pages (one flash page of 4-byte entries each),
 // replaced by the CLOCK algorithm (an approximation of LRU with one
@@ -80,58 +82,24 @@ func (m *mapCache) memoryBytes() int64 { return int64(len(m.frameOf))*5 + int64(
 func (c *Controller) mapLookup(lba int64, write bool, at int64) int64 {
 	mp := lba / c.mc.perPage
 	hit, ev, dirty := c.mc.access(mp, write)
+	c.cnt.MapLookups++
 	if hit {
 		return at
 	}
+	c.cnt.MapMisses++
 	dies := int64(c.cfg.NAND.Geometry.Dies())
 	if m := c.cfg.Firmware.MapMissNs; m > 0 {
 		at = max(at, c.fwFree) + m
 		c.fwFree = at
 	}
 	if dirty {
-		c.cnt.MapWrites++
 		c.mc.stored[ev] = true
-		c.note(c.maps.program(c, int(int64(ev)%dies), 1, at))
+		c.maps.program(c, ftl.CauseMap, int(int64(ev)%dies), 1, at)
 	}
 	if !c.mc.stored[mp] {
 		return at
 	}
-	c.cnt.MapReads++
-	c.cnt.ChannelReadBytes += int64(c.cfg.NAND.Geometry.PageBytes)
-	t := c.tl.Read(int(mp%dies), 1, c.cfg.NAND.Geometry.PageBytes, at)
-	c.note(t)
-	return t
-}
-
-// mapMover updates the mapping entry of each unit garbage collection
-// moves: with part of the table on chip, that may read a mapping page and
-// later write one back, like a host write.
-type mapMover struct{ c *Controller }
-
-func (m mapMover) Moved(lba int64) { m.c.mapLookup(lba, true, m.c.at) }
-
-// region is flash the firmware writes outside the FTL's mapping — RAISE
-// parity and mapping pages — as a log of blocks on each die: each page
-// goes to the next page of the die's current block, and a block is
-// erased before it is written again. The space it takes is held out of
-// the FTL (parity) or counted in the spare area (mapping pages).
-type region struct {
-	n   []int64 // per die: pages written
-	ppb int64
-}
-
-func newRegion(dies, pagesPerBlock int) region {
-	return region{n: make([]int64, dies), ppb: int64(pagesPerBlock)}
-}
-
-// program books a page program on die (all planes) from at, erasing the
-// die's region block first when it wraps, and returns when it is done.
-func (r *region) program(c *Controller, die, planes int, at int64) int64 {
-	p := r.n[die] % r.ppb
-	if p == 0 && r.n[die] > 0 {
-		c.cnt.RegionErases += int64(planes)
-		at = c.tl.Erase(die, planes, at)
-	}
-	r.n[die]++
-	return c.tl.Program(die, int(p), planes, at)
+	g := c.cfg.NAND.Geometry
+	c.cnt.Count(&ftl.Op{Kind: ftl.OpRead, Cause: ftl.CauseMap, Die: int32(mp % dies), Units: int32(int64(g.PageBytes) / c.slot), Planes: 1})
+	return c.tl.Read(int(mp%dies), 1, g.PageBytes, at)
 }

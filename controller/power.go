@@ -1,6 +1,10 @@
 package controller
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ftlsim/ftlsim/ftl"
+)
 
 // Power holds a drive's power parameters. Flash energy is counted per
 // operation; the controller (with its host PHY) and the DRAM draw their
@@ -43,51 +47,17 @@ func (p Power) Validate() error {
 
 // EnergyJ returns the energy, in joules, a drive spends over span ns of
 // which busy ns had a command outstanding, doing the flash work in the
-// counter difference d (the counters after minus before): pages read and
-// programmed (data, parity and mapping), blocks erased, and the bytes the
-// channels moved (programmed pages in full, reads as much as they read).
-func (p Power) EnergyJ(d Counters, pageBytes int, busy, span int64) float64 {
-	reads := d.ReadPages + d.MapReads
-	progs := d.FlashWritePages()
-	flashNJ := float64(reads*p.ReadPageNJ + progs*p.ProgramPageNJ + (d.Erases+d.RegionErases)*p.EraseBlockNJ)
-	moved := float64(progs)*float64(pageBytes) + float64(d.ChannelReadBytes)
+// counter difference d (the counters after minus before): pages sensed
+// and programmed (data, parity and mapping), blocks erased, and the bytes
+// the channels moved (programmed pages in full, reads the device units
+// they moved out, slotBytes each).
+func (p Power) EnergyJ(d ftl.Counters, pageBytes, slotBytes int, busy, span int64) float64 {
+	t := d.Flash.Total()
+	flashNJ := float64(t.ReadPages*p.ReadPageNJ + t.ProgramPages*p.ProgramPageNJ + t.EraseBlocks*p.EraseBlockNJ)
+	moved := float64(t.ProgramPages)*float64(pageBytes) + float64(t.ReadUnits)*float64(slotBytes)
 	flashNJ += moved * p.TransferByteNJ
 	idle := span - busy
 	staticNJ := float64(busy)*float64(p.ControllerActiveMW+p.DRAMActiveMW)*1e-3 +
 		float64(idle)*float64(p.ControllerIdleMW+p.DRAMIdleMW)*1e-3
 	return (flashNJ + staticNJ) * 1e-9
-}
-
-// Sub returns the counter differences c − o.
-func (c Counters) Sub(o Counters) Counters {
-	d := c
-	d.HostWriteUnits -= o.HostWriteUnits
-	d.HostReadUnits -= o.HostReadUnits
-	d.TrimUnits -= o.TrimUnits
-	d.ProgramPages -= o.ProgramPages
-	d.ReadPages -= o.ReadPages
-	d.ProgramUnits -= o.ProgramUnits
-	d.GCCopiedUnits -= o.GCCopiedUnits
-	d.WLCopiedUnits -= o.WLCopiedUnits
-	d.Erases -= o.Erases
-	d.GCRuns -= o.GCRuns
-	d.BackgroundRuns -= o.BackgroundRuns
-	d.PaddedUnits -= o.PaddedUnits
-	d.DiscardedUnits -= o.DiscardedUnits
-	d.GCFallbacks -= o.GCFallbacks
-	d.HostReadBytes -= o.HostReadBytes
-	d.HostWriteBytes -= o.HostWriteBytes
-	d.HostTrimBytes -= o.HostTrimBytes
-	d.Commands -= o.Commands
-	d.RMWReads -= o.RMWReads
-	d.BufferStallNs -= o.BufferStallNs
-	d.HostSlots -= o.HostSlots
-	d.ChannelReadBytes -= o.ChannelReadBytes
-	d.ParityPages -= o.ParityPages
-	d.MapReads -= o.MapReads
-	d.MapWrites -= o.MapWrites
-	d.RegionErases -= o.RegionErases
-	d.DedupedUnits -= o.DedupedUnits
-	d.TrimIgnoredBytes -= o.TrimIgnoredBytes
-	return d
 }

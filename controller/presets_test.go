@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -256,7 +257,7 @@ func TestSandForceCompressibleDataIsFaster(t *testing.T) {
 // slower than the 240 GB one. With the table in DRAM (map_cache 0) the
 // larger drive is at least as fast.
 func TestMapCacheSlowsLargeDrives(t *testing.T) {
-	run := func(name string, dram bool) (float64, controller.Counters) {
+	run := func(name string, dram bool) (float64, ftl.Counters) {
 		cfg, err := controller.Preset(name)
 		require.NoError(t, err)
 		if dram {
@@ -274,15 +275,15 @@ func TestMapCacheSlowsLargeDrives(t *testing.T) {
 	}
 	small, k := run("atlas-240", false)
 	large, kl := run("atlas-480", false)
-	t.Logf("mapping cache: atlas-240 %.0f IOPS (%d mapping-page reads, %d writes), atlas-480 %.0f IOPS (%d, %d)", small, k.MapReads, k.MapWrites, large, kl.MapReads, kl.MapWrites)
+	t.Logf("mapping cache: atlas-240 %.0f IOPS (%d mapping-page reads, %d writes), atlas-480 %.0f IOPS (%d, %d)", small, k.Flash[ftl.CauseMap].ReadPages, k.Flash[ftl.CauseMap].ProgramPages, large, kl.Flash[ftl.CauseMap].ReadPages, kl.Flash[ftl.CauseMap].ProgramPages)
 	require.Less(t, large, 0.85*small)
-	require.Greater(t, kl.MapWrites, k.MapWrites, "more changed mapping pages evicted")
+	require.Greater(t, kl.Flash[ftl.CauseMap].ProgramPages, k.Flash[ftl.CauseMap].ProgramPages, "more changed mapping pages evicted")
 	smallDRAM, k0 := run("atlas-240", true)
 	largeDRAM, _ := run("atlas-480", true)
 	t.Logf("whole table in DRAM: atlas-240 %.0f IOPS, atlas-480 %.0f IOPS", smallDRAM, largeDRAM)
 	require.GreaterOrEqual(t, largeDRAM, 0.99*smallDRAM)
 	require.Greater(t, smallDRAM, small)
-	require.Zero(t, k0.MapReads)
+	require.Zero(t, k0.Flash[ftl.CauseMap].ReadPages)
 }
 
 // TestRAISECostsCapacityAndParityWrites: RAISE holds 1/raise_stripe of
@@ -309,9 +310,9 @@ func TestRAISECostsCapacityAndParityWrites(t *testing.T) {
 		require.NoError(t, err)
 		k := d.Counters()
 		if c.Firmware.RaiseStripe > 0 {
-			require.InEpsilon(t, float64(k.ProgramPages)/15, float64(k.ParityPages), 0.01)
+			require.InEpsilon(t, float64(k.Flash[ftl.CauseHost].ProgramPages)/float64(c.Firmware.RaiseStripe-1), float64(k.Flash[ftl.CauseParity].ProgramPages), 0.01)
 		} else {
-			require.Zero(t, k.ParityPages)
+			require.Zero(t, k.Flash[ftl.CauseParity].ProgramPages)
 		}
 	}
 }

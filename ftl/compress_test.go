@@ -104,28 +104,29 @@ func TestReservedGroupsStayOutOfUse(t *testing.T) {
 	require.ErrorIs(t, err, ErrConfig)
 }
 
-type moveCounter struct{ n int64 }
-
-func (m *moveCounter) Moved(int64) { m.n++ }
-
-// TestMoveSinkHearsEveryMove: each logical unit GC moves is reported once,
-// whatever the number of slots it takes.
-func TestMoveSinkHearsEveryMove(t *testing.T) {
+// TestMovesAreRecordedOnce: with RecordMoves, each logical unit GC moves
+// is recorded once in the op log, whatever the number of slots it takes.
+func TestMovesAreRecordedOnce(t *testing.T) {
 	g := geometry(2, 1, 32, 8)
 	g.UnitBytes = 2048
-	f := newFTL(t, g, false, Config{UserUnits: g.Units() / 2 / 5 * 4, UnitSlots: 2})
-	var m moveCounter
-	f.SetMoveSink(&m)
+	f := newFTL(t, g, false, Config{UserUnits: g.Units() / 2 / 5 * 4, UnitSlots: 2, RecordOps: true, RecordMoves: true})
 	r := rand.New(rand.NewPCG(1, 2))
-	var slots int64
+	var slots, moved int64
 	for i := 0; i < 40000; i++ {
 		n := 1 + r.IntN(2)
 		require.NoError(t, f.WriteSlots(r.Int64N(f.UserUnits()), 0, n))
 		slots += int64(n)
+		for _, op := range f.Ops() {
+			if op.Kind == OpMoved {
+				moved++
+			}
+		}
+		f.ResetOps()
 	}
 	c := f.Counters()
-	require.Positive(t, m.n)
-	require.Less(t, m.n, c.GCCopiedUnits, "units of two slots are reported once")
-	require.GreaterOrEqual(t, 2*m.n, c.GCCopiedUnits)
+	require.Positive(t, moved)
+	require.Equal(t, moved, c.MovedUnits)
+	require.Less(t, moved, c.GCCopiedUnits, "units of two slots are recorded once")
+	require.GreaterOrEqual(t, 2*moved, c.GCCopiedUnits)
 	require.Equal(t, slots, c.HostSlots)
 }

@@ -52,6 +52,14 @@ type Config struct {
 	ReservedGroups int
 	// Seed seeds the random source of randomised victim policies.
 	Seed uint64
+	// RecordOps keeps every flash operation in the op log (FTL.Ops) for
+	// the caller to drain and time (FTL.ResetOps). Without it operations
+	// are only counted, so an FTL used on its own holds no log.
+	RecordOps bool
+	// RecordMoves adds an OpMoved entry to the op log for every logical
+	// unit garbage collection or wear levelling moves, for a controller
+	// that keeps only part of its mapping table in memory.
+	RecordMoves bool
 }
 
 func (c *Config) setDefaults() {
@@ -75,7 +83,7 @@ func (c *Config) setDefaults() {
 // Stream is the source of a write: host data or data moved by the FTL.
 type Stream uint8
 
-// Streams, also used as the cause of a flash operation.
+// Streams. Each equals the Cause of the same name.
 const (
 	HostStream Stream = iota // host writes and reads
 	GCStream                 // garbage collection
@@ -93,29 +101,6 @@ func (s Stream) String() string {
 		return "wl"
 	}
 	return fmt.Sprintf("Stream(%d)", int(s))
-}
-
-// OpSink receives every program and erase the FTL performs and the reads
-// garbage collection and wear levelling do, in order. (Host reads are
-// located with FTL.Read and timed by the caller.) The controller implements
-// it to turn operations into time.
-type OpSink interface {
-	// ReadPage reads units mapping units from page of every plane of the
-	// group on die.
-	ReadPage(die, page, planes, units int, cause Stream)
-	// ProgramPage programs page on every plane of a group on die; hostUnits
-	// of its units came from the host write buffer.
-	ProgramPage(die, page, planes, hostUnits int, cause Stream)
-	// EraseGroup erases every plane's block of a group on die.
-	EraseGroup(die, planes int, cause Stream)
-}
-
-// MoveSink learns of every logical unit garbage collection or wear
-// levelling moves: a controller that keeps only part of its mapping table
-// in memory must load and change the unit's mapping entry (see
-// FTL.SetMoveSink).
-type MoveSink interface {
-	Moved(lba int64)
 }
 
 // Allocator picks the die that receives the next host page.

@@ -58,7 +58,7 @@ func TestWriteReadTrim(t *testing.T) {
 	require.ErrorIs(t, err, ErrRange)
 	require.NoError(t, f.CheckInvariants())
 	require.NoError(t, f.Flush())
-	require.GreaterOrEqual(t, f.Counters().WriteAmplification(), 1.0)
+	require.GreaterOrEqual(t, f.Counters().FTLWriteAmplification(), 1.0)
 	require.NoError(t, f.CheckInvariants())
 }
 
@@ -227,7 +227,7 @@ func TestBackgroundGC(t *testing.T) {
 		}
 		require.GreaterOrEqual(t, f.FreeGroupsOn(d), 6)
 	}
-	require.Positive(t, f.Counters().BackgroundRuns)
+	require.Positive(t, f.Counters().BackgroundGCRuns)
 	require.NoError(t, f.CheckInvariants())
 }
 
@@ -257,5 +257,5 @@ func TestWriteDoesNotAllocate(t *testing.T) {
 		_, _ = f.Read(r.Int64N(n))
 	})
 	require.Zero(t, allocs)
-	require.False(t, math.IsNaN(f.Counters().WriteAmplification()))
+	require.False(t, math.IsNaN(f.Counters().FTLWriteAmplification()))
 }

@@ -108,11 +108,11 @@ func (f *FTL) CheckInvariants() error {
 		return fmt.Errorf("ftl invariant: free %d + open %d + full %d != %d groups", nFree, nOpen, nFull, groups)
 	}
 	// Every unit the host wrote is either programmed or staged.
-	moved := f.cnt.GCCopiedUnits + f.cnt.WLCopiedUnits - f.gcStaged() - f.cnt.discardedMoved
+	moved := f.cnt.GCCopiedUnits + f.cnt.WLCopiedUnits - f.gcStaged() - f.cnt.DiscardedMoved
 	hostProgrammed := f.cnt.ProgramUnits - f.cnt.PaddedUnits - moved
-	if hostProgrammed+int64(f.host.n)+f.cnt.discardedSlots != f.cnt.HostSlots {
+	if hostProgrammed+int64(f.host.n)+f.cnt.DiscardedSlots != f.cnt.HostSlots {
 		return fmt.Errorf("ftl invariant: %d host slots written, %d programmed, %d staged and %d discarded",
-			f.cnt.HostSlots, hostProgrammed, f.host.n, f.cnt.discardedSlots)
+			f.cnt.HostSlots, hostProgrammed, f.host.n, f.cnt.DiscardedSlots)
 	}
 	for g := 0; g < groups; g++ {
 		want := f.isOpen(int32(g)) || f.clean[f.dieOf(int32(g))].group == int32(g)

@@ -480,8 +480,9 @@ func Combine(parts []*Result) *Result {
 	for _, d := range dirs {
 		*d(&out) = DirStats{}
 	}
-	dev := out.Device
-	out.Device = Device{Wear: dev.Wear, FreeBlocksEnd: dev.FreeBlocksEnd, FreeBlocksMin: dev.FreeBlocksMin, EffectiveAlpha: dev.EffectiveAlpha}
+	last := out.Device
+	out.Device = Device{PageBytes: last.PageBytes, SlotBytes: last.SlotBytes, Wear: last.Wear,
+		FreeBlocksEnd: last.FreeBlocksEnd, FreeBlocksMin: last.FreeBlocksMin, EffectiveAlpha: last.EffectiveAlpha}
 	var svc, energy float64
 	var ios int64
 	for _, r := range parts {
@@ -506,32 +507,12 @@ func Combine(parts []*Result) *Result {
 		svc += r.AvgServiceNs * float64(n)
 		ios += n
 		energy += r.Power.EnergyJ
-		dv := r.Device
-		out.Device.HostWriteBytes += dv.HostWriteBytes
-		out.Device.HostReadBytes += dv.HostReadBytes
-		out.Device.HostTrimBytes += dv.HostTrimBytes
-		out.Device.NANDWriteBytes += dv.NANDWriteBytes
-		out.Device.NANDReadBytes += dv.NANDReadBytes
-		out.Device.GCCopiedPages += dv.GCCopiedPages
-		out.Device.WLCopiedPages += dv.WLCopiedPages
-		out.Device.Erases += dv.Erases
-		out.Device.GCRuns += dv.GCRuns
-		out.Device.BackgroundGCRuns += dv.BackgroundGCRuns
-		out.Device.RMWReads += dv.RMWReads
-		out.Device.BufferStallNs += dv.BufferStallNs
-		out.Device.StoredBytes += dv.StoredBytes
-		out.Device.ParityBytes += dv.ParityBytes
-		out.Device.MapReads += dv.MapReads
-		out.Device.MapWrites += dv.MapWrites
-		out.Device.DedupedUnits += dv.DedupedUnits
-		out.Device.TrimIgnoredBytes += dv.TrimIgnoredBytes
-		out.Device.FreeBlocksMin = min(out.Device.FreeBlocksMin, dv.FreeBlocksMin)
+		out.Device.Counters = out.Device.Counters.Add(r.Device.Counters)
+		out.Device.FreeBlocksMin = min(out.Device.FreeBlocksMin, r.Device.FreeBlocksMin)
 	}
+	out.Device.derive()
 	if ios > 0 {
 		out.AvgServiceNs = svc / float64(ios)
-	}
-	if out.Device.HostWriteBytes > 0 {
-		out.Device.WriteAmplification = float64(out.Device.NANDWriteBytes) / float64(out.Device.HostWriteBytes)
 	}
 	secs := float64(out.RuntimeNs) / 1e9
 	for _, d := range dirs {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/ftlsim/ftlsim/ftl"
 )
 
 // FioVersion is reported as "fio version" in JSON output.
@@ -102,23 +104,19 @@ type FioDir struct {
 	IOPSSamples int     `json:"iops_samples"`
 }
 
-// FioDevice is ftlsim's account of the flash activity of a job.
+// FioDevice is ftlsim's account of the flash activity of a job: every
+// counter of the drive (ftl.Counters, under its own JSON names, with the
+// flash operations by cause in "flash"), the figures derived from them,
+// and levels at the job's end.
 type FioDevice struct {
+	ftl.Counters
 	WriteAmplification float64 `json:"write_amplification"`
-	HostWriteBytes     int64   `json:"host_write_bytes"`
-	HostReadBytes      int64   `json:"host_read_bytes"`
-	HostTrimBytes      int64   `json:"host_trim_bytes"`
 	NANDWriteBytes     int64   `json:"nand_write_bytes"`
 	NANDReadBytes      int64   `json:"nand_read_bytes"`
-	GCCopiedPages      int64   `json:"gc_copied_pages"`
-	WLCopiedPages      int64   `json:"wl_copied_pages"`
+	ReadAheadBytes     int64   `json:"readahead_read_bytes"`
 	Erases             int64   `json:"erases"`
-	GCRuns             int64   `json:"gc_runs"`
-	BackgroundGCRuns   int64   `json:"background_gc_runs"`
 	FreeBlocksMin      int     `json:"free_blocks_min"`
 	FreeBlocksEnd      int     `json:"free_blocks_end"`
-	RMWReads           int64   `json:"rmw_reads"`
-	BufferStallNs      int64   `json:"buffer_stall_ns"`
 	BusyNs             int64   `json:"busy_ns"`
 	AvgServiceNs       float64 `json:"avg_service_ns"`
 	EraseCountMin      int     `json:"erase_count_min"`
@@ -130,8 +128,6 @@ type FioDevice struct {
 	ParityBytes        int64   `json:"parity_bytes"`
 	MapReads           int64   `json:"map_reads"`
 	MapWrites          int64   `json:"map_writes"`
-	DedupedUnits       int64   `json:"deduped_units"`
-	TrimIgnoredBytes   int64   `json:"trim_ignored_bytes"`
 }
 
 // FioPower is ftlsim's account of a job's power.
@@ -169,7 +165,7 @@ type FioSeries struct {
 	MeanLatencyNs      []float64 `json:"mean_latency_ns"`
 	WriteAmplification []float64 `json:"write_amplification"`
 	FreeBlocks         []int     `json:"free_blocks"`
-	GCCopiedPages      []int64   `json:"gc_copied_pages"`
+	GCCopiedUnits      []int64   `json:"gc_copied_units"`
 	Erases             []int64   `json:"erases"`
 	PowerW             []float64 `json:"power_w"`
 }
@@ -307,15 +303,14 @@ func (r *Result) Fio(options map[string]string) FioJob {
 	}
 	d, g := r.Device, r.Geometry
 	j.Device = FioDevice{
-		WriteAmplification: round(d.WriteAmplification), HostWriteBytes: d.HostWriteBytes, HostReadBytes: d.HostReadBytes,
-		HostTrimBytes: d.HostTrimBytes, NANDWriteBytes: d.NANDWriteBytes, NANDReadBytes: d.NANDReadBytes,
-		GCCopiedPages: d.GCCopiedPages, WLCopiedPages: d.WLCopiedPages, Erases: d.Erases, GCRuns: d.GCRuns,
-		BackgroundGCRuns: d.BackgroundGCRuns, FreeBlocksMin: d.FreeBlocksMin, FreeBlocksEnd: d.FreeBlocksEnd,
-		RMWReads: d.RMWReads, BufferStallNs: d.BufferStallNs, BusyNs: r.BusyNs, AvgServiceNs: round(r.AvgServiceNs),
+		Counters:           d.Counters,
+		WriteAmplification: round(d.WriteAmplification), NANDWriteBytes: d.NANDWriteBytes, NANDReadBytes: d.NANDReadBytes,
+		ReadAheadBytes: d.ReadAheadBytes, Erases: d.Erases, FreeBlocksMin: d.FreeBlocksMin, FreeBlocksEnd: d.FreeBlocksEnd,
+		BusyNs: r.BusyNs, AvgServiceNs: round(r.AvgServiceNs),
 		EraseCountMin: d.Wear.Min, EraseCountMax: d.Wear.Max, EraseCountMean: round(d.Wear.Mean),
 		LifeUsed: math.Round(d.Wear.Life*1e6) / 1e6, EffectiveAlpha: math.Round(d.EffectiveAlpha*1e6) / 1e6,
 		CompressionRatio: round(d.CompressionRatio()), ParityBytes: d.ParityBytes, MapReads: d.MapReads,
-		MapWrites: d.MapWrites, DedupedUnits: d.DedupedUnits, TrimIgnoredBytes: d.TrimIgnoredBytes,
+		MapWrites: d.MapWrites,
 	}
 	j.Geometry = FioGeometry{
 		Drive: g.Drive, Channels: g.Channels, Dies: g.Dies, Planes: g.Planes, Blocks: g.Blocks,
@@ -337,7 +332,7 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		s.MeanLatencyNs = append(s.MeanLatencyNs, round(iv.MeanLatencyNs))
 		s.WriteAmplification = append(s.WriteAmplification, round(iv.WriteAmplification))
 		s.FreeBlocks = append(s.FreeBlocks, iv.FreeBlocks)
-		s.GCCopiedPages = append(s.GCCopiedPages, iv.GCCopiedUnits)
+		s.GCCopiedUnits = append(s.GCCopiedUnits, iv.GCCopiedUnits)
 		s.Erases = append(s.Erases, iv.Erases)
 		s.PowerW = append(s.PowerW, round(iv.PowerW))
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/nand"
 )
 
@@ -64,41 +65,65 @@ type PowerStats struct {
 	JoulesPerGBWritten float64
 }
 
-// Device summarises the drive's flash activity over a run.
+// Device summarises the drive's flash activity over a run: how much each
+// of the drive's counters grew (ftl.Counters, every field, carried as
+// they are), figures derived from them and the geometry (derive), and
+// levels at the run's end.
 type Device struct {
-	HostWriteBytes     int64
-	HostReadBytes      int64
-	HostTrimBytes      int64
-	NANDWriteBytes     int64
+	ftl.Counters
+
+	// Sizes the derived figures use.
+	PageBytes int64 // a physical page (one plane)
+	SlotBytes int64 // a device unit: the mapping unit, or a compression slot
+
+	// Derived from the counters.
+	NANDWriteBytes int64 // pages programmed by every cause (data, padding, parity, mapping) × PageBytes
+	// NANDReadBytes is the data moved out of the flash by every cause
+	// (host reads, read-ahead, read-modify-write, GC and WL, mapping
+	// pages): device units read × SlotBytes. A page sensed for one unit
+	// counts that unit only; Flash[c].ReadPages counts the array reads.
 	NANDReadBytes      int64
-	WriteAmplification float64 // NAND bytes programmed per host byte written (partial units count whole); 0 when the host wrote nothing
-	GCCopiedPages      int64   // mapping units moved by garbage collection
-	WLCopiedPages      int64   // mapping units moved by static wear levelling
-	Erases             int64
-	GCRuns             int64
-	BackgroundGCRuns   int64
-	FreeBlocksMin      int // fewest free blocks at any time so far
-	FreeBlocksEnd      int
-	RMWReads           int64
-	BufferStallNs      int64
-	Wear               nand.Wear
-	EffectiveAlpha     float64 // physical space able to hold data / user space (see ftl.Stats)
-	// SandForce-style mechanisms (zero on drives without them).
-	StoredBytes      int64 // host data as stored on flash, after compression
-	ParityBytes      int64 // RAISE parity programmed
-	MapReads         int64 // mapping pages read on mapping-cache misses
-	MapWrites        int64 // changed mapping pages programmed on eviction
-	DedupedUnits     int64 // units stored as references to earlier data
-	TrimIgnoredBytes int64 // TRIM ranges dropped with the backlog full
+	ReadAheadBytes     int64   // of NANDReadBytes, what read-ahead read
+	WriteAmplification float64 // NANDWriteBytes per host byte written (partial units count whole); 0 when the host wrote nothing
+	Erases             int64   // blocks the FTL erased (host-caused, GC, WL; not parity or mapping regions)
+	StoredBytes        int64   // host data as stored on flash, after compression
+	ParityBytes        int64   // RAISE parity programmed
+	MapReads           int64   // mapping pages read on mapping-cache misses
+	MapWrites          int64   // changed mapping pages programmed on eviction
+
+	// Levels.
+	FreeBlocksMin  int // fewest free blocks at any time during the run
+	FreeBlocksEnd  int
+	Wear           nand.Wear
+	EffectiveAlpha float64 // physical space able to hold data / user space (see ftl.Stats)
 }
 
-// CompressionRatio is the stored share of the host's data (1 without
-// compression; 0 when nothing was written).
-func (d Device) CompressionRatio() float64 {
-	if d.HostWriteBytes == 0 {
-		return 0
+// ftlErases is the blocks the FTL erased, leaving out the controller's
+// parity and mapping regions.
+func ftlErases(k *ftl.Counters) int64 {
+	return k.Flash[ftl.CauseHost].EraseBlocks + k.Flash[ftl.CauseGC].EraseBlocks + k.Flash[ftl.CauseWL].EraseBlocks
+}
+
+// derive computes the derived figures from the counters and sizes.
+func (d *Device) derive() {
+	t := d.Flash.Total()
+	d.NANDWriteBytes = t.ProgramPages * d.PageBytes
+	d.NANDReadBytes = t.ReadUnits * d.SlotBytes
+	d.ReadAheadBytes = d.Flash[ftl.CauseReadAhead].ReadUnits * d.SlotBytes
+	d.WriteAmplification = 0
+	if d.HostWriteBytes > 0 {
+		d.WriteAmplification = float64(d.NANDWriteBytes) / float64(d.HostWriteBytes)
 	}
-	return float64(d.StoredBytes) / float64(d.HostWriteBytes)
+	d.Erases = ftlErases(&d.Counters)
+	d.StoredBytes = 0
+	if d.HostRawSlots > 0 {
+		// Each unit's share of the host's bytes, scaled by the slots it
+		// took over the slots it would take whole.
+		d.StoredBytes = int64(float64(d.HostWriteBytes) * float64(d.HostSlots) / float64(d.HostRawSlots))
+	}
+	d.ParityBytes = d.Flash[ftl.CauseParity].ProgramPages * d.PageBytes
+	d.MapReads = d.Flash[ftl.CauseMap].ReadPages
+	d.MapWrites = d.Flash[ftl.CauseMap].ProgramPages
 }
 
 // Geometry describes the simulated drive.
@@ -164,12 +189,12 @@ type metrics struct {
 	issued  int64
 	busy    int64
 	busyAt  int64
-	c0      controller.Counters
+	c0      ftl.Counters
 	// current interval
 	ivStart   int64
 	iv        Interval
 	ivLatSum  float64
-	ivCounter controller.Counters
+	ivCounter ftl.Counters
 	series    []Interval
 	planes    int
 	pageBytes float64
@@ -294,18 +319,19 @@ func (m *metrics) closeInterval(end int64) {
 		iv.MeanLatencyNs = m.ivLatSum / float64(n)
 	}
 	k := m.c.Counters()
-	if dh := k.HostWriteBytes - m.ivCounter.HostWriteBytes; dh > 0 {
-		iv.WriteAmplification = float64(k.FlashWritePages()-m.ivCounter.FlashWritePages()) * m.pageBytes / float64(dh)
+	dk := k.Sub(m.ivCounter)
+	if dk.HostWriteBytes > 0 {
+		iv.WriteAmplification = float64(dk.Flash.Total().ProgramPages) * m.pageBytes / float64(dk.HostWriteBytes)
 	}
 	iv.FreeBlocks = m.c.FTL().FreeGroups() * m.planes
-	iv.GCCopiedUnits = k.GCCopiedUnits - m.ivCounter.GCCopiedUnits
-	iv.Erases = k.Erases - m.ivCounter.Erases
+	iv.GCCopiedUnits = dk.GCCopiedUnits
+	iv.Erases = ftlErases(&dk)
 	b := m.busyUntil(end)
 	iv.BusyNs = b - m.ivBusy
 	m.ivBusy = b
 	if span := end - m.ivStart; span > 0 {
 		g := m.c.Config().NAND.Geometry
-		iv.PowerW = m.c.Config().Power.EnergyJ(k.Sub(m.ivCounter), g.PageBytes, iv.BusyNs, span) / (float64(span) / 1e9)
+		iv.PowerW = m.c.Config().Power.EnergyJ(dk, g.PageBytes, int(m.c.SlotBytes()), iv.BusyNs, span) / (float64(span) / 1e9)
 	}
 	m.ivCounter = k
 	m.series = append(m.series, iv)
@@ -365,43 +391,20 @@ func (m *metrics) finish(end int64) *Result {
 		r.AvgServiceNs = sum / float64(n)
 	}
 	k := m.c.Counters()
-	c0 := m.c0
-	page := int64(m.c.Config().NAND.Geometry.PageBytes)
 	r.Device = Device{
-		HostWriteBytes:   k.HostWriteBytes - c0.HostWriteBytes,
-		HostReadBytes:    k.HostReadBytes - c0.HostReadBytes,
-		HostTrimBytes:    k.HostTrimBytes - c0.HostTrimBytes,
-		NANDWriteBytes:   (k.FlashWritePages() - c0.FlashWritePages()) * page,
-		NANDReadBytes:    (k.ReadPages + k.MapReads - c0.ReadPages - c0.MapReads) * page,
-		GCCopiedPages:    k.GCCopiedUnits - c0.GCCopiedUnits,
-		WLCopiedPages:    k.WLCopiedUnits - c0.WLCopiedUnits,
-		Erases:           k.Erases - c0.Erases,
-		GCRuns:           k.GCRuns - c0.GCRuns,
-		BackgroundGCRuns: k.BackgroundRuns - c0.BackgroundRuns,
-		FreeBlocksMin:    k.FreeGroupsMin * m.planes,
-		FreeBlocksEnd:    m.c.FTL().FreeGroups() * m.planes,
-		RMWReads:         k.RMWReads - c0.RMWReads,
-		BufferStallNs:    k.BufferStallNs - c0.BufferStallNs,
-		Wear:             m.c.Device().Wear(),
-		EffectiveAlpha:   m.c.FTL().Stats().EffectiveAlpha,
-		ParityBytes:      (k.ParityPages - c0.ParityPages) * page,
-		MapReads:         k.MapReads - c0.MapReads,
-		MapWrites:        k.MapWrites - c0.MapWrites,
-		DedupedUnits:     k.DedupedUnits - c0.DedupedUnits,
-		TrimIgnoredBytes: k.TrimIgnoredBytes - c0.TrimIgnoredBytes,
+		Counters:       k.Sub(m.c0),
+		PageBytes:      int64(m.c.Config().NAND.Geometry.PageBytes),
+		SlotBytes:      m.c.SlotBytes(),
+		FreeBlocksMin:  m.c.FTL().FreeGroupsMin() * m.planes,
+		FreeBlocksEnd:  m.c.FTL().FreeGroups() * m.planes,
+		Wear:           m.c.Device().Wear(),
+		EffectiveAlpha: m.c.FTL().Stats().EffectiveAlpha,
 	}
-	// Stored bytes: each unit's share of the host's bytes, scaled by the
-	// slots it took over the slots it would take whole.
-	if du := k.HostWriteUnits - c0.HostWriteUnits; du > 0 {
-		r.Device.StoredBytes = int64(float64(r.Device.HostWriteBytes) * float64(k.HostSlots-c0.HostSlots) / float64(du*max(k.UnitSlots, 1)))
-	}
-	if r.Device.HostWriteBytes > 0 {
-		r.Device.WriteAmplification = float64(r.Device.NANDWriteBytes) / float64(r.Device.HostWriteBytes)
-	}
+	r.Device.derive()
 	pw := m.c.Config().Power
 	g := m.c.Config().NAND.Geometry
 	span := end - m.start
-	r.Power.EnergyJ = pw.EnergyJ(k.Sub(c0), g.PageBytes, m.busy, span)
+	r.Power.EnergyJ = pw.EnergyJ(r.Device.Counters, g.PageBytes, int(r.Device.SlotBytes), m.busy, span)
 	if span > 0 {
 		r.Power.AverageW = r.Power.EnergyJ / (float64(span) / 1e9)
 	}

@@ -59,7 +59,7 @@ func TestDeterministic(t *testing.T) {
 	}
 	a, b := run(), run()
 	require.Equal(t, a, b)
-	require.Positive(t, a.Device.GCCopiedPages)
+	require.Positive(t, a.Device.GCCopiedUnits)
 }
 
 // TestDeterministicWithSandForceMechanisms: compression with duplicates,
@@ -82,7 +82,7 @@ func TestDeterministicWithSandForceMechanisms(t *testing.T) {
 	}
 	a, b := run(1), run(1)
 	require.Equal(t, a, b)
-	require.Positive(t, a.Device.GCCopiedPages)
+	require.Positive(t, a.Device.GCCopiedUnits)
 	require.Positive(t, a.Device.MapReads)
 	require.Positive(t, a.Device.ParityBytes)
 	require.Positive(t, a.Device.DedupedUnits)

@@ -137,7 +137,7 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 			if err := f.Flush(); err != nil {
 				t.Fatalf("flush: %v", err)
 			}
-			if wa := f.Counters().WriteAmplification(); wa < 1 && slots == 1 {
+			if wa := f.Counters().FTLWriteAmplification(); wa < 1 && slots == 1 {
 				t.Fatalf("write amplification %v < 1 after flush", wa)
 			}
 		},

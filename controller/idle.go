@@ -1,0 +1,76 @@
+package controller
+
+// Idle tells the drive that no command is outstanding from from until to.
+// Once the drive has been idle for IdleNs the firmware reclaims its TRIM
+// backlog and, with background GC on, cleans dies below their target.
+// Each die's work starts when the die is free and not before the idle
+// period has begun; no new work starts at or after to.
+func (c *Controller) Idle(from, to int64) error {
+	start := max(from, c.fwFree) + c.cfg.Firmware.IdleNs
+	if start >= to {
+		return nil
+	}
+	if c.trimQ > 0 {
+		// Reclaiming recorded trims takes firmware time per unit.
+		n := c.trimQ
+		if t := c.cfg.Firmware.TrimUnitNs; t > 0 {
+			n = min(n, (to-start)/t)
+		}
+		c.trimQ -= n
+	}
+	if !c.cfg.Firmware.BackgroundGC {
+		return nil
+	}
+	c.tl.Advance(start)
+	dies := c.cfg.NAND.Geometry.Dies()
+	for d := 0; d < dies && c.cfg.Firmware.ReclaimOnIdle; d++ {
+		for {
+			at := max(start, c.tl.DieFree(d))
+			if at >= to {
+				break
+			}
+			did, err := c.ftl.ReclaimEmpty(d)
+			c.drain(at)
+			if err != nil {
+				return err
+			}
+			if !did {
+				break
+			}
+		}
+	}
+	for d := 0; d < dies; d++ {
+		for c.ftl.NeedsBackground(d) {
+			at := max(start, c.tl.DieFree(d))
+			if at >= to {
+				break
+			}
+			did, err := c.ftl.CollectBackground(d)
+			c.drain(at)
+			if err != nil {
+				return err
+			}
+			if !did {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// SecureErase erases the whole drive at time now and returns when it is
+// done. The write buffer and read-ahead data are discarded.
+func (c *Controller) SecureErase(now int64) int64 {
+	c.tl.Advance(now)
+	c.ftl.SecureErase()
+	done := c.drain(now)
+	c.ra.reset()
+	c.buf.reset()
+	c.trimQ = 0
+	c.raise.reset()
+	if c.mc != nil {
+		c.mc.reset()
+	}
+	c.fwFree = max(c.fwFree, done)
+	return done
+}

@@ -1,0 +1,92 @@
+package controller
+
+import (
+	"github.com/ftlsim/ftlsim/ftl"
+	"github.com/ftlsim/ftlsim/nand"
+)
+
+// drain books the flash operations the FTL has recorded since the last
+// drain, in the order it decided them, each starting no earlier than at,
+// and returns when the last of them ends (at when there were none).
+func (c *Controller) drain(at int64) int64 {
+	done := at
+	for _, op := range c.ftl.Ops() {
+		done = max(done, c.book(op, at))
+	}
+	c.ftl.ResetOps()
+	return done
+}
+
+// book puts one flash operation on the timeline from at and returns when
+// it ends. A program of host data frees its units of the write buffer
+// when it ends; with RAISE it may be followed by a parity page. A unit
+// moved by GC changes its mapping entry (a mapping-cache access).
+func (c *Controller) book(op ftl.Op, at int64) int64 {
+	die, planes := int(op.Die), int(op.Planes)
+	switch op.Kind {
+	case ftl.OpRead:
+		return c.tl.Read(die, planes, int(op.Units)*int(c.slot), at)
+	case ftl.OpTransfer:
+		return c.tl.Output(die, int(op.Units)*int(c.slot), at)
+	case ftl.OpProgram:
+		done := c.tl.Program(die, int(op.Page), planes, at)
+		if op.Units > 0 {
+			c.buf.release(done, int64(op.Units))
+		}
+		if p := c.raise.after(c, die, planes, at); p > done {
+			return p
+		}
+		return done
+	case ftl.OpErase:
+		return c.tl.Erase(die, planes, at)
+	case ftl.OpMoved:
+		c.mapLookup(op.LBA, true, at)
+	}
+	return at
+}
+
+// bookHostRead books a read the host (or read-ahead, or a read-modify-
+// write) waits for, from at: with read suspension (suspend) it may
+// interrupt a program or erase in progress on its die.
+func (c *Controller) bookHostRead(op ftl.Op, at int64, suspend bool) int64 {
+	n := int(op.Units) * int(c.slot)
+	switch {
+	case op.Kind == ftl.OpTransfer && suspend:
+		return c.tl.OutputSuspending(int(op.Die), n, at)
+	case op.Kind == ftl.OpTransfer:
+		return c.tl.Output(int(op.Die), n, at)
+	case suspend:
+		return c.tl.ReadSuspending(int(op.Die), 1, n, at, c.cfg.Firmware.SuspendNs)
+	default:
+		return c.tl.Read(int(op.Die), 1, n, at)
+	}
+}
+
+// leastBusy sends each host page to the die that frees up first (the
+// lowest numbered on a tie), as firmware that dispatches to idle dies does.
+// It reads the timeline, so the controller drains the op log before any
+// FTL call that may open a new host page.
+type leastBusy struct {
+	tl   *nand.Timeline
+	dies int
+	next int
+}
+
+func (l *leastBusy) NextDie() int {
+	best, bt := l.next, l.tl.DieFree(l.next)
+	for d := l.next + 1; d < l.dies; d++ {
+		if t := l.tl.DieFree(d); t < bt {
+			best, bt = d, t
+		}
+	}
+	for d := 0; d < l.next; d++ {
+		if t := l.tl.DieFree(d); t < bt {
+			best, bt = d, t
+		}
+	}
+	l.next = best + 1
+	if l.next == l.dies {
+		l.next = 0
+	}
+	return best
+}

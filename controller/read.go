@@ -1,0 +1,78 @@
+package controller
+
+import (
+	"math"
+
+	"github.com/ftlsim/ftlsim/blockio"
+	"github.com/ftlsim/ftlsim/ftl"
+)
+
+func (c *Controller) read(fw int64, r blockio.Request) (int64, error) {
+	c.cnt.HostReadBytes += r.Length
+	var firstReady, ready int64
+	if e, ok := c.ra.hit(r); ok {
+		// Served from read-ahead: counted as read, no flash work.
+		firstReady, ready = max(fw, e.ready), max(fw, e.ready)
+		c.ftl.CountHostRead((r.Offset+r.Length-1)/c.unit - r.Offset/c.unit + 1)
+	} else {
+		var err error
+		firstReady, ready, err = c.flashRead(r.Offset, r.Length, fw, ftl.CauseHost)
+		if err != nil {
+			return 0, err
+		}
+	}
+	sequential := r.Offset == c.ra.last
+	c.ra.last = r.Offset + r.Length
+	if sequential && c.cfg.Firmware.ReadAhead > 0 {
+		if err := c.readAhead(r, fw); err != nil {
+			return 0, err
+		}
+	} else if !sequential {
+		c.ra.reset()
+	}
+	// The data path (ECC, DMA) handles the request's bytes in order.
+	ready = max(ready, pass(&c.dp.readFree, firstReady, r.Length, c.cfg.Firmware.DatapathReadMBps))
+	// The controller streams data to the host as units arrive: the link
+	// transfer may start with the first unit, and ends no sooner than the
+	// last unit plus its own share of the transfer.
+	end := c.linkTransfer(firstReady, r.Length)
+	if tail := ready + c.cfg.Host.CommandNs + (min(r.Length, c.unit)*1000+c.cfg.Host.LinkMBps-1)/c.cfg.Host.LinkMBps; tail > end {
+		end = tail
+	}
+	return end, nil
+}
+
+// flashRead reads [off, off+n) from time at for cause (the host, or
+// read-ahead) and returns when the first and the last unit are in the
+// controller. Units of one page cost one array read: the FTL records the
+// rest as transfers. Host reads may suspend programs and erases.
+func (c *Controller) flashRead(off, n, at int64, cause ftl.Cause) (firstReady, ready int64, err error) {
+	first, last := off/c.unit, (off+n-1)/c.unit
+	ready, firstReady = at, int64(math.MaxInt64)
+	suspend := cause == ftl.CauseHost && c.cfg.Firmware.ReadSuspend
+	var run ftl.ReadRun
+	for lba := first; lba <= last; lba++ {
+		loc, err := c.ftl.ReadFor(lba, cause, &run)
+		if err != nil {
+			return 0, 0, err
+		}
+		t := at
+		if c.mc != nil {
+			t = c.mapLookup(lba, false, at)
+		}
+		switch {
+		case !loc.Mapped:
+			// Unwritten data reads as zeros without touching flash.
+		case loc.Buffered:
+			t += c.cfg.Firmware.BufferNs
+		default:
+			for _, op := range c.ftl.Ops() {
+				t = c.bookHostRead(op, t, suspend)
+			}
+		}
+		c.ftl.ResetOps()
+		ready = max(ready, t)
+		firstReady = min(firstReady, t)
+	}
+	return firstReady, ready, nil
+}

@@ -1,0 +1,120 @@
+package controller
+
+import (
+	"github.com/ftlsim/ftlsim/blockio"
+	"github.com/ftlsim/ftlsim/ftl"
+)
+
+func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
+	c.cnt.HostWriteBytes += r.Length
+	c.ra.drop(r)
+	first, last := r.Offset/c.unit, (r.Offset+r.Length-1)/c.unit
+	// Large requests stream into the buffer in pieces of an eighth of it,
+	// so that a transfer larger than a small (on-chip) buffer flows as
+	// programs free room, as the link's data FISes would.
+	chunk := max(1, c.buf.capUnits/8)
+	done := fw
+	for lo := first; lo <= last; lo += chunk {
+		hi := min(last, lo+chunk-1)
+		n := hi - lo + 1
+		t, err := c.buf.wait(fw, n, &c.cnt.BufferStallNs)
+		if err != nil {
+			return 0, err
+		}
+		// The data moves over the link once the buffer has room.
+		bytes := n * c.unit
+		if lo == first {
+			bytes -= r.Offset - first*c.unit
+		}
+		if hi == last {
+			bytes -= (last+1)*c.unit - (r.Offset + r.Length)
+		}
+		done = c.linkTransfer(t, bytes)
+		done = max(done, pass(&c.dp.writeFree, t, bytes, c.cfg.Firmware.DatapathWriteMBps))
+		// The flash work these units cause starts once their data is in.
+		at := done
+		for lba := lo; lba <= hi; lba++ {
+			partial := lba*c.unit < r.Offset || (lba+1)*c.unit > r.Offset+r.Length
+			if partial && c.ftl.Mapped(lba) {
+				if err := c.readModifyWrite(lba, done); err != nil {
+					return 0, err
+				}
+			}
+			if c.mc != nil {
+				// The firmware records the new location in the mapping
+				// before it acknowledges the write.
+				done = max(done, c.mapLookup(lba, true, at))
+			}
+			if err := c.writeUnit(lba, r, at); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return done, nil
+}
+
+// readModifyWrite reads the rest of a partly written unit from flash at
+// at. The old data is read into DRAM and merged there while the dies go
+// on with their work: the read occupies its die, but the page program is
+// not booked after it (a booking in the future would leave its die idle
+// until then, which the firmware's queues would not).
+func (c *Controller) readModifyWrite(lba, at int64) error {
+	loc, err := c.ftl.ReadFor(lba, ftl.CauseRMW, nil)
+	if err != nil {
+		return err
+	}
+	if loc.Mapped && !loc.Buffered {
+		c.cnt.RMWReads++
+		for _, op := range c.ftl.Ops() {
+			c.bookHostRead(op, at, c.cfg.Firmware.ReadSuspend)
+		}
+	}
+	c.ftl.ResetOps()
+	return nil
+}
+
+// writeUnit hands logical unit lba of request r to the FTL and books the
+// flash work that causes from at. On a compressing drive the unit takes
+// the slots its compressed size needs; when they do not fit in the host
+// page being filled, that page is completed first and its work booked, so
+// that the die chosen for the next page sees it.
+func (c *Controller) writeUnit(lba int64, r blockio.Request, at int64) error {
+	var err error
+	if c.slot < c.unit {
+		n := c.slotsFor(r.Data)
+		if err = c.ftl.MakeRoom(n); err == nil {
+			c.drain(at)
+			err = c.ftl.WriteSlots(lba, r.Token, n)
+		}
+	} else {
+		err = c.ftl.Write(lba, r.Token)
+	}
+	c.drain(at)
+	return err
+}
+
+// slotsFor returns the slots a unit of data d takes once compressed: its
+// compressed size rounded up to whole slots, at most the whole unit
+// (incompressible data is stored as it is); a unit that repeats earlier
+// data (drawn with probability DedupePct) is stored as a reference in one
+// slot.
+func (c *Controller) slotsFor(d blockio.Data) int {
+	if d.DedupePct > 0 {
+		if c.rng.Uint32N(100) < uint32(d.DedupePct) {
+			c.cnt.DedupedUnits++
+			return 1
+		}
+	}
+	k := c.unit / c.slot
+	stored := c.unit * int64(100-min(d.CompressPct, 100)) / 100
+	return int(min(k, max(1, (stored+c.slot-1)/c.slot)))
+}
+
+func (c *Controller) flush(fw int64) (int64, error) {
+	err := c.ftl.Flush()
+	done := c.drain(fw)
+	if err != nil {
+		return 0, err
+	}
+	return c.linkTransfer(done, 0), nil
+}

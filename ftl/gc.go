@@ -1,0 +1,282 @@
+package ftl
+
+import (
+	"fmt"
+	"math/bits"
+	"unsafe"
+
+	"github.com/ftlsim/ftlsim/internal/prefetch"
+)
+
+// collectBlocking, once die d has no more than GCLowWater free groups,
+// cleans it until it has GCRestoreTo, finishing any victim in progress
+// first. Cleaning a group that
+// holds only valid data gains nothing but moves on (FIFO does that, and
+// Random may); so that a policy cannot livelock a die, after a die's worth
+// of fruitless victims the next is chosen greedily (counted in
+// GCFallbacks), and if even that gains nothing the spare area is exhausted.
+func (f *FTL) collectBlocking(d int) error {
+	if len(f.free[d]) > f.cfg.GCLowWater {
+		return nil
+	}
+	for i := 0; len(f.free[d]) < f.cfg.GCRestoreTo; i++ {
+		if f.clean[d].group < 0 {
+			var g int
+			if i >= f.gpd {
+				g = Greedy{}.Victim(View{f}, d)
+				if g < 0 || f.Valid(g) == f.upg {
+					return fmt.Errorf("%w: die %d: every group holds only valid data; the spare area is exhausted", ErrNoVictim, d)
+				}
+				f.cnt.GCFallbacks++
+			} else {
+				g = f.cfg.Victim.Victim(View{f}, d)
+			}
+			if err := f.startVictim(d, g, GCStream); err != nil {
+				return err
+			}
+		}
+		if _, err := f.copyPages(d, -1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cleaning is the victim a die is collecting.
+type cleaning struct {
+	group  int32 // -1 when none
+	page   int32 // next page to copy
+	cause  Stream
+	ratio  float64 // units to copy per host unit written (paced GC)
+	credit float64 // units the pacer may still copy
+}
+
+// checkVictim reports whether group g, a victim policy's answer for die
+// d, may be cleaned; -1 (no victim) is an ErrNoVictim error, and a group
+// that is not a candidate of die d is a policy error.
+func (f *FTL) checkVictim(d, g int) error {
+	if g == -1 {
+		return fmt.Errorf("%w: die %d (policy %s)", ErrNoVictim, d, f.cfg.Victim.Name())
+	}
+	if g < d*f.gpd || g >= (d+1)*f.gpd || !f.candidate(int32(g)) {
+		return fmt.Errorf("ftl: victim policy %s chose group %d, not a full group of die %d", f.cfg.Victim.Name(), g, d)
+	}
+	return nil
+}
+
+// startVictim makes group g, chosen once by the caller, die d's cleaning
+// target.
+func (f *FTL) startVictim(d, g int, cause Stream) error {
+	if err := f.checkVictim(d, g); err != nil {
+		return err
+	}
+	f.sampleAlpha()
+	f.cnt.GCRuns++
+	v := float64(f.Valid(g))
+	ratio := float64(f.upg) // a victim of only valid data is copied at once
+	if v < float64(f.upg) {
+		ratio = v / (float64(f.upg) - v)
+	}
+	f.clean[d] = cleaning{group: int32(g), cause: cause, ratio: ratio}
+	f.busy[g] = true
+	return nil
+}
+
+// worthCleaning asks the victim policy, once, for die d's next victim and
+// returns it if cleaning it frees space (-1 otherwise: paced and
+// background collection then leave the die to the blocking path). A group
+// outside the die's candidates is a policy error.
+func (f *FTL) worthCleaning(d int) (int, error) {
+	g := f.cfg.Victim.Victim(View{f}, d)
+	if g == -1 {
+		return -1, nil
+	}
+	if err := f.checkVictim(d, g); err != nil {
+		return -1, err
+	}
+	if f.Valid(g) == f.upg {
+		return -1, nil
+	}
+	return g, nil
+}
+
+// copyPages moves the valid units of die d's victim, page by page, until
+// at least budget units have moved (all of them for budget < 0); when the
+// victim is empty it is erased and freed. It returns the units moved.
+func (f *FTL) copyPages(d int, budget float64) (float64, error) {
+	c := &f.clean[d]
+	g := int(c.group)
+	gs := &f.gc[d]
+	base := int64(g) * int64(f.upg)
+	moved := 0.0
+	for ; c.page < int32(f.ppb) && (budget < 0 || moved < budget); c.page++ {
+		pu := base + int64(int(c.page)*f.pageUnits)
+		mask := f.dev.ValidMask(pu, f.pageUnits)
+		if mask == 0 {
+			continue
+		}
+		if int(c.page)+1 < f.ppb {
+			// Start loading the mapping entries the next page's moves
+			// will update, so that they arrive while this page moves.
+			nu := pu + int64(f.pageUnits)
+			for m := f.dev.ValidMask(nu, f.pageUnits); m != 0; m &= m - 1 {
+				if t := f.dev.Tag(nu + int64(bits.TrailingZeros64(m))); int64(t) < int64(len(f.l2p)) {
+					prefetch.Load(unsafe.Pointer(&f.l2p[t]))
+				}
+			}
+		}
+		n := bits.OnesCount64(mask)
+		f.record(Op{Kind: OpRead, Cause: Cause(c.cause), Die: int32(d), Block: int32(g * f.np), Page: c.page, Units: int32(n), Planes: uint8(f.np)})
+		if err := f.dev.InvalidateMask(pu, mask); err != nil {
+			return moved, err
+		}
+		for ; mask != 0; mask &= mask - 1 {
+			u := pu + int64(bits.TrailingZeros64(mask))
+			lba := int64(f.dev.Tag(u))
+			n := 1
+			if f.size != nil {
+				if f.l2p[lba] != uint32(u) {
+					continue // a later slot of a unit moved with its first
+				}
+				n = int(f.size[lba])
+				if gs.group >= 0 && int(gs.n)+n > f.pageUnits {
+					if err := f.pad(gs, c.cause); err != nil {
+						return moved, err
+					}
+				}
+			}
+			tok := f.dev.Data(u)
+			if gs.group < 0 {
+				og, err := f.openGroup(GCStream, d)
+				if err != nil {
+					return moved, err
+				}
+				gs.group, gs.page = og, int32(f.groupWP(og))
+			}
+			if err := f.place(gs, c.cause, lba, tok, n); err != nil {
+				return moved, err
+			}
+			if f.cfg.RecordMoves {
+				f.record(Op{Kind: OpMoved, Cause: Cause(c.cause), Die: int32(d), LBA: lba})
+			}
+		}
+		if c.cause == WLStream {
+			f.cnt.WLCopiedUnits += int64(n)
+		} else {
+			f.cnt.GCCopiedUnits += int64(n)
+		}
+		moved += float64(n)
+	}
+	if c.page < int32(f.ppb) {
+		return moved, nil
+	}
+	// Every unit has moved (or was overwritten meanwhile): erase.
+	for p := 0; p < f.np; p++ {
+		if err := f.dev.Erase(g*f.np + p); err != nil {
+			return moved, err
+		}
+	}
+	f.record(Op{Kind: OpErase, Cause: Cause(c.cause), Die: int32(d), Block: int32(g * f.np), Planes: uint8(f.np)})
+	f.free[d] = append(f.free[d], int32(g))
+	f.nfree++
+	f.busy[g] = false
+	cause := c.cause
+	*c = cleaning{group: -1}
+	if f.cfg.StaticWLSpread > 0 && cause != WLStream {
+		return moved, f.levelWear(d)
+	}
+	return moved, nil
+}
+
+// pace runs paced garbage collection on die d after the host programmed
+// a page there: below GCPaceWater free groups the die cleans a victim a
+// little at a time, moving about v/(U−v) units per host unit written (v
+// valid of U units in the victim), which frees space as fast as the host
+// consumes it and spreads the cost of cleaning over the host's writes.
+func (f *FTL) pace(d int) error {
+	c := &f.clean[d]
+	if c.group < 0 {
+		if len(f.free[d]) > f.cfg.GCPaceWater {
+			return nil
+		}
+		g, err := f.worthCleaning(d)
+		if g < 0 {
+			return err // nothing worth cleaning: the blocking path decides
+		}
+		if err := f.startVictim(d, g, GCStream); err != nil {
+			return err
+		}
+	}
+	if c.cause != GCStream {
+		return nil
+	}
+	c.credit += c.ratio * float64(f.pageUnits)
+	if c.credit <= 0 {
+		return nil
+	}
+	moved, err := f.copyPages(d, c.credit)
+	if c.group >= 0 {
+		c.credit -= moved
+	}
+	return err
+}
+
+// isOpen reports whether g is a stream's open group.
+func (f *FTL) isOpen(g int32) bool {
+	d := f.dieOf(g)
+	return f.open[HostStream][d] == g || f.open[GCStream][d] == g
+}
+
+// candidate reports whether g may become a victim: full, not open and not
+// already being cleaned.
+func (f *FTL) candidate(g int32) bool {
+	return !f.busy[g] && f.groupWP(g) == f.ppb
+}
+
+// CollectBackground cleans one victim on die d — finishing one in progress
+// or starting one that frees space — if the die has fewer than GCHighWater
+// free groups. It reports whether it did any work.
+func (f *FTL) CollectBackground(d int) (bool, error) {
+	if len(f.free[d]) >= f.cfg.GCHighWater && f.clean[d].group < 0 {
+		return false, nil
+	}
+	if f.clean[d].group < 0 {
+		g, err := f.worthCleaning(d)
+		if g < 0 {
+			return false, err
+		}
+		if err := f.startVictim(d, g, GCStream); err != nil {
+			return false, err
+		}
+	}
+	f.cnt.BackgroundGCRuns++
+	_, err := f.copyPages(d, -1)
+	return true, err
+}
+
+// ReclaimEmpty erases one full group of die d that holds no valid data
+// (trimmed or overwritten space), whatever the die's free count, and
+// reports whether there was one. Erasing costs no copying; firmware does
+// it while the host is idle so that later writes find erased blocks.
+func (f *FTL) ReclaimEmpty(d int) (bool, error) {
+	if f.clean[d].group >= 0 {
+		return false, nil
+	}
+	for g := d * f.gpd; g < (d+1)*f.gpd; g++ {
+		if f.candidate(int32(g)) && f.Valid(g) == 0 {
+			f.clean[d] = cleaning{group: int32(g), cause: GCStream}
+			f.busy[g] = true
+			f.cnt.GCRuns++
+			f.cnt.BackgroundGCRuns++
+			_, err := f.copyPages(d, -1)
+			return true, err
+		}
+	}
+	return false, nil
+}
+
+// NeedsBackground reports whether die d is below its background target or
+// has a victim half cleaned.
+func (f *FTL) NeedsBackground(d int) bool {
+	return len(f.free[d]) < f.cfg.GCHighWater || f.clean[d].group >= 0
+}

@@ -1,0 +1,119 @@
+package ftl
+
+import "fmt"
+
+// OpKind is what a flash operation does.
+type OpKind uint8
+
+// Flash operations.
+const (
+	// OpRead senses a page of one or more planes into the die's register
+	// and moves Units device units of it out to the controller.
+	OpRead OpKind = iota
+	// OpTransfer moves Units more device units out of the page the
+	// previous OpRead of the same run sensed: no array read.
+	OpTransfer
+	// OpProgram programs a page on Planes planes of a group.
+	OpProgram
+	// OpErase erases the blocks of a group on Planes planes.
+	OpErase
+	// OpMoved records that garbage collection or wear levelling moved
+	// logical unit LBA (recorded only with Config.RecordMoves): no flash
+	// work, but a controller that keeps part of its mapping table off
+	// chip must load and change the unit's entry.
+	OpMoved
+)
+
+// String returns "read", "transfer", "program", "erase" or "moved".
+func (k OpKind) String() string {
+	switch k {
+	case OpRead:
+		return "read"
+	case OpTransfer:
+		return "transfer"
+	case OpProgram:
+		return "program"
+	case OpErase:
+		return "erase"
+	case OpMoved:
+		return "moved"
+	}
+	return fmt.Sprintf("OpKind(%d)", int(k))
+}
+
+// Cause says why a flash operation happens.
+type Cause uint8
+
+// Causes of flash operations. The first three equal the Streams of the
+// same names.
+const (
+	CauseHost      Cause = iota // host writes and reads
+	CauseGC                     // garbage collection
+	CauseWL                     // static wear levelling
+	CauseRMW                    // reads merging a partial-unit host write
+	CauseReadAhead              // reads ahead of a sequential host stream
+	CauseMap                    // mapping pages of a partly cached mapping table
+	CauseParity                 // die-level parity (RAISE)
+	NumCauses                   // the number of causes
+)
+
+var causeNames = [NumCauses]string{"host", "gc", "wl", "rmw", "readahead", "map", "parity"}
+
+// String returns the cause's name: host, gc, wl, rmw, readahead, map or
+// parity.
+func (c Cause) String() string {
+	if c < NumCauses {
+		return causeNames[c]
+	}
+	return fmt.Sprintf("Cause(%d)", int(c))
+}
+
+// Op is one flash operation the FTL (or a controller's own firmware
+// mechanism) decided on. It says what happens and where; the controller
+// that drains the log decides when.
+type Op struct {
+	LBA    int64  // OpMoved: the logical unit moved
+	Die    int32  // die
+	Block  int32  // physical block (reads: the plane read; others: the group's first plane)
+	Page   int32  // page within the block
+	Units  int32  // reads: device units moved out; programs: units that came from the host write buffer
+	Kind   OpKind // what the operation does
+	Cause  Cause  // why it happens
+	Planes uint8  // planes it spans (multi-plane operations)
+}
+
+// String describes the operation, for tests and traces.
+func (o Op) String() string {
+	switch o.Kind {
+	case OpMoved:
+		return fmt.Sprintf("moved lba=%d", o.LBA)
+	case OpErase:
+		return fmt.Sprintf("erase %s die=%d block=%d planes=%d", o.Cause, o.Die, o.Block, o.Planes)
+	}
+	return fmt.Sprintf("%s %s die=%d block=%d page=%d planes=%d units=%d", o.Kind, o.Cause, o.Die, o.Block, o.Page, o.Planes, o.Units)
+}
+
+// ReadRun is the page a run of unit reads last sensed: a later unit of the
+// same page needs only its transfer (OpTransfer), not another array read.
+// The zero value starts a new run; a nil *ReadRun makes every read sense
+// its page.
+type ReadRun struct {
+	block, page int32
+	open        bool
+}
+
+// Ops returns the flash operations recorded since the last ResetOps, in
+// the order the FTL decided them (empty unless Config.RecordOps). The
+// slice is valid until the next call that changes the FTL.
+func (f *FTL) Ops() []Op { return f.ops }
+
+// ResetOps empties the op log, keeping its storage for reuse.
+func (f *FTL) ResetOps() { f.ops = f.ops[:0] }
+
+// record counts op and, with Config.RecordOps, appends it to the log.
+func (f *FTL) record(op Op) {
+	f.cnt.Count(&op)
+	if f.cfg.RecordOps {
+		f.ops = append(f.ops, op)
+	}
+}

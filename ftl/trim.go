@@ -1,0 +1,19 @@
+package ftl
+
+import "fmt"
+
+// Trim discards logical units [lba, lba+n).
+func (f *FTL) Trim(lba, n int64) error {
+	if lba < 0 || n < 0 || lba+n > int64(len(f.l2p)) {
+		return fmt.Errorf("%w: trim units %d+%d, user space has %d", ErrRange, lba, n, len(f.l2p))
+	}
+	for i := lba; i < lba+n; i++ {
+		if f.l2p[i] != Unmapped {
+			f.cnt.TrimUnits++
+			if err := f.unmap(i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,230 @@
+package ftl
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ftlsim/ftlsim/nand"
+)
+
+// unmap invalidates the current location of lba, if any.
+func (f *FTL) unmap(lba int64) error {
+	u := f.l2p[lba]
+	if u == Unmapped {
+		return nil
+	}
+	f.l2p[lba] = Unmapped
+	n := 1
+	if f.size != nil {
+		n = int(f.size[lba])
+	}
+	if s := f.stageOf(u); s != nil {
+		k := f.slot(u)
+		for i := range n {
+			s.tags[k+i] = nand.NoTag
+		}
+		return nil
+	}
+	for i := range n - 1 {
+		if err := f.dev.Invalidate(int64(u) + int64(i) + 1); err != nil {
+			return err
+		}
+	}
+	return f.dev.Invalidate(int64(u))
+}
+
+// Write maps logical unit lba to new data carrying token (an opaque payload
+// the device keeps when it tracks data), stored uncompressed.
+func (f *FTL) Write(lba int64, token uint32) error { return f.write(lba, token, f.k) }
+
+// WriteSlots is Write for data that takes n device units once stored
+// (compressed), 1 ≤ n ≤ UnitSlots. A unit never straddles two pages: when
+// it does not fit in the rest of the page being filled, that rest is
+// padded.
+func (f *FTL) WriteSlots(lba int64, token uint32, n int) error {
+	if n < 1 || n > f.k {
+		return fmt.Errorf("%w: unit %d stored in %d slots, allowed 1..%d", ErrRange, lba, n, f.k)
+	}
+	return f.write(lba, token, n)
+}
+
+func (f *FTL) write(lba int64, token uint32, n int) error {
+	if lba < 0 || lba >= int64(len(f.l2p)) {
+		return fmt.Errorf("%w: write unit %d, user space has %d", ErrRange, lba, len(f.l2p))
+	}
+	if err := f.unmap(lba); err != nil {
+		return err
+	}
+	f.cnt.HostWriteUnits++
+	f.cnt.HostRawSlots += int64(f.k)
+	f.cnt.HostSlots += int64(n)
+	if err := f.MakeRoom(n); err != nil {
+		return err
+	}
+	s := &f.host
+	if s.group < 0 {
+		// A die whose groups all hold valid data cannot take the page
+		// (on small drives one die can fill while others have room); the
+		// page then goes to the next die that can.
+		d := f.alloc.NextDie()
+		g, err := f.openGroup(HostStream, d)
+		for i := 1; errors.Is(err, ErrNoVictim) && i < f.dies; i++ {
+			d = (d + 1) % f.dies
+			g, err = f.openGroup(HostStream, d)
+		}
+		if err != nil {
+			return err
+		}
+		s.group, s.page = g, int32(f.groupWP(g))
+	}
+	s.host++
+	d := int(s.group) / f.gpd
+	if err := f.place(s, HostStream, lba, token, n); err != nil {
+		return err
+	}
+	if s.group < 0 && f.cfg.GCPaceWater > 0 {
+		return f.pace(d) // a host page was just programmed on die d
+	}
+	return nil
+}
+
+// place puts lba into the next n slots of stage s, which must have room,
+// and programs the page when it is full. Every slot of the unit carries
+// its tag; the mapping points at the first.
+func (f *FTL) place(s *stage, cause Stream, lba int64, token uint32, n int) error {
+	k := s.n
+	for i := range int32(n) {
+		s.tags[k+i], s.data[k+i] = uint32(lba), token
+	}
+	f.l2p[lba] = uint32(int64(s.group)*int64(f.upg) + int64(s.page)*int64(f.pageUnits) + int64(k))
+	if f.size != nil {
+		f.size[lba] = uint8(n)
+	}
+	s.n += int32(n)
+	if int(s.n) == f.pageUnits {
+		return f.program(s, cause)
+	}
+	return nil
+}
+
+// program writes stage s's page to every plane of its group.
+func (f *FTL) program(s *stage, cause Stream) error {
+	g, page := int(s.group), int(s.page)
+	for p := 0; p < f.np; p++ {
+		lo := p * f.upp
+		if err := f.dev.Program(g*f.np+p, page, s.tags[lo:lo+f.upp], s.data[lo:lo+f.upp]); err != nil {
+			return err
+		}
+	}
+	die := g / f.gpd
+	f.cnt.ProgramUnits += int64(f.pageUnits)
+	f.seq += uint64(f.pageUnits)
+	f.record(Op{Kind: OpProgram, Cause: Cause(cause), Die: int32(die), Block: int32(g * f.np), Page: int32(page), Units: s.host, Planes: uint8(f.np)})
+	s.n, s.host = 0, 0
+	if page+1 == f.ppb {
+		f.closedAt[g] = f.seq
+		f.busy[g] = false
+		st := HostStream
+		if cause != HostStream {
+			st = GCStream
+		}
+		f.open[st][die] = -1
+		s.group = -1
+		return nil
+	}
+	if cause == HostStream {
+		s.group = -1 // the next host page may go to another die
+	} else {
+		s.page++
+	}
+	return nil
+}
+
+// openGroup returns the open group of stream st on die d, opening a new
+// one (after foreground GC for the host stream) when there is none.
+func (f *FTL) openGroup(st Stream, d int) (int32, error) {
+	if g := f.open[st][d]; g >= 0 {
+		return g, nil
+	}
+	if st == HostStream {
+		if err := f.collectBlocking(d); err != nil {
+			return -1, err
+		}
+	}
+	if len(f.free[d]) == 0 {
+		return -1, fmt.Errorf("%w: die %d has no free group", ErrNoVictim, d)
+	}
+	// Dynamic wear levelling: open the least-worn free group.
+	fl := f.free[d]
+	best := len(fl) - 1
+	be := f.dev.EraseCount(int(fl[best]) * f.np)
+	for i := len(fl) - 2; i >= 0; i-- {
+		if e := f.dev.EraseCount(int(fl[i]) * f.np); e < be {
+			best, be = i, e
+		}
+	}
+	g := fl[best]
+	fl[best] = fl[len(fl)-1]
+	f.free[d] = fl[:len(fl)-1]
+	f.nfree--
+	f.freeMin = min(f.freeMin, f.nfree)
+	f.open[st][d] = g
+	f.busy[g] = true
+	return g, nil
+}
+
+// Flush programs every partly filled page, padding it, as a controller
+// does on a cache flush or before power-off.
+func (f *FTL) Flush() error {
+	if err := f.pad(&f.host, HostStream); err != nil {
+		return err
+	}
+	for d := range f.gc {
+		if err := f.pad(&f.gc[d], GCStream); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pad fills the rest of stage s's page with empty units and programs it.
+func (f *FTL) pad(s *stage, cause Stream) error {
+	if s.group < 0 || s.n == 0 {
+		return nil
+	}
+	for s.n < int32(f.pageUnits) {
+		s.tags[s.n], s.data[s.n] = nand.NoTag, 0
+		s.n++
+		f.cnt.PaddedUnits++
+	}
+	return f.program(s, cause)
+}
+
+// HostRoom returns the device units still free in the host page being
+// filled (0 when none is open).
+func (f *FTL) HostRoom() int {
+	if f.host.group < 0 {
+		return 0
+	}
+	return f.pageUnits - int(f.host.n)
+}
+
+// MakeRoom pads and programs the host page being filled when a unit of n
+// device units would not fit in it, as WriteSlots would. A controller
+// calls it first, and drains the operations it records, when the die a
+// new host page goes to depends on the flash work already issued (its
+// Allocator looks at the dies' occupancy).
+func (f *FTL) MakeRoom(n int) error {
+	s := &f.host
+	if s.group < 0 || int(s.n)+n <= f.pageUnits {
+		return nil
+	}
+	d := int(s.group) / f.gpd
+	if err := f.pad(s, HostStream); err != nil {
+		return err
+	}
+	if f.cfg.GCPaceWater > 0 {
+		return f.pace(d)
+	}
+	return nil
+}
