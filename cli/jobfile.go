@@ -7,14 +7,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
 // runFile runs a fio job file: its groups in order, the jobs of a group at
 // the same time, after a secure erase and the precondition.
-func runFile(args []string, stdout, stderr io.Writer) error {
-	o, err := parseArgs(args, modeFile)
+func runFile(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
+	o, err := parseArgs(args, modeFile, reg)
 	if err != nil {
 		return err
 	}

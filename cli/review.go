@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/report"
 )
 
@@ -15,7 +16,7 @@ import (
 // folder:
 //
 //	ftlsim review --drive=bp4-240,m4-256 [--out=DIR] [--quick]
-func review(args []string, stdout, stderr io.Writer) error {
+func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
 	fs := flag.NewFlagSet("review", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	drives := fs.String("drive", "", "drives to review, comma-separated (presets or description files)")
@@ -54,7 +55,7 @@ func review(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "\r\033[K[%s] %d/%d %s: %s, %.0f s simulated%s", bar, done+1, total, drive, step, float64(simNs)/1e9, eta)
 		}
 	}
-	ds, err := report.Run(report.Options{Drives: strings.Split(*drives, ","), Out: *out, Quick: *quick, Progress: progress})
+	ds, err := report.Run(report.Options{Drives: strings.Split(*drives, ","), Out: *out, Quick: *quick, Progress: progress, Policies: reg})
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

@@ -36,11 +36,28 @@ func (u usageError) Unwrap() error { return u.err }
 
 func usage(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
+// Option changes how Main runs.
+type Option func(*settings)
+
+type settings struct {
+	policies *ftl.Registry
+}
+
+// WithPolicies makes the victim policies registered in reg known to the
+// command: --gc=NAME, gc_policy in drive descriptions, scenarios, job
+// files and reviews.
+func WithPolicies(reg *ftl.Registry) Option { return func(s *settings) { s.policies = reg } }
+
 // Main runs the ftlsim command with arguments args (without the program
 // name), writing results to stdout and messages to stderr, and returns the
 // exit status: 0 on success, 1 when a run fails, 2 for bad input (one
 // line on stderr names the option).
-func Main(args []string, stdout, stderr io.Writer) (status int) {
+func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) {
+	var set settings
+	for _, o := range opts {
+		o(&set)
+	}
+	reg := set.policies
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "ftlsim: internal error: %v (please report it with the command line)\n", r)
@@ -59,15 +76,15 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 	case args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
 		printHelp(stdout)
 	case args[0] == "replay":
-		err = runJob(args[1:], stdout, true)
+		err = runJob(args[1:], stdout, true, reg)
 	case args[0] == "run":
-		err = runFile(args[1:], stdout, stderr)
+		err = runFile(args[1:], stdout, stderr, reg)
 	case args[0] == "scenario":
-		err = scenario(args[1:], stdout)
+		err = scenario(args[1:], stdout, reg)
 	case args[0] == "review":
-		err = review(args[1:], stdout, stderr)
+		err = review(args[1:], stdout, stderr, reg)
 	default:
-		err = runJob(args, stdout, false)
+		err = runJob(args, stdout, false, reg)
 	}
 	if err == nil {
 		return exitOK
@@ -111,6 +128,8 @@ type options struct {
 	deviceLog    string
 	intervalMsec int64
 
+	policies *ftl.Registry // where --gc and drive descriptions find policies
+
 	// replay
 	replay      bool
 	traceFile   string
@@ -129,9 +148,9 @@ const (
 )
 
 // parseArgs parses the command line of a mode.
-func parseArgs(args []string, mode int) (*options, error) {
+func parseArgs(args []string, mode int, reg *ftl.Registry) (*options, error) {
 	replay := mode == modeReplay
-	o := &options{job: workload.NewJob("ftlsim"), given: map[string]string{}, drive: "generic-mlc",
+	o := &options{policies: reg, job: workload.NewJob("ftlsim"), given: map[string]string{}, drive: "generic-mlc",
 		format: "normal", precondition: workload.Precondition{Kind: "none"}, intervalMsec: 1000, logAvgMsec: 0,
 		replay: replay, speedup: 1, devices: "merge", beyond: "wrap"}
 	fs := flag.NewFlagSet("ftlsim", flag.ContinueOnError)
@@ -194,8 +213,8 @@ func parseArgs(args []string, mode int) (*options, error) {
 		return err
 	})
 	str(&o.op, "op", "spare area in percent of user capacity", nil)
-	str(&o.gc, "gc", "GC victim policy: "+strings.Join(ftl.Policies(), ", "), func(v string) error {
-		_, err := ftl.ParsePolicy(v)
+	str(&o.gc, "gc", "GC victim policy: "+strings.Join(reg.Names(), ", "), func(v string) error {
+		_, err := reg.Parse(v)
 		return err
 	})
 	fs.Func("precondition", "none, fill or torture[:DURATION]", func(v string) error {
@@ -339,16 +358,17 @@ func buildDrive(o *options) (*controller.Controller, error) {
 	if o.gc != "" {
 		cfg.Firmware.GCPolicy = o.gc
 	}
+	cfg.Policies = o.policies
 	cfg.Seed = o.job.RandSeed
 	return controller.New(cfg)
 }
 
-func runJob(args []string, stdout io.Writer, replay bool) error {
+func runJob(args []string, stdout io.Writer, replay bool, reg *ftl.Registry) error {
 	mode := modeJob
 	if replay {
 		mode = modeReplay
 	}
-	o, err := parseArgs(args, mode)
+	o, err := parseArgs(args, mode, reg)
 	if err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func TestJSONIsDeterministicAndFioShaped(t *testing.T) {
 	require.Positive(t, job["read"].(map[string]any)["iops"])
 	require.Positive(t, job["write"].(map[string]any)["iops"])
 	dev := job["device"].(map[string]any)
-	for _, k := range []string{"write_amplification", "host_write_bytes", "nand_write_bytes", "gc_copied_pages", "erases", "free_blocks_min"} {
+	for _, k := range []string{"write_amplification", "host_write_bytes", "nand_write_bytes", "gc_copied_units", "erases", "free_blocks_min"} {
 		require.Contains(t, dev, k)
 	}
 	require.GreaterOrEqual(t, dev["write_amplification"].(float64), 1.0)
@@ -204,7 +204,7 @@ func FuzzParseArgs(f *testing.F) {
 	f.Add("--precondition=torture:10m --output-format=json --op=25 --capacity=240GB")
 	f.Add("--time_based --runtime=2000 --norandommap --log_avg_msec=1000")
 	f.Fuzz(func(t *testing.T, line string) {
-		o, err := parseArgs(strings.Fields(line), modeJob)
+		o, err := parseArgs(strings.Fields(line), modeJob, nil)
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("multi-line error for %q: %v", line, err)
@@ -304,7 +304,7 @@ func sameShape(path string, want, got any) []string {
 // its JSON has fio's shape (as tools that read fio's JSON expect it) and
 // the four results a review reads.
 func TestFourCornersJobFile(t *testing.T) {
-	job := filepath.Join("..", "..", "examples", "jobs", "fourcorners.fio")
+	job := filepath.Join("..", "examples", "jobs", "fourcorners.fio")
 	var o, e bytes.Buffer
 	code := Main([]string{"run", job, "--precondition=fill", "--output-format=json", "--drive=generic-mlc-small"}, &o, &e)
 	require.Equal(t, exitOK, code, e.String())

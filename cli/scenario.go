@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -15,7 +16,7 @@ import (
 //
 //	ftlsim scenario
 //	ftlsim scenario NAME [--PARAM=VALUE ...] [drive and output options]
-func scenario(args []string, stdout io.Writer) error {
+func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 	if len(args) == 0 {
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SCENARIO\tPARAMETERS (default)\tWHAT IT DOES")
@@ -48,7 +49,7 @@ func scenario(args []string, stdout io.Writer) error {
 		}
 		rest = append(rest, a)
 	}
-	o, err := parseArgs(rest, modeFile|modeScenario)
+	o, err := parseArgs(rest, modeFile|modeScenario, reg)
 	if err != nil {
 		return err
 	}

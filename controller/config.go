@@ -88,7 +88,8 @@ type Firmware struct {
 	BufferNs int64 `yaml:"buffer_ns"`
 	// WriteBuffer is the DRAM given to buffering host writes.
 	WriteBuffer Size `yaml:"write_buffer"`
-	// GCPolicy names the victim policy (see ftl.ParsePolicy).
+	// GCPolicy names the victim policy: a built-in one (see
+	// ftl.ParsePolicy) or one registered in Config.Policies.
 	GCPolicy string `yaml:"gc_policy"`
 	// GCLowWater and GCHighWater are free groups per die for foreground
 	// and background collection (see ftl.Config).
@@ -164,6 +165,10 @@ type Config struct {
 	Power     Power       `yaml:"power"`
 	// Seed seeds the firmware's random choices (randomised GC policies).
 	Seed uint64 `yaml:"seed,omitempty"`
+	// Policies is where Firmware.GCPolicy is looked up: a program that
+	// registers its own victim policies sets it (nil: the built-in ones).
+	// It is not part of the description's text.
+	Policies *ftl.Registry `yaml:"-"`
 }
 
 // MaxMemoryBytes bounds the state a simulated drive may hold. The mapping
@@ -350,7 +355,7 @@ func (c *Config) validateRest() error {
 	if int64(f.WriteBuffer) < minBuf || int64(f.WriteBuffer) > 1<<40 {
 		return fmt.Errorf("%w: firmware.write_buffer = %d bytes, allowed %d (two multi-plane pages and a unit) .. 1TiB", ErrConfig, f.WriteBuffer, minBuf)
 	}
-	if _, err := ftl.ParsePolicy(f.GCPolicy); err != nil {
+	if _, err := c.Policies.Parse(f.GCPolicy); err != nil {
 		return fmt.Errorf("%w: firmware.gc_policy: %w", ErrConfig, err)
 	}
 	return c.Power.Validate()
@@ -359,7 +364,7 @@ func (c *Config) validateRest() error {
 // FTLConfig returns the translation-layer configuration of a resolved
 // description.
 func (c *Config) FTLConfig() (ftl.Config, error) {
-	p, err := ftl.ParsePolicy(c.Firmware.GCPolicy)
+	p, err := c.Policies.Parse(c.Firmware.GCPolicy)
 	if err != nil {
 		return ftl.Config{}, fmt.Errorf("%w: firmware.gc_policy: %w", ErrConfig, err)
 	}

@@ -3,7 +3,6 @@ package ftl
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -176,16 +175,15 @@ func (p DChoices) Victim(v View, die int) int {
 	return best
 }
 
-// Policies lists the names ParsePolicy accepts.
-func Policies() []string {
-	p := []string{"greedy", "fifo", "cost-benefit", "random", "d-choices:D"}
-	sort.Strings(p)
-	return p
-}
+// builtinPolicies are the names ParsePolicy and every Registry accept.
+var builtinPolicies = [...]string{"cost-benefit", "d-choices:D", "fifo", "greedy", "random"}
 
-// ParsePolicy returns the victim policy named s: greedy, fifo,
+// Policies lists the names ParsePolicy accepts.
+func Policies() []string { return append([]string(nil), builtinPolicies[:]...) }
+
+// ParsePolicy returns the built-in victim policy named s: greedy, fifo,
 // cost-benefit, random or d-choices:D (D from 1 to 1024; "d-choices" alone
-// means D = 10).
+// means D = 10). Registry.Parse also knows a user's policies.
 func ParsePolicy(s string) (VictimPolicy, error) {
 	switch strings.ToLower(s) {
 	case "greedy":

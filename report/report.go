@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
@@ -26,6 +27,9 @@ type Options struct {
 	// Progress, when set, is told each step as it starts and, during it,
 	// the simulated time the drive has run so far (every simulated second).
 	Progress func(drive, step string, done, total int, simNs int64)
+	// Policies is where the drives' gc_policy names are looked up (nil:
+	// the built-in policies only).
+	Policies *ftl.Registry
 }
 
 // Drive is one drive's review results.
@@ -108,6 +112,7 @@ func Run(o Options) ([]Drive, error) {
 			if err != nil {
 				return nil, err
 			}
+			cfg.Policies = o.Policies
 			c, err := controller.New(cfg)
 			if err != nil {
 				return nil, err
