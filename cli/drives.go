@@ -21,12 +21,13 @@ func drives(args []string, w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			if err := c.Resolve(); err != nil {
+			r, err := c.Resolve()
+			if err != nil {
 				return fmt.Errorf("preset %s: %w", name, err)
 			}
-			g := c.NAND.Geometry
-			fmt.Fprintf(tw, "%s\t%s\t%.1f %%\t%d\t%d\t%s\t%s\t%s\t%s\n", name, capacityText(c.Capacity),
-				c.OPPercent, g.Dies(), g.Channels, units.FormatBytes(int64(g.PageBytes)), c.Firmware.GCPolicy, features(c.Firmware), c.Description)
+			g := r.Config.NAND.Geometry
+			fmt.Fprintf(tw, "%s\t%s\t%.1f %%\t%d\t%d\t%s\t%s\t%s\t%s\n", name, capacityText(r.Config.Capacity),
+				r.SparePercent, g.Dies(), g.Channels, units.FormatBytes(int64(g.PageBytes)), c.Firmware.GCPolicy, features(c.Firmware), c.Description)
 		}
 		return tw.Flush()
 	case 1:
@@ -34,12 +35,9 @@ func drives(args []string, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		// Show the spare area a product line's geometry gives, keeping the
-		// description's geometry as it is (blocks_per_plane: 0 still means
-		// "size the flash from capacity and op_percent").
-		if r := c; r.Resolve() == nil {
-			c.OPPercent = r.OPPercent
-		}
+		// The description as given: its sizing says which sizes are
+		// derived (a product line states the spare area its raw flash
+		// leaves), so it loads back as the same drive.
 		b, err := c.Marshal()
 		if err != nil {
 			return err

@@ -332,28 +332,33 @@ func buildDrive(o *options) (*controller.Controller, error) {
 		return nil, err
 	}
 	if o.capacity != "" || o.op != "" {
-		// Keep the drive's spare area unless --op changes it, and size
-		// the flash from capacity × (1 + OP): resolve the description
-		// first (a product line derives its spare from its geometry),
-		// then let the blocks follow.
-		if err := cfg.Resolve(); err != nil {
-			return nil, err
+		// Size the flash from capacity × (1 + OP): the drive's own capacity
+		// and spare area (a product line states the spare its raw flash
+		// leaves) unless the options change them; its dies are kept.
+		capacity, op := cfg.Capacity, cfg.OPPercent
+		if o.capacity != "" {
+			b, _ := units.ParseSize(o.capacity, true)
+			if b <= 0 {
+				return nil, usage("--capacity=%s: must be positive", o.capacity)
+			}
+			capacity = controller.Size(b)
 		}
-		cfg.NAND.Geometry.BlocksPerPlane = 0
-	}
-	if o.capacity != "" {
-		b, _ := units.ParseSize(o.capacity, true)
-		if b <= 0 {
-			return nil, usage("--capacity=%s: must be positive", o.capacity)
+		if o.op != "" {
+			v, err := strconv.ParseFloat(strings.TrimSuffix(o.op, "%"), 64)
+			if err != nil {
+				return nil, usage("--op=%s: must be a number (percent of user capacity), allowed 0..400", o.op)
+			}
+			op = v
 		}
-		cfg.Capacity = controller.Size(b)
-	}
-	if o.op != "" {
-		v, err := strconv.ParseFloat(strings.TrimSuffix(o.op, "%"), 64)
-		if err != nil {
-			return nil, usage("--op=%s: must be a number (percent of user capacity), allowed 0..400", o.op)
+		switch {
+		case capacity == 0:
+			return nil, usage("--op=%s: drive %s states no capacity (sizing: %s derives it from the geometry); give --capacity too",
+				o.op, o.drive, controller.SizeCapacity)
+		case o.op == "" && cfg.Sizing == controller.SizeSpare && op == 0:
+			return nil, usage("--capacity=%s: drive %s states no op_percent (sizing: %s derives it from the geometry); give --op too",
+				o.capacity, o.drive, controller.SizeSpare)
 		}
-		cfg.OPPercent = v
+		cfg = cfg.Resized(capacity, op)
 	}
 	if o.gc != "" {
 		cfg.Firmware.GCPolicy = o.gc

@@ -409,3 +409,61 @@ func TestResizeProductLine(t *testing.T) {
 	require.Contains(t, out, "111.76 GiB user")
 	require.Contains(t, out, "(14.5", "the line's own spare area is kept")
 }
+
+// TestDrivesRoundTripProductLine: what "drives NAME" prints for a product
+// line (sizing: spare, its spare area stated) builds the same drive.
+func TestDrivesRoundTripProductLine(t *testing.T) {
+	code, yaml, _ := runCmd(t, "drives", "m4-256")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, yaml, "sizing: spare")
+	f := filepath.Join(t.TempDir(), "m4.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(yaml), 0o644))
+	firstLine := func(args ...string) string {
+		code, out, errOut := runCmd(t, append(args, "--rw=write", "--size=16m")...)
+		require.Equal(t, exitOK, code, errOut)
+		return strings.SplitN(out, "\n", 2)[0]
+	}
+	require.Equal(t, firstLine("--drive=m4-256"), firstLine("--drive="+f))
+}
+
+// TestResizeNeedsStatedSizes: --capacity and --op size the flash from the
+// drive's capacity and spare area; a description that derives the one
+// not given is an error naming the option to add. A description with a
+// full geometry but no sizing (flash by default) names blocks_per_plane.
+func TestResizeNeedsStatedSizes(t *testing.T) {
+	dir := t.TempDir()
+	_, yaml, _ := runCmd(t, "drives", "m4-256")
+	var noOP []string
+	for _, l := range strings.Split(yaml, "\n") {
+		if !strings.HasPrefix(l, "op_percent:") {
+			noOP = append(noOP, l)
+		}
+	}
+	spare := filepath.Join(dir, "spare.yaml")
+	require.NoError(t, os.WriteFile(spare, []byte(strings.Join(noOP, "\n")), 0o644))
+	derived := filepath.Join(dir, "capacity.yaml")
+	require.NoError(t, os.WriteFile(derived, []byte(strings.Replace(strings.Replace(yaml,
+		"sizing: spare", "sizing: capacity", 1), "capacity: 256GB", "capacity: 0", 1)), 0o644))
+	legacy := filepath.Join(dir, "legacy.yaml")
+	require.NoError(t, os.WriteFile(legacy, []byte(strings.Replace(yaml, "sizing: spare\n", "", 1)), 0o644))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--drive=" + spare, "--capacity=120GB"}, "--op"},
+		{[]string{"--drive=" + derived, "--op=10"}, "--capacity"},
+		{[]string{"--drive=" + legacy}, "blocks_per_plane"},
+	} {
+		code, _, errOut := runCmd(t, append(c.args, "--rw=write", "--size=16m")...)
+		require.Equal(t, exitUsage, code, "%v: %s", c.args, errOut)
+		require.Contains(t, errOut, c.want)
+	}
+	for _, args := range [][]string{
+		{"--drive=" + spare, "--capacity=120GB", "--op=20"},
+		{"--drive=" + derived, "--op=10", "--capacity=120GB"},
+		{"--drive=" + derived},
+	} {
+		code, _, errOut := runCmd(t, append(args, "--rw=write", "--size=16m")...)
+		require.Equal(t, exitOK, code, "%v: %s", args, errOut)
+	}
+}

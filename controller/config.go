@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path"
 	"sort"
@@ -153,11 +152,18 @@ type Firmware struct {
 type Config struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description,omitempty"`
-	// Capacity is the user-visible capacity. With OPPercent it sets the
-	// number of blocks; 0 derives it from the geometry and OPPercent.
+	// Sizing says which of Capacity, OPPercent and the flash
+	// (NAND.Geometry.BlocksPerPlane) follows from the other two; the
+	// zero value is SizeFlash. See Sizing.
+	Sizing Sizing `yaml:"sizing,omitempty"`
+	// Capacity is the user-visible capacity: an input under SizeFlash and
+	// SizeSpare, 0 under SizeCapacity (which derives it).
 	Capacity Size `yaml:"capacity"`
-	// OPPercent is the spare area as a percentage of user capacity:
-	// physical = capacity × (1 + OPPercent/100).
+	// OPPercent is the spare area asked for, as a percentage of user
+	// capacity: physical = capacity × (1 + OPPercent/100). Under
+	// SizeSpare the geometry decides it and OPPercent, when non-zero, must
+	// agree. Resolve never changes it; the spare area the rounded geometry
+	// gives is Resolved.SparePercent.
 	OPPercent float64     `yaml:"op_percent"`
 	NAND      nand.Config `yaml:"nand"`
 	Host      Host        `yaml:"host"`
@@ -192,103 +198,6 @@ func (c *Config) DeviceConfig() nand.Config {
 func MemoryEstimate(g nand.Geometry) int64 {
 	units := float64(g.Groups()) * float64(g.UnitsPerGroup())
 	return int64(units*(4+4+0.125)) + int64(g.Blocks())*16
-}
-
-// Resolve completes a description and checks it. With a capacity and
-// blocks_per_plane 0 it sizes the flash from the capacity and op_percent;
-// with a capacity and a full geometry it derives op_percent (which, if
-// given, must agree); without a capacity it derives one from the geometry
-// and op_percent.
-func (c *Config) Resolve() error {
-	g := &c.NAND.Geometry
-	if c.OPPercent < 0 || c.OPPercent > 400 || math.IsNaN(c.OPPercent) {
-		return fmt.Errorf("%w: op_percent = %g, allowed 0..400", ErrConfig, c.OPPercent)
-	}
-	if c.Capacity < 0 {
-		return fmt.Errorf("%w: capacity = %d, must be positive", ErrConfig, c.Capacity)
-	}
-	if c.Capacity > 0 && c.Capacity%512 != 0 {
-		return fmt.Errorf("%w: capacity = %d bytes, must be a multiple of 512", ErrConfig, c.Capacity)
-	}
-	if c.Capacity > 0 && g.BlocksPerPlane > 0 {
-		// The geometry fixes the flash: the spare area follows from it.
-		if err := c.NAND.Validate(); err != nil {
-			return fmt.Errorf("%w: nand.%w", ErrConfig, err)
-		}
-		phys := g.Bytes()
-		if int64(c.Capacity) >= phys {
-			return fmt.Errorf("%w: capacity = %s does not fit the geometry's %s of flash (%d dies × %d planes × %d blocks × %d pages × %d bytes)",
-				ErrConfig, units.FormatBytes(int64(c.Capacity)), units.FormatBytes(phys), g.Dies(), g.PlanesPerDie,
-				g.BlocksPerPlane, g.PagesPerBlock, g.PageBytes)
-		}
-		phys = int64(float64(phys) * c.dataShare())
-		if int64(c.Capacity) >= phys {
-			return fmt.Errorf("%w: capacity = %s does not fit the %s of flash the geometry leaves beside RAISE parity (firmware.raise_stripe = %d)",
-				ErrConfig, units.FormatBytes(int64(c.Capacity)), units.FormatBytes(phys), c.Firmware.RaiseStripe)
-		}
-		derived := 100 * float64(phys-int64(c.Capacity)) / float64(c.Capacity)
-		row := float64(g.Dies()) * float64(g.PlanesPerDie) * float64(g.BlockBytes())
-		sized := int(math.Ceil(float64(c.Capacity) * (1 + c.OPPercent/100) / c.dataShare() / row))
-		switch {
-		case c.OPPercent == 0:
-			c.OPPercent = math.Round(derived*1000) / 1000
-		case math.Abs(c.OPPercent-derived) > 0.01 && sized != g.BlocksPerPlane:
-			return fmt.Errorf("%w: op_percent = %g does not match the geometry, which leaves %.3f %% spare; set op_percent to that, or blocks_per_plane: 0 to size the flash from op_percent",
-				ErrConfig, c.OPPercent, derived)
-		}
-	}
-	if c.Capacity > 0 && g.BlocksPerPlane == 0 {
-		g.BlocksPerPlane = 1 // placeholder so the rest of the geometry validates
-		if err := g.Validate(); err != nil {
-			return fmt.Errorf("%w: %w", ErrConfig, err)
-		}
-		perBlockRow := float64(g.Dies()) * float64(g.PlanesPerDie) * float64(g.BlockBytes())
-		want := float64(c.Capacity) * (1 + c.OPPercent/100) / c.dataShare()
-		bpp := math.Ceil(want / perBlockRow)
-		probe := *g
-		probe.BlocksPerPlane = int(min(bpp, 1<<40))
-		if c.Firmware.Compression && c.Firmware.CompressionSlot > 0 {
-			probe.UnitBytes = int(c.Firmware.CompressionSlot)
-		}
-		if mem := MemoryEstimate(probe); mem > MaxMemoryBytes {
-			return fmt.Errorf("%w: capacity = %s with %g %% spare needs %s of flash, which takes about %s of memory to simulate; allowed %s",
-				ErrConfig, units.FormatBytes(int64(c.Capacity)), c.OPPercent, units.FormatBytes(probe.Bytes()),
-				units.FormatBytes(mem), units.FormatBytes(MaxMemoryBytes))
-		}
-		if bpp > 1<<20 {
-			return fmt.Errorf("%w: capacity = %d bytes needs %g blocks per plane, allowed at most %d", ErrConfig, c.Capacity, bpp, 1<<20)
-		}
-		g.BlocksPerPlane = int(bpp)
-	}
-	if err := c.NAND.Validate(); err != nil {
-		return fmt.Errorf("%w: nand.%w", ErrConfig, err)
-	}
-	if c.Capacity == 0 {
-		u := float64(g.Bytes()) * c.dataShare() / (1 + c.OPPercent/100)
-		c.Capacity = Size(int64(u) / int64(g.UnitBytes) * int64(g.UnitBytes))
-	}
-	if int64(c.Capacity)%int64(g.UnitBytes) != 0 {
-		// The FTL maps whole units; a capacity that is not a whole number
-		// of units is rounded down, as drives report whole sectors.
-		c.Capacity = Size(int64(c.Capacity) / int64(g.UnitBytes) * int64(g.UnitBytes))
-	}
-	if err := c.validateFirmwareData(); err != nil {
-		return err
-	}
-	if mem := MemoryEstimate(c.DeviceConfig().Geometry); mem > MaxMemoryBytes {
-		return fmt.Errorf("%w: %s of flash takes about %s of memory to simulate, allowed %s", ErrConfig,
-			units.FormatBytes(g.Bytes()), units.FormatBytes(mem), units.FormatBytes(MaxMemoryBytes))
-	}
-	return c.validateRest()
-}
-
-// dataShare is the share of the flash that can hold data: all of it, less
-// RAISE parity.
-func (c *Config) dataShare() float64 {
-	if s := c.Firmware.RaiseStripe; s > 1 {
-		return float64(s-1) / float64(s)
-	}
-	return 1
 }
 
 // validateFirmwareData checks the compression, RAISE, mapping-cache and

@@ -44,9 +44,11 @@ type Controller struct {
 
 // New builds a drive from a description, resolving it first.
 func New(cfg Config) (*Controller, error) {
-	if err := cfg.Resolve(); err != nil {
+	r, err := cfg.Resolve()
+	if err != nil {
 		return nil, err
 	}
+	cfg = r.Config
 	dev, err := nand.New(cfg.DeviceConfig())
 	if err != nil {
 		return nil, fmt.Errorf("%w: nand: %w", ErrConfig, err)

@@ -22,13 +22,16 @@ func TestPresetsRoundTrip(t *testing.T) {
 		back, err := controller.ParseConfig(name, b)
 		require.NoError(t, err)
 		require.Equal(t, c, back, "%s does not round-trip:\n%s", name, b)
-		require.NoError(t, c.Resolve(), name)
-		b, err = c.Marshal()
+		// The drive as built is a description too, and resolves to itself.
+		r, err := c.Resolve()
+		require.NoError(t, err, name)
+		b, err = r.Config.Marshal()
 		require.NoError(t, err)
 		back, err = controller.ParseConfig(name, b)
 		require.NoError(t, err)
-		require.NoError(t, back.Resolve())
-		require.Equal(t, c, back)
+		rb, err := back.Resolve()
+		require.NoError(t, err, "%s:\n%s", name, b)
+		require.Equal(t, r, rb, name)
 	}
 }
 
@@ -38,8 +41,9 @@ func TestResolveRoundsToWholeBlocks(t *testing.T) {
 		require.NoError(t, err)
 		c.OPPercent = op
 		c.Capacity = 240e9 / 4096 * 4096
-		require.NoError(t, c.Resolve())
-		g := c.NAND.Geometry
+		r, err := c.Resolve()
+		require.NoError(t, err)
+		g := r.Config.NAND.Geometry
 		want := float64(c.Capacity) * (1 + op/100)
 		row := float64(g.Dies()*g.PlanesPerDie) * float64(g.BlockBytes())
 		require.GreaterOrEqual(t, float64(g.Bytes()), want)
@@ -265,10 +269,11 @@ func FuzzParseConfig(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if c.Resolve() != nil {
+		r, err := c.Resolve()
+		if err != nil {
 			return
 		}
-		if controller.MemoryEstimate(c.NAND.Geometry) > 4<<20 {
+		if controller.MemoryEstimate(r.Config.NAND.Geometry) > 4<<20 {
 			return // valid, but too large to build in a fuzz loop
 		}
 		d, err := controller.New(c)

@@ -37,8 +37,17 @@
 // A drive is described by a Config, read from YAML (LoadConfig) or taken
 // from the presets embedded in this package (Preset, Presets). Sizes in a
 // description may be written as numbers of bytes or with units ("240GB",
-// "256GiB", "16k"); GB is 10^9 bytes, GiB 2^30. The user-visible capacity
-// and the spare area (op_percent, spare as a percentage of user capacity)
-// decide the number of blocks: physical flash = capacity × (1 + OP),
-// rounded up to whole blocks on every plane of every die (Resolve).
+// "256GiB", "16k"); GB is 10^9 bytes, GiB 2^30.
+//
+// Of a drive's three sizes — user capacity, spare area (op_percent, as a
+// percentage of user capacity) and flash — a description gives two and its
+// sizing names the one derived: "flash" (the default) derives the blocks
+// per plane, physical flash = capacity × (1 + OP) rounded up to whole
+// blocks on every plane of every die; "spare" keeps a full geometry, as
+// product lines do, and derives the spare area; "capacity" derives the
+// capacity. Config.Resolve checks a description and returns the drive as
+// built (a Resolved, with the spare area the rounded geometry gives),
+// never changing the description; New resolves what it is given.
+// Config.Resized describes the same drive at another capacity and spare
+// area.
 package controller

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"math"
 	"path"
 	"sort"
 	"strings"
@@ -118,7 +119,9 @@ func LoadLine(name string) (Line, error) {
 	return l, nil
 }
 
-// Expand builds the drive description of variant v.
+// Expand builds the drive description of variant v: the line's dies with
+// their full geometry (SizeSpare), the variant's capacity, and the spare
+// area they leave, to three decimals, as op_percent.
 func (l Line) Expand(v Variant) (Config, error) {
 	p, err := Part(l.NAND)
 	if err != nil {
@@ -138,6 +141,14 @@ func (l Line) Expand(v Variant) (Config, error) {
 	if dies%(ch*dpt) != 0 {
 		return Config{}, fmt.Errorf("%w: %s: %d dies do not spread evenly over %d channels with %d dies per target", ErrConfig, v.Name, dies, ch, dpt)
 	}
+	// The line states its spare area: what the raw flash, less RAISE
+	// parity, leaves beside the user capacity (SizeSpare checks it
+	// against the geometry; --op and --capacity resize from it).
+	spare := spareOf(int64(v.Raw), l.Firmware.RaiseStripe, v.Capacity)
+	if v.Capacity <= 0 || spare <= 0 {
+		return Config{}, fmt.Errorf("%w: %s: capacity = %s does not fit raw = %s (firmware.raise_stripe = %d)",
+			ErrConfig, v.Name, v.Capacity, v.Raw, l.Firmware.RaiseStripe)
+	}
 	t := p.Timing
 	if l.BusMBps > 0 {
 		t.BusMBps = min(t.BusMBps, l.BusMBps)
@@ -145,7 +156,9 @@ func (l Line) Expand(v Variant) (Config, error) {
 	return Config{
 		Name:        v.Name,
 		Description: fmt.Sprintf("%s, %s user on %d dies of %s", l.Description, v.Capacity.String(), dies, p.Part),
+		Sizing:      SizeSpare,
 		Capacity:    v.Capacity,
+		OPPercent:   math.Round(spare*1000) / 1000,
 		NAND: nand.Config{
 			Geometry: nand.Geometry{Channels: ch, TargetsPerChannel: dies / ch / dpt, DiesPerTarget: dpt,
 				PlanesPerDie: p.Die.PlanesPerDie, BlocksPerPlane: p.Die.BlocksPerPlane, PagesPerBlock: p.Die.PagesPerBlock,

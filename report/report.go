@@ -92,11 +92,11 @@ func Run(o Options) ([]Drive, error) {
 		}
 		if o.Quick {
 			// Keep the drive's spare area and dies; shrink its blocks.
-			if err := cfg.Resolve(); err != nil {
-				return nil, err
+			if cfg.Sizing == controller.SizeSpare && cfg.OPPercent == 0 {
+				return nil, fmt.Errorf("%w: %s: quick mode keeps the drive's op_percent, which it does not state (sizing: %s derives it)",
+					controller.ErrConfig, name, controller.SizeSpare)
 			}
-			cfg.Capacity = controller.Size(QuickCapacity(cfg.NAND.Geometry.Dies()))
-			cfg.NAND.Geometry.BlocksPerPlane = 0 // size the flash from capacity and spare
+			cfg = cfg.Resized(controller.Size(QuickCapacity(cfg.NAND.Geometry.Dies())), cfg.OPPercent)
 		}
 		d := Drive{Name: name, Runs: map[string][]sim.Measurement{}}
 		st := suite(o.Quick)

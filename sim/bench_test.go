@@ -30,8 +30,7 @@ func bigDrive(b *testing.B, capacity int64, sf bool) *controller.Controller {
 	if sf {
 		fw := &cfg.Firmware
 		fw.Compression, fw.CompressionSlot, fw.RaiseStripe = true, 2048, 16
-		fw.MapCache, fw.MapMissNs = 160<<20, 40000
-		cfg.NAND.Geometry.BlocksPerPlane = 0 // size the flash for the parity too
+		fw.MapCache, fw.MapMissNs = 160<<20, 40000 // sizing: flash sizes the flash for the parity too
 	}
 	d, err := controller.New(cfg)
 	if err != nil {
