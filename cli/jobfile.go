@@ -96,7 +96,7 @@ func runFile(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if o.format == "json" {
-		return sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind, "jobfile": jf.Name}, fioJobs...)
+		return sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
 	}
 	writeDriveText(out, o, c, preNs)
 	for _, t := range texts {

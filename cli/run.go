@@ -132,7 +132,7 @@ const (
 func parseArgs(args []string, mode int) (*options, error) {
 	replay := mode == modeReplay
 	o := &options{job: workload.NewJob("ftlsim"), given: map[string]string{}, drive: "generic-mlc",
-		format: "normal", precondition: workload.Precondition{Kind: "none"}, intervalMsec: 1000, logAvgMsec: 0,
+		format: "normal", precondition: workload.Precondition{Kind: workload.PreconditionNone}, intervalMsec: 1000, logAvgMsec: 0,
 		replay: replay, speedup: 1, devices: "merge", beyond: "wrap"}
 	fs := flag.NewFlagSet("ftlsim", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -421,8 +421,8 @@ func runJob(args []string, stdout io.Writer, replay bool) error {
 		}
 	}
 	if o.format == "json" {
-		global := map[string]string{"drive": o.drive, "precondition": o.precondition.Kind}
-		if o.precondition.Kind == "torture" {
+		global := map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String()}
+		if o.precondition.Kind == workload.PreconditionTorture {
 			global["precondition"] = fmt.Sprintf("torture:%ds", o.precondition.TortureNs/1e9)
 		}
 		return sim.WriteFioJSON(out, global, res.Fio(o.given))
