@@ -14,7 +14,7 @@ import (
 // runFile runs a fio job file: its groups in order, the jobs of a group at
 // the same time, after a secure erase and the precondition.
 func runFile(args []string, stdout, stderr io.Writer) error {
-	o, err := parseArgs(args, modeFile)
+	o, err := parseArgs(args, modeJobFile)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func scenario(args []string, stdout io.Writer) error {
 		}
 		rest = append(rest, a)
 	}
-	o, err := parseArgs(rest, modeFile|modeScenario)
+	o, err := parseArgs(rest, modeScenario)
 	if err != nil {
 		return err
 	}
