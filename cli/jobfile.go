@@ -15,7 +15,7 @@ import (
 // runFile runs a fio job file: its groups in order, the jobs of a group at
 // the same time, after a secure erase and the precondition.
 func runFile(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
-	o, err := parseArgs(args, modeFile, reg)
+	o, err := parseArgs(args, modeJobFile, reg)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func runFile(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
 		}
 	}
 	if o.format == "json" {
-		return sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind, "jobfile": jf.Name}, fioJobs...)
+		return sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
 	}
 	writeDriveText(out, o, c, preNs)
 	for _, t := range texts {

@@ -139,19 +139,38 @@ type options struct {
 	beyond      string
 }
 
+// mode is the command whose line parseArgs parses; it decides which job
+// options the line takes and which positional arguments.
+type mode uint8
+
 // Command modes.
 const (
-	modeJob      = iota // options describe one job
-	modeReplay          // replay FILE [options]
-	modeFile            // run JOBFILE [options]
-	modeScenario        // with modeFile: no positional argument (scenario NAME is taken)
+	modeJob      mode = iota // ftlsim [options]: the options describe one job
+	modeReplay               // ftlsim replay FILE [options]: one trace file; job options iodepth and name
+	modeJobFile              // ftlsim run JOBFILE [options]: one job file; no job options
+	modeScenario             // ftlsim scenario NAME [options]: NAME is already taken; no positional argument, no job options
 )
 
-// parseArgs parses the command line of a mode.
-func parseArgs(args []string, mode int, reg *ftl.Registry) (*options, error) {
-	replay := mode == modeReplay
+// String returns the command's name.
+func (m mode) String() string {
+	switch m {
+	case modeJob:
+		return "job"
+	case modeReplay:
+		return "replay"
+	case modeJobFile:
+		return "run"
+	case modeScenario:
+		return "scenario"
+	}
+	return fmt.Sprintf("mode(%d)", uint8(m))
+}
+
+// parseArgs parses the command line of mode m.
+func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
+	replay := m == modeReplay
 	o := &options{policies: reg, job: workload.NewJob("ftlsim"), given: map[string]string{}, drive: "generic-mlc",
-		format: "normal", precondition: workload.Precondition{Kind: "none"}, intervalMsec: 1000, logAvgMsec: 0,
+		format: "normal", precondition: workload.Precondition{Kind: workload.PreconditionNone}, intervalMsec: 1000, logAvgMsec: 0,
 		replay: replay, speedup: 1, devices: "merge", beyond: "wrap"}
 	fs := flag.NewFlagSet("ftlsim", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -162,12 +181,16 @@ func parseArgs(args []string, mode int, reg *ftl.Registry) (*options, error) {
 		}
 		return err
 	}
-	jobOptions := workload.Options()
-	switch mode {
+	var jobOptions []string
+	switch m {
+	case modeJob:
+		jobOptions = workload.Options()
 	case modeReplay:
 		jobOptions = []string{"iodepth", "name"}
-	case modeFile, modeFile | modeScenario:
-		jobOptions = nil // the jobs come from the file or the scenario
+	case modeJobFile, modeScenario:
+		// the jobs come from the file or the scenario
+	default:
+		panic(fmt.Sprintf("cli: parseArgs with unknown %v", m))
 	}
 	for _, name := range jobOptions {
 		name := name
@@ -277,23 +300,28 @@ func parseArgs(args []string, mode int, reg *ftl.Registry) (*options, error) {
 		positional = append(positional, fs.Arg(0))
 		rest = fs.Args()[1:]
 	}
-	switch {
-	case replay && len(positional) != 1:
-		return nil, usage("replay takes one trace file (got %d)", len(positional))
-	case replay:
+	switch m {
+	case modeReplay:
+		if len(positional) != 1 {
+			return nil, usage("replay takes one trace file (got %d)", len(positional))
+		}
 		o.traceFile = positional[0]
 		if !o.job.IsSet("iodepth") {
 			o.job.IODepth = 0 // open loop at the recorded times
 		}
-	case mode == modeFile|modeScenario && len(positional) > 0:
-		return nil, usage("unexpected argument %q (scenario parameters are --name=value)", positional[0])
-	case mode == modeFile|modeScenario:
-	case mode == modeFile && len(positional) != 1:
-		return nil, usage("run takes one job file (got %d)", len(positional))
-	case mode == modeFile:
+	case modeScenario:
+		if len(positional) > 0 {
+			return nil, usage("unexpected argument %q (scenario parameters are --name=value)", positional[0])
+		}
+	case modeJobFile:
+		if len(positional) != 1 {
+			return nil, usage("run takes one job file (got %d)", len(positional))
+		}
 		o.traceFile = positional[0]
-	case len(positional) > 0:
-		return nil, usage("unexpected argument %q: options are --name=value; job files run with: ftlsim run FILE", positional[0])
+	case modeJob:
+		if len(positional) > 0 {
+			return nil, usage("unexpected argument %q: options are --name=value; job files run with: ftlsim run FILE", positional[0])
+		}
 	}
 	if !o.job.IsSet("name") {
 		o.job.Name = o.job.Pattern.String()
@@ -369,11 +397,11 @@ func buildDrive(o *options) (*controller.Controller, error) {
 }
 
 func runJob(args []string, stdout io.Writer, replay bool, reg *ftl.Registry) error {
-	mode := modeJob
+	m := modeJob
 	if replay {
-		mode = modeReplay
+		m = modeReplay
 	}
-	o, err := parseArgs(args, mode, reg)
+	o, err := parseArgs(args, m, reg)
 	if err != nil {
 		return err
 	}
@@ -446,8 +474,8 @@ func runJob(args []string, stdout io.Writer, replay bool, reg *ftl.Registry) err
 		}
 	}
 	if o.format == "json" {
-		global := map[string]string{"drive": o.drive, "precondition": o.precondition.Kind}
-		if o.precondition.Kind == "torture" {
+		global := map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String()}
+		if o.precondition.Kind == workload.PreconditionTorture {
 			global["precondition"] = fmt.Sprintf("torture:%ds", o.precondition.TortureNs/1e9)
 		}
 		return sim.WriteFioJSON(out, global, res.Fio(o.given))

@@ -215,6 +215,42 @@ func FuzzParseArgs(f *testing.F) {
 	})
 }
 
+// TestParseArgsModes checks what each command mode takes: job options
+// (all of them, iodepth and name only, or none) and positional arguments.
+func TestParseArgsModes(t *testing.T) {
+	cases := []struct {
+		m    mode
+		args string
+		want string // "" for success, else part of the error
+	}{
+		{modeJob, "--rw=randwrite --precondition=fill", ""},
+		{modeJob, "trace.csv", "unexpected argument"},
+		{modeReplay, "trace.csv --iodepth=4 --name=t --speedup=2", ""},
+		{modeReplay, "trace.csv --rw=randwrite", "unknown option --rw"},
+		{modeReplay, "", "replay takes one trace file (got 0)"},
+		{modeJobFile, "jobs.fio --precondition=torture:1m", ""},
+		{modeJobFile, "jobs.fio --iodepth=4", "unknown option --iodepth"},
+		{modeJobFile, "a.fio b.fio", "run takes one job file (got 2)"},
+		{modeScenario, "--drive=generic-mlc-small", ""},
+		{modeScenario, "extra", "scenario parameters are --name=value"},
+		{modeScenario, "--speedup=2", "unknown option --speedup"},
+	}
+	for _, c := range cases {
+		o, err := parseArgs(strings.Fields(c.args), c.m, nil)
+		if c.want != "" {
+			require.ErrorContains(t, err, c.want, "%v %s", c.m, c.args)
+			continue
+		}
+		require.NoError(t, err, "%v %s", c.m, c.args)
+		require.Equal(t, c.m == modeReplay, o.replay)
+		if c.m == modeReplay || c.m == modeJobFile {
+			require.Equal(t, strings.Fields(c.args)[0], o.traceFile)
+		}
+	}
+	require.Panics(t, func() { _, _ = parseArgs(nil, mode(9), nil) })
+	require.Equal(t, "mode(9)", mode(9).String())
+}
+
 func TestReplay(t *testing.T) {
 	dir := t.TempDir()
 	tr := filepath.Join(dir, "t.ascii")

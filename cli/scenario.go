@@ -49,7 +49,7 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 		}
 		rest = append(rest, a)
 	}
-	o, err := parseArgs(rest, modeFile|modeScenario, reg)
+	o, err := parseArgs(rest, modeScenario, reg)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
 	"github.com/ftlsim/ftlsim/workload/trace"
 )
 
@@ -47,9 +48,9 @@ func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result,
 func writeDriveText(w io.Writer, o *options, c *controller.Controller, preNs int64) {
 	fmt.Fprintf(w, "drive %s\n", describeDrive(c))
 	switch o.precondition.Kind {
-	case "fill":
+	case workload.PreconditionFill:
 		fmt.Fprintf(w, "precondition: sequential fill (%.1f s simulated)\n", float64(preNs)/1e9)
-	case "torture":
+	case workload.PreconditionTorture:
 		fmt.Fprintf(w, "precondition: fill, then %s of 4 KiB random writes at QD 32 (%.1f s simulated)\n",
 			time.Duration(o.precondition.TortureNs), float64(preNs)/1e9)
 	}

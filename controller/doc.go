@@ -32,6 +32,20 @@
 // work it causes (including garbage collection) occupies the dies from
 // then on. Commands must be submitted in non-decreasing time.
 //
+// The FTL decides which flash operations a command causes and records
+// them in its op log; after each FTL call the controller drains the log
+// and books every operation from a time it passes explicitly (drain,
+// book): no field holds a "current time". Its own operations — RAISE
+// parity pages, mapping pages — are counted in the same ftl.Counters by
+// cause, so Counters covers the whole drive with one type.
+//
+// Files by responsibility: controller.go (commands in), ops.go (booking
+// the op log; die allocation), link.go (host link, data path),
+// buffer.go (write-back buffer), read.go, readahead.go, write.go
+// (read-modify-write, compression), trim.go (TRIM backlog), idle.go
+// (background work, secure erase), raise.go (parity), mapcache.go
+// (DRAM-less mapping cache), power.go, config.go, sizing.go, lines.go.
+//
 // # Drive descriptions
 //
 // A drive is described by a Config, read from YAML (LoadConfig) or taken

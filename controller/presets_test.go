@@ -91,7 +91,7 @@ func consistency(t *testing.T, name, size string, seconds int) []float64 {
 	require.NoError(t, err)
 	e := sim.New(d)
 	e.SecureErase()
-	require.NoError(t, e.Precondition(workload.Precondition{Kind: "fill", Size: size}))
+	require.NoError(t, e.Precondition(workload.Precondition{Kind: workload.PreconditionFill, Size: size}))
 	j := workload.RandomWriteJob("consistency", int64(seconds)*sim.Second)
 	require.NoError(t, j.Set("size", size))
 	r, err := e.RunJob(j, sim.Hooks{})
@@ -172,7 +172,7 @@ func trimValidation(t *testing.T, name string, tortureSecs int, edit ...func(*co
 	}
 	e.SecureErase()
 	clean = seqWrite()
-	require.NoError(t, e.Precondition(workload.Precondition{Kind: "torture", TortureNs: int64(tortureSecs) * sim.Second}))
+	require.NoError(t, e.Precondition(workload.Precondition{Kind: workload.PreconditionTorture, TortureNs: int64(tortureSecs) * sim.Second}))
 	dirty = seqWrite()
 	trim := workload.NewJob("trim-all")
 	require.NoError(t, trim.Set("rw", "trim"))

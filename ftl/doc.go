@@ -4,11 +4,23 @@
 // over-provisioned spare area clean with garbage collection, handles TRIM
 // and secure erase, and levels wear.
 //
-// The FTL decides what flash operations happen, never when: every read,
-// program and erase it performs is reported to an OpSink, which the
-// controller package turns into time on the nand.Timeline. Without a sink
-// the FTL runs as pure logic, which is how write-amplification studies run
-// at tens of millions of writes per second.
+// The FTL decides what flash operations happen, never when. Every read,
+// program and erase it decides is counted (Counters, by Cause) and, with
+// Config.RecordOps, recorded as an Op in a reusable op log in the order it
+// was decided; the caller drains the log (Ops, ResetOps) and books each
+// operation at a time it passes explicitly — the controller package turns
+// them into time on the nand.Timeline. Host reads go through the same path
+// (Read, ReadFor): a mapped unit costs an array read of its page, or only a
+// transfer when the caller's ReadRun has that page sensed already. Without
+// RecordOps the FTL runs as pure logic, which is how write-amplification
+// studies run at tens of millions of writes per second.
+//
+// The code is laid out by responsibility: ftl.go (the type, construction,
+// geometry), write.go (the write path: staging, programming, opening
+// groups), gc.go (victims, copying, pacing, background collection),
+// wear.go (static wear levelling), read.go, trim.go, ops.go (the op log),
+// counters.go (Counters), registry.go (policies by name), victim.go (the
+// built-in policies), stats.go and invariants.go.
 //
 // # Layout
 //
@@ -29,7 +41,13 @@
 // the controller while the host is idle, up to GCHighWater free groups.
 // Victim policies are small values behind the VictimPolicy interface:
 // Greedy, CostBenefit, FIFO, Random and DChoices ship with the package, and
-// users may write their own and check them with package ftltest.
+// users may write their own and check them with package ftltest. The
+// policy is asked once for each victim: paced and background collection
+// clean its answer if that frees space, and blocking collection cleans it
+// whatever it holds (falling back to greedy after a die's worth of
+// fruitless victims). A Registry names policies — the built-in ones and a
+// program's own (Register) — so that drive descriptions and the command
+// can name a user's policy; it is an explicit value, not global state.
 //
 // # Compressed units and reserved groups
 //

@@ -88,9 +88,6 @@ func line(p *plot.Plot, label string, pts plotter.XYs, c color.Color, dashed boo
 // 0 IOPS on their axis, at 1).
 func series(r *sim.Result, fromNs int64, log bool) plotter.XYs {
 	var pts plotter.XYs
-	if r == nil {
-		return pts
-	}
 	for _, iv := range r.Intervals {
 		if iv.StartNs < fromNs || iv.EndNs-iv.StartNs < int64(sim.Second) {
 			continue
@@ -104,7 +101,8 @@ func series(r *sim.Result, fromNs int64, log bool) plotter.XYs {
 	return pts
 }
 
-// drawCharts draws every chart into dir.
+// drawCharts draws every chart into dir. A series missing from a drive's
+// runs is an error (ErrMissingSeries).
 func drawCharts(dir string, drives []Drive) ([]chart, error) {
 	var out []chart
 	add := func(p *plot.Plot, stem, caption string) error {
@@ -117,18 +115,22 @@ func drawCharts(dir string, drives []Drive) ([]chart, error) {
 	// Four corners: sequential MB/s and random IOPS, bars per drive.
 	for _, kind := range []struct {
 		stem, title, unit string
-		labels            []string
+		labels            []Label
 		value             func(*sim.Result) float64
 	}{
-		{"four-corners-seq", "128 KiB sequential, QD 1", "MB/s", []string{"128k-seq-read-qd1", "128k-seq-write-qd1"}, mbps},
-		{"four-corners-random", "4 KiB random over 8 GB, QD 32", "IOPS", []string{"4k-rand-read-qd32", "4k-rand-write-qd32"}, iops},
+		{"four-corners-seq", "128 KiB sequential, QD 1", "MB/s", []Label{LabelSeqRead128kQD1, LabelSeqWrite128kQD1}, mbps},
+		{"four-corners-random", "4 KiB random over 8 GB, QD 32", "IOPS", []Label{LabelRandRead4kQD32, LabelRandWrite4kQD32}, iops},
 	} {
 		p := newPlot(kind.title, "", kind.unit)
 		w := vg.Points(14)
 		for i, d := range drives {
+			rs, err := d.results(RunFourCorners, kind.labels...)
+			if err != nil {
+				return nil, err
+			}
 			var vals plotter.Values
-			for _, l := range kind.labels {
-				vals = append(vals, kind.value(d.get("four-corners", l)))
+			for _, r := range rs {
+				vals = append(vals, kind.value(r))
 			}
 			b, err := plotter.NewBarChart(vals, w)
 			if err != nil {
@@ -146,17 +148,18 @@ func drawCharts(dir string, drives []Drive) ([]chart, error) {
 		}
 	}
 	// ATTO: throughput against transfer size.
-	sizes := []string{"512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m"}
 	p := newPlot("ATTO: sequential transfers, QD 4", "transfer size (KiB, log scale)", "MB/s")
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	for i, d := range drives {
 		for _, dir := range []string{"read", "write"} {
 			var pts plotter.XYs
-			for k, s := range sizes {
-				if r := d.get("atto", dir+"-"+s); r != nil {
-					pts = append(pts, plotter.XY{X: 0.5 * math.Pow(2, float64(k)), Y: mbps(r)})
+			for k, s := range attoSizes {
+				r, err := d.Result(RunATTO, attoLabel(dir, s))
+				if err != nil {
+					return nil, err
 				}
+				pts = append(pts, plotter.XY{X: 0.5 * math.Pow(2, float64(k)), Y: mbps(r)})
 			}
 			if err := line(p, d.Name+" "+dir, pts, palette[i%len(palette)], dir == "write"); err != nil {
 				return nil, err
@@ -169,17 +172,20 @@ func drawCharts(dir string, drives []Drive) ([]chart, error) {
 	// HD Tach: full-span transfer-rate curves.
 	p = newPlot("HD Tach: full-span 64 KiB sequential transfers", "position (% of the drive)", "MB/s")
 	for i, d := range drives {
-		for _, dir := range []string{"read", "write"} {
-			r := d.get("hdtach", dir+"-curve")
-			if r == nil {
-				continue
+		for _, dir := range []struct {
+			name  string
+			label Label
+		}{{"read", LabelReadCurve}, {"write", LabelWriteCurve}} {
+			r, err := d.Result(RunHDTach, dir.label)
+			if err != nil {
+				return nil, err
 			}
 			var pts plotter.XYs
 			n := float64(len(r.Intervals))
 			for k, iv := range r.Intervals {
 				pts = append(pts, plotter.XY{X: 100 * (float64(k) + 0.5) / n, Y: iv.MBps})
 			}
-			if err := line(p, d.Name+" "+dir, pts, palette[i%len(palette)], dir == "write"); err != nil {
+			if err := line(p, d.Name+" "+dir.name, pts, palette[i%len(palette)], dir.name == "write"); err != nil {
 				return nil, err
 			}
 		}
@@ -205,10 +211,13 @@ func drawCharts(dir string, drives []Drive) ([]chart, error) {
 			p.Y.Min = 0
 		}
 		for i, d := range drives {
-			for k, run := range []string{"consistency", "consistency-25"} {
-				r := d.get(run, "consistency")
+			for k, run := range []RunName{RunConsistency, RunConsistency25} {
+				r, err := d.Result(run, LabelConsistency)
+				if err != nil {
+					return nil, err
+				}
 				from := int64(0)
-				if c.steady && r != nil {
+				if c.steady {
 					from = (r.EndNs - r.StartNs) * 7 / 10
 				}
 				label := d.Name
@@ -231,9 +240,9 @@ func drawCharts(dir string, drives []Drive) ([]chart, error) {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	for i, d := range drives {
-		r := d.get("consistency", "consistency")
-		if r == nil {
-			continue
+		r, err := d.Result(RunConsistency, LabelConsistency)
+		if err != nil {
+			return nil, err
 		}
 		var ps []float64
 		for q := range r.Write.Latency.Percentiles {

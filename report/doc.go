@@ -10,6 +10,10 @@
 // mode that keeps each drive's controller, NAND and die count but shrinks
 // its capacity and the runs' lengths, for CI and a first look.
 //
+// Each series is found by the run of the suite (RunName) and the label of
+// its measured step (Label). A series the report shows but the runs lack
+// is an error wrapping ErrMissingSeries, never a zero bar or an empty line.
+//
 // The core packages do not import this one: plotting stays out of the
 // simulator.
 package report

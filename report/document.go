@@ -33,8 +33,9 @@ func mdTable(w io.Writer, t [][]string) {
 
 func us(ns float64) string { return fmt.Sprintf("%.0f", ns/1e3) }
 
-// blocks builds the report's content in the reviews' order.
-func blocks(o Options, drives []Drive, charts []chart) []block {
+// blocks builds the report's content in the reviews' order. A series
+// missing from a drive's runs is an error (ErrMissingSeries).
+func blocks(o Options, drives []Drive, charts []chart) ([]block, error) {
 	byFile := map[string]chart{}
 	for _, c := range charts {
 		byFile[c.File] = c
@@ -65,10 +66,14 @@ func blocks(o Options, drives []Drive, charts []chart) []block {
 
 	t := [][]string{{"drive", "128K seq read MB/s", "128K seq write MB/s", "4K rand read IOPS QD3 / QD32", "4K rand write IOPS QD3 / QD32"}}
 	for _, d := range drives {
-		g := func(l string) *sim.Result { return d.get("four-corners", l) }
-		t = append(t, []string{d.Name, f0(mbps(g("128k-seq-read-qd1"))), f0(mbps(g("128k-seq-write-qd1"))),
-			f0(iops(g("4k-rand-read-qd3"))) + " / " + f0(iops(g("4k-rand-read-qd32"))),
-			f0(iops(g("4k-rand-write-qd3"))) + " / " + f0(iops(g("4k-rand-write-qd32")))})
+		r, err := d.results(RunFourCorners, LabelSeqRead128kQD1, LabelSeqWrite128kQD1,
+			LabelRandRead4kQD3, LabelRandRead4kQD32, LabelRandWrite4kQD3, LabelRandWrite4kQD32)
+		if err != nil {
+			return nil, err
+		}
+		t = append(t, []string{d.Name, f0(mbps(r[0])), f0(mbps(r[1])),
+			f0(iops(r[2])) + " / " + f0(iops(r[3])),
+			f0(iops(r[4])) + " / " + f0(iops(r[5]))})
 	}
 	b = append(b, block{heading: "## Four corners (Iometer)"}, block{table: t}, block{charts: pick("four-corners-seq", "four-corners-random")})
 
@@ -77,27 +82,25 @@ func blocks(o Options, drives []Drive, charts []chart) []block {
 
 	t = [][]string{{"drive", "full-span read MB/s", "full-span write MB/s", "access time 512 B µs", "4 KiB µs", "64 KiB µs", "1 MiB µs"}}
 	for _, d := range drives {
-		lat := func(l string) string {
-			if r := d.get("hdtach", l); r != nil {
-				return us(r.Read.Latency.Mean)
-			}
-			return "-"
+		r, err := d.results(RunHDTach, LabelReadCurve, LabelWriteCurve, LabelAccess512, LabelAccess4k, LabelAccess64k, LabelAccess1m)
+		if err != nil {
+			return nil, err
 		}
-		t = append(t, []string{d.Name, f0(mbps(d.get("hdtach", "read-curve"))), f0(mbps(d.get("hdtach", "write-curve"))),
-			lat("access-512"), lat("access-4k"), lat("access-64k"), lat("access-1m")})
+		t = append(t, []string{d.Name, f0(mbps(r[0])), f0(mbps(r[1])),
+			us(r[2].Read.Latency.Mean), us(r[3].Read.Latency.Mean), us(r[4].Read.Latency.Mean), us(r[5].Read.Latency.Mean)})
 	}
 	b = append(b, block{heading: "## HD Tach"}, block{table: t}, block{charts: pick("hdtach")})
 
 	t = [][]string{{"drive", "spare area", "fresh IOPS", "cliff at s", "steady median IOPS", "10th-90th percentile", "seconds at 0", "steady WA"}}
 	for _, d := range drives {
-		for _, run := range []string{"consistency", "consistency-25"} {
-			r := d.get(run, "consistency")
-			if r == nil {
-				continue
+		for _, run := range []RunName{RunConsistency, RunConsistency25} {
+			r, err := d.Result(run, LabelConsistency)
+			if err != nil {
+				return nil, err
 			}
 			s := sim.SummarizeConsistency(r.Intervals, (r.EndNs-r.StartNs)*7/10)
 			spare := "drive's own"
-			if run == "consistency-25" {
+			if run == RunConsistency25 {
 				spare = "+25 % (partitioned)"
 			}
 			cliff := "none"
@@ -114,32 +117,30 @@ func blocks(o Options, drives []Drive, charts []chart) []block {
 
 	t = [][]string{{"drive", "clean MB/s", "dirty MB/s", "after TRIM MB/s"}}
 	for _, d := range drives {
-		t = append(t, []string{d.Name, f0(mbps(d.get("trim-validation", "clean"))), f0(mbps(d.get("trim-validation", "dirty"))), f0(mbps(d.get("trim-validation", "after-trim")))})
+		r, err := d.results(RunTRIMValidation, LabelClean, LabelDirty, LabelAfterTrim)
+		if err != nil {
+			return nil, err
+		}
+		t = append(t, []string{d.Name, f0(mbps(r[0])), f0(mbps(r[1])), f0(mbps(r[2]))})
 	}
 	b = append(b, block{heading: "## TRIM validation"}, block{para: "128 KiB sequential writes at QD 1: on a clean drive, after a fill and a torture of 4 KiB random writes, and after a TRIM of every LBA."}, block{table: t})
 
 	t = [][]string{{"drive", "idle W", "sequential write W", "random write W", "J per GB written (sequential)"}}
 	for _, d := range drives {
-		pw := func(l string) *sim.Result { return d.get("power", l) }
-		row := []string{d.Name, "-", "-", "-", "-"}
-		if r := pw("idle"); r != nil {
-			row[1] = fmt.Sprintf("%.2f", r.Power.AverageW)
+		r, err := d.results(RunPower, LabelIdle, LabelSeqWrite, LabelRandomWrite)
+		if err != nil {
+			return nil, err
 		}
-		if r := pw("seq-write"); r != nil {
-			row[2], row[4] = fmt.Sprintf("%.2f", r.Power.AverageW), fmt.Sprintf("%.1f", r.Power.JoulesPerGBWritten)
-		}
-		if r := pw("random-write"); r != nil {
-			row[3] = fmt.Sprintf("%.2f", r.Power.AverageW)
-		}
-		t = append(t, row)
+		t = append(t, []string{d.Name, fmt.Sprintf("%.2f", r[0].Power.AverageW), fmt.Sprintf("%.2f", r[1].Power.AverageW),
+			fmt.Sprintf("%.2f", r[2].Power.AverageW), fmt.Sprintf("%.1f", r[1].Power.JoulesPerGBWritten)})
 	}
 	b = append(b, block{heading: "## Power"}, block{table: t})
 
 	t = [][]string{{"drive", "read MB/s", "write MB/s", "combined MB/s", "busy s", "average service time µs"}}
 	for _, d := range drives {
-		r := d.get("storage-bench-heavy-2011", "bench")
-		if r == nil {
-			continue
+		r, err := d.Result(RunStorageBenchHeavy, LabelBench)
+		if err != nil {
+			return nil, err
 		}
 		busy := float64(r.BusyNs) / 1e9
 		t = append(t, []string{d.Name, fmt.Sprintf("%.1f", float64(r.Read.Bytes)/busy/1e6), fmt.Sprintf("%.1f", float64(r.Write.Bytes)/busy/1e6),
@@ -148,11 +149,12 @@ func blocks(o Options, drives []Drive, charts []chart) []block {
 	b = append(b, block{heading: "## Storage Bench 2011 Heavy (synthesised)"},
 		block{para: "A workload synthesised from the suite's published statistics (see `ftlsim scenario`), after a fill; data rates over busy time, idle excluded."},
 		block{table: t})
-	return b
+	return b, nil
 }
 
-func writeMarkdown(w io.Writer, o Options, drives []Drive, charts []chart) {
-	for _, b := range blocks(o, drives, charts) {
+// writeMarkdown writes the report's blocks as Markdown.
+func writeMarkdown(w io.Writer, blocks []block) {
+	for _, b := range blocks {
 		switch {
 		case b.heading != "":
 			fmt.Fprintf(w, "%s\n\n", b.heading)
@@ -170,7 +172,7 @@ func writeMarkdown(w io.Writer, o Options, drives []Drive, charts []chart) {
 
 // writeHTML writes report.html with the charts embedded, so that the one
 // file shows everything.
-func writeHTML(dir string, o Options, drives []Drive, charts []chart) error {
+func writeHTML(dir string, blocks []block) error {
 	f, err := os.Create(filepath.Join(dir, "report.html"))
 	if err != nil {
 		return err
@@ -181,7 +183,7 @@ body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}table{bo
 td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f0f0f0}td:first-child{text-align:left}
 img{max-width:100%}code{background:#f4f4f4;padding:1px 4px}</style></head><body>
 `)
-	for _, b := range blocks(o, drives, charts) {
+	for _, b := range blocks {
 		switch {
 		case b.heading != "":
 			level := strings.Count(strings.SplitN(b.heading, " ", 2)[0], "#")

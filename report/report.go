@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,39 +37,142 @@ type Options struct {
 type Drive struct {
 	Name   string
 	Config controller.Config
-	Runs   map[string][]sim.Measurement // by scenario
+	Runs   map[RunName][]sim.Measurement // by run of the suite
 }
 
-// suite lists the review's scenarios and their parameters, full and quick.
-func suite(quick bool) []struct {
-	name   string
-	params map[string]string
-} {
-	type s = struct {
-		name   string
-		params map[string]string
+// RunName names a run of the review suite: a scenario with the suite's
+// parameters. It keys Drive.Runs.
+type RunName string
+
+// The suite's runs.
+const (
+	RunFourCorners       RunName = "four-corners"
+	RunATTO              RunName = "atto"
+	RunHDTach            RunName = "hdtach"
+	RunConsistency       RunName = "consistency"
+	RunConsistency25     RunName = "consistency-25" // consistency with 25 % spare area by partitioning
+	RunTRIMValidation    RunName = "trim-validation"
+	RunPower             RunName = "power"
+	RunStorageBenchHeavy RunName = "storage-bench-heavy-2011"
+)
+
+// scenario returns the name of the workload scenario run r runs.
+func (r RunName) scenario() string { return strings.TrimSuffix(string(r), "-25") }
+
+// Label names a measured step of a run (its workload.Step.Label, which
+// the sim.Measurement carries). With a RunName it names one series of the
+// report.
+type Label string
+
+// The labels the report reads, by run (ATTO's are built by attoLabel).
+const (
+	// RunFourCorners
+	LabelSeqRead128kQD1  Label = "128k-seq-read-qd1"
+	LabelSeqWrite128kQD1 Label = "128k-seq-write-qd1"
+	LabelRandRead4kQD3   Label = "4k-rand-read-qd3"
+	LabelRandRead4kQD32  Label = "4k-rand-read-qd32"
+	LabelRandWrite4kQD3  Label = "4k-rand-write-qd3"
+	LabelRandWrite4kQD32 Label = "4k-rand-write-qd32"
+	// RunHDTach
+	LabelReadCurve  Label = "read-curve"
+	LabelWriteCurve Label = "write-curve"
+	LabelAccess512  Label = "access-512"
+	LabelAccess4k   Label = "access-4k"
+	LabelAccess64k  Label = "access-64k"
+	LabelAccess1m   Label = "access-1m"
+	// RunConsistency and RunConsistency25
+	LabelConsistency Label = "consistency"
+	// RunTRIMValidation
+	LabelClean     Label = "clean"
+	LabelDirty     Label = "dirty"
+	LabelAfterTrim Label = "after-trim"
+	// RunPower
+	LabelIdle        Label = "idle"
+	LabelSeqWrite    Label = "seq-write"
+	LabelRandomWrite Label = "random-write"
+	// RunStorageBenchHeavy (its phases combined)
+	LabelBench Label = "bench"
+)
+
+// attoSizes are ATTO's transfer sizes, in the scenario's syntax.
+var attoSizes = []string{"512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m"}
+
+// attoLabel is the label of ATTO's run in direction dir ("read" or
+// "write") at transfer size size (one of attoSizes).
+func attoLabel(dir, size string) Label { return Label(dir + "-" + size) }
+
+// ErrMissingSeries is wrapped by the error a review returns when a run's
+// results lack a series the report shows, rather than drawing it as zero.
+var ErrMissingSeries = errors.New("report: missing series")
+
+// Result returns the measurement labelled label in run run; a missing run
+// or label is an error wrapping ErrMissingSeries that names what exists.
+func (d Drive) Result(run RunName, label Label) (*sim.Result, error) {
+	ms, ok := d.Runs[run]
+	if !ok {
+		var have []string
+		for r := range d.Runs {
+			have = append(have, string(r))
+		}
+		sort.Strings(have)
+		return nil, fmt.Errorf("%w: drive %s has no run %s (it has: %s)", ErrMissingSeries, d.Name, run, strings.Join(have, ", "))
 	}
+	var have []string
+	for _, m := range ms {
+		if m.Label == string(label) {
+			if m.Result == nil {
+				return nil, fmt.Errorf("%w: drive %s, run %s, step %s has no result", ErrMissingSeries, d.Name, run, label)
+			}
+			return m.Result, nil
+		}
+		have = append(have, m.Label)
+	}
+	return nil, fmt.Errorf("%w: drive %s, run %s has no step labelled %s (it has: %s)", ErrMissingSeries, d.Name, run, label, strings.Join(have, ", "))
+}
+
+// results returns Result for each of labels in run run, stopping at the
+// first missing one.
+func (d Drive) results(run RunName, labels ...Label) ([]*sim.Result, error) {
+	out := make([]*sim.Result, len(labels))
+	for i, l := range labels {
+		r, err := d.Result(run, l)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// suiteRun is a run of the suite and its scenario's parameters.
+type suiteRun struct {
+	name   RunName
+	params map[string]string
+}
+
+// suite lists the review's runs and their parameters, full and quick.
+func suite(quick bool) []suiteRun {
 	if quick {
-		return []s{
-			{"four-corners", map[string]string{"random_time": "5s", "seq_time": "5s"}},
-			{"atto", map[string]string{"length": "64m"}},
-			{"hdtach", map[string]string{}},
-			{"consistency", map[string]string{"time": "600s"}},
-			{"consistency-25", map[string]string{"time": "600s", "spare": "25"}},
-			{"trim-validation", map[string]string{"torture_time": "300s", "measure_time": "20s"}},
-			{"power", map[string]string{"time": "10s"}},
-			{"storage-bench-heavy-2011", map[string]string{"time": "60s"}},
+		return []suiteRun{
+			{RunFourCorners, map[string]string{"random_time": "5s", "seq_time": "5s"}},
+			{RunATTO, map[string]string{"length": "64m"}},
+			{RunHDTach, map[string]string{}},
+			{RunConsistency, map[string]string{"time": "600s"}},
+			{RunConsistency25, map[string]string{"time": "600s", "spare": "25"}},
+			{RunTRIMValidation, map[string]string{"torture_time": "300s", "measure_time": "20s"}},
+			{RunPower, map[string]string{"time": "10s"}},
+			{RunStorageBenchHeavy, map[string]string{"time": "60s"}},
 		}
 	}
-	return []s{
-		{"four-corners", nil},
-		{"atto", nil},
-		{"hdtach", nil},
-		{"consistency", nil},
-		{"consistency-25", map[string]string{"spare": "25"}},
-		{"trim-validation", nil},
-		{"power", nil},
-		{"storage-bench-heavy-2011", map[string]string{"time": "10m"}},
+	return []suiteRun{
+		{RunFourCorners, nil},
+		{RunATTO, nil},
+		{RunHDTach, nil},
+		{RunConsistency, nil},
+		{RunConsistency25, map[string]string{"spare": "25"}},
+		{RunTRIMValidation, nil},
+		{RunPower, nil},
+		{RunStorageBenchHeavy, map[string]string{"time": "10m"}},
 	}
 }
 
@@ -98,13 +202,13 @@ func Run(o Options) ([]Drive, error) {
 			}
 			cfg = cfg.Resized(controller.Size(QuickCapacity(cfg.NAND.Geometry.Dies())), cfg.OPPercent)
 		}
-		d := Drive{Name: name, Runs: map[string][]sim.Measurement{}}
+		d := Drive{Name: name, Runs: map[RunName][]sim.Measurement{}}
 		st := suite(o.Quick)
 		for i, s := range st {
 			if o.Progress != nil {
-				o.Progress(name, s.name, i, len(st), 0)
+				o.Progress(name, string(s.name), i, len(st), 0)
 			}
-			sc, err := workload.ScenarioByName(strings.TrimSuffix(s.name, "-25"))
+			sc, err := workload.ScenarioByName(s.name.scenario())
 			if err != nil {
 				return nil, err
 			}
@@ -121,7 +225,7 @@ func Run(o Options) ([]Drive, error) {
 			eng := sim.New(c)
 			hooks := sim.Hooks{}
 			if o.Progress != nil {
-				name, step, i, n := name, s.name, i, len(st)
+				name, step, i, n := name, string(s.name), i, len(st)
 				hooks.OnInterval = func(sim.Interval) { o.Progress(name, step, i, n, eng.Now()) }
 			}
 			ms, err := eng.RunStepsHooks(steps, hooks)
@@ -142,33 +246,19 @@ func Run(o Options) ([]Drive, error) {
 	return drives, nil
 }
 
-// get returns a run's measurement by label.
-func (d Drive) get(scenario, label string) *sim.Result {
-	for _, m := range d.Runs[scenario] {
-		if m.Label == label {
-			return m.Result
-		}
-	}
-	return nil
-}
+func mbps(r *sim.Result) float64 { return (r.Read.BWBytes + r.Write.BWBytes) / 1e6 }
 
-func mbps(r *sim.Result) float64 {
-	if r == nil {
-		return 0
-	}
-	return (r.Read.BWBytes + r.Write.BWBytes) / 1e6
-}
+func iops(r *sim.Result) float64 { return r.Read.IOPS + r.Write.IOPS }
 
-func iops(r *sim.Result) float64 {
-	if r == nil {
-		return 0
-	}
-	return r.Read.IOPS + r.Write.IOPS
-}
-
-// write produces the report folder.
+// write produces the report folder. A series the report shows but the
+// drives' runs lack is an error (ErrMissingSeries); report.md and
+// report.html are then not written.
 func write(o Options, drives []Drive) error {
 	charts, err := drawCharts(o.Out, drives)
+	if err != nil {
+		return err
+	}
+	b, err := blocks(o, drives, charts)
 	if err != nil {
 		return err
 	}
@@ -180,8 +270,8 @@ func write(o Options, drives []Drive) error {
 		return err
 	}
 	defer md.Close()
-	writeMarkdown(md, o, drives, charts)
-	return writeHTML(o.Out, o, drives, charts)
+	writeMarkdown(md, b)
+	return writeHTML(o.Out, b)
 }
 
 // writeData writes every series as CSV and every run as fio-shaped JSON.
@@ -191,15 +281,15 @@ func writeData(dir string, drives []Drive) error {
 		return err
 	}
 	for _, d := range drives {
-		var scen []string
+		var scen []RunName
 		for s := range d.Runs {
 			scen = append(scen, s)
 		}
-		sort.Strings(scen)
+		sort.Slice(scen, func(i, j int) bool { return scen[i] < scen[j] })
 		for _, s := range scen {
 			var jobs []sim.FioJob
 			for _, m := range d.Runs[s] {
-				jobs = append(jobs, m.Result.Fio(map[string]string{"scenario": s, "step": m.Label}))
+				jobs = append(jobs, m.Result.Fio(map[string]string{"scenario": string(s), "step": m.Label}))
 				f, err := os.Create(filepath.Join(data, fmt.Sprintf("%s_%s_%s.csv", safe(d.Name), s, m.Label)))
 				if err != nil {
 					return err
@@ -217,7 +307,7 @@ func writeData(dir string, drives []Drive) error {
 			if err != nil {
 				return err
 			}
-			err = sim.WriteFioJSON(f, map[string]string{"drive": d.Name, "scenario": s}, jobs...)
+			err = sim.WriteFioJSON(f, map[string]string{"drive": d.Name, "scenario": string(s)}, jobs...)
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}

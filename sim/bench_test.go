@@ -81,7 +81,7 @@ func steadyEngine(b *testing.B, sf bool) *steadyState {
 	d := bigDrive(b, 0, sf)
 	e := sim.New(d)
 	e.SecureErase()
-	if err := e.Precondition(workload.Precondition{Kind: "fill"}); err != nil {
+	if err := e.Precondition(workload.Precondition{Kind: workload.PreconditionFill}); err != nil {
 		b.Fatal(err)
 	}
 	j := workload.RandomWriteJob("steady", 1<<62)
@@ -167,7 +167,7 @@ func BenchmarkMQSimComparison(b *testing.B) {
 		d := bigDrive(b, 32<<30, false)
 		e := sim.New(d)
 		e.SecureErase()
-		if err := e.Precondition(workload.Precondition{Kind: "fill"}); err != nil {
+		if err := e.Precondition(workload.Precondition{Kind: workload.PreconditionFill}); err != nil {
 			b.Fatal(err)
 		}
 		j := workload.RandomWriteJob("mqsim", 1<<62)

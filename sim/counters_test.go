@@ -96,7 +96,7 @@ func TestDeviceDerivesFromCounters(t *testing.T) {
 	require.NoError(t, err)
 	e := New(d)
 	e.SecureErase()
-	require.NoError(t, e.Precondition(workload.Precondition{Kind: "fill"}))
+	require.NoError(t, e.Precondition(workload.Precondition{Kind: workload.PreconditionFill}))
 	before := d.Counters()
 	j := workload.NewJob("rw")
 	for _, kv := range [][2]string{{"rw", "randrw"}, {"runtime", "2"}, {"time_based", "1"}, {"iodepth", "16"}} {

@@ -19,7 +19,7 @@ func ExampleEngine() {
 	}
 	e := sim.New(drive)
 	e.SecureErase()
-	if err := e.Precondition(workload.Precondition{Kind: "fill"}); err != nil {
+	if err := e.Precondition(workload.Precondition{Kind: workload.PreconditionFill}); err != nil {
 		panic(err)
 	}
 	r, err := e.RunJob(workload.RandomWriteJob("consistency", 60*sim.Second), sim.Hooks{})

@@ -51,7 +51,7 @@ func TestDeterministic(t *testing.T) {
 	run := func() *sim.Result {
 		e := sim.New(twoDies(t, func(c *controller.Config) { c.Firmware.GCPolicy = "d-choices:4" }))
 		e.SecureErase()
-		require.NoError(t, e.Precondition(workload.Precondition{Kind: "fill"}))
+		require.NoError(t, e.Precondition(workload.Precondition{Kind: workload.PreconditionFill}))
 		r, err := e.RunJob(job(t, "rw", "randrw", "iodepth", "8", "runtime", "30", "time_based", "1",
 			"bssplit", "4k/50:16k/50", "random_distribution", "pareto:0.3"), sim.Hooks{})
 		require.NoError(t, err)
@@ -74,7 +74,7 @@ func TestDeterministicWithSandForceMechanisms(t *testing.T) {
 			c.OPPercent, c.Seed = 25, seed
 		}))
 		e.SecureErase()
-		require.NoError(t, e.Precondition(workload.Precondition{Kind: "fill"}))
+		require.NoError(t, e.Precondition(workload.Precondition{Kind: workload.PreconditionFill}))
 		r, err := e.RunJob(job(t, "rw", "randwrite", "iodepth", "8", "runtime", "60", "time_based", "1",
 			"bssplit", "4k/50:16k/50", "buffer_compress_percentage", "30", "dedupe_percentage", "5"), sim.Hooks{})
 		require.NoError(t, err)
@@ -158,7 +158,7 @@ func TestNCQLimit(t *testing.T) {
 	measure := func(qd string) *sim.Result {
 		e := sim.New(smallDrive(t, nil))
 		e.SecureErase()
-		require.NoError(t, e.Precondition(workload.Precondition{Kind: "fill"}))
+		require.NoError(t, e.Precondition(workload.Precondition{Kind: workload.PreconditionFill}))
 		r, err := e.RunJob(job(t, "rw", "randread", "iodepth", qd, "runtime", "1", "time_based", "1"), sim.Hooks{})
 		require.NoError(t, err)
 		return r
@@ -255,7 +255,7 @@ func TestSummarizeConsistency(t *testing.T) {
 func TestRunGroupSharesTheDrive(t *testing.T) {
 	e := sim.New(smallDrive(t, nil))
 	e.SecureErase()
-	require.NoError(t, e.Precondition(workload.Precondition{Kind: "fill"}))
+	require.NoError(t, e.Precondition(workload.Precondition{Kind: workload.PreconditionFill}))
 	reader := func() *workload.Generator {
 		j := job(t, "rw", "randread", "runtime", "2", "time_based", "1", "iodepth", "24")
 		require.NoError(t, j.Resolve(e.Controller().CapacityBytes()))

@@ -35,10 +35,67 @@ func RandomWriteJob(name string, runtimeNs int64) *Job {
 	return j
 }
 
+// PreconditionKind is the preparation a Precondition runs. The zero value
+// is PreconditionNone.
+type PreconditionKind uint8
+
+// Precondition kinds.
+const (
+	PreconditionNone    PreconditionKind = iota // no preparation
+	PreconditionFill                            // a sequential fill (FillJob)
+	PreconditionTorture                         // a fill, then random writes (RandomWriteJob)
+)
+
+// preconditionKinds are the kinds' names, by kind.
+var preconditionKinds = [...]string{PreconditionNone: "none", PreconditionFill: "fill", PreconditionTorture: "torture"}
+
+// String returns "none", "fill" or "torture" ("PreconditionKind(N)" for a
+// value that is none of them).
+func (k PreconditionKind) String() string {
+	if int(k) < len(preconditionKinds) {
+		return preconditionKinds[k]
+	}
+	return fmt.Sprintf("PreconditionKind(%d)", uint8(k))
+}
+
+// ParsePreconditionKind parses "none", "fill" or "torture" (without a
+// duration: see ParsePrecondition).
+func ParsePreconditionKind(s string) (PreconditionKind, error) {
+	for k, name := range preconditionKinds {
+		if s == name {
+			return PreconditionKind(k), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: precondition kind %q, allowed none, fill, torture", ErrOption, s)
+}
+
+// valid reports whether k is one of the kinds.
+func (k PreconditionKind) valid() bool { return int(k) < len(preconditionKinds) }
+
+// MarshalText implements encoding.TextMarshaler; a value that is not a
+// kind is an error.
+func (k PreconditionKind) MarshalText() ([]byte, error) {
+	if !k.valid() {
+		return nil, fmt.Errorf("%w: precondition kind %d, allowed none, fill, torture", ErrOption, uint8(k))
+	}
+	return []byte(k.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler with
+// ParsePreconditionKind.
+func (k *PreconditionKind) UnmarshalText(b []byte) error {
+	v, err := ParsePreconditionKind(string(b))
+	if err != nil {
+		return err
+	}
+	*k = v
+	return nil
+}
+
 // Precondition names a preparation run before a measured job.
 type Precondition struct {
-	Kind      string // "none", "fill" or "torture"
-	TortureNs int64  // random-write time after the fill, for torture
+	Kind      PreconditionKind
+	TortureNs int64 // random-write time after the fill, for torture
 	// Offset and Size limit the preparation to a range, in fio's syntax
 	// ("75%", "16g"); empty means the whole drive. Spare area made by
 	// partitioning prepares only the partition.
@@ -50,35 +107,40 @@ const DefaultTortureNs = 1800 * 1e9
 
 // ParsePrecondition parses none, fill, torture or torture:DURATION.
 func ParsePrecondition(s string) (Precondition, error) {
-	kind, dur, hasDur := strings.Cut(s, ":")
-	switch kind {
-	case "none", "fill":
+	name, dur, hasDur := strings.Cut(s, ":")
+	kind, err := ParsePreconditionKind(name)
+	if err != nil {
+		return Precondition{}, fmt.Errorf("%w: precondition=%s: allowed none, fill, torture[:DURATION]", ErrOption, s)
+	}
+	if kind != PreconditionTorture {
 		if hasDur {
 			return Precondition{}, fmt.Errorf("%w: precondition=%s: only torture takes a duration", ErrOption, s)
 		}
 		return Precondition{Kind: kind}, nil
-	case "torture":
-		p := Precondition{Kind: kind, TortureNs: DefaultTortureNs}
-		if hasDur {
-			ns, err := units.ParseDuration(dur)
-			if err != nil || ns <= 0 {
-				return Precondition{}, fmt.Errorf("%w: precondition=%s: duration must be positive (e.g. torture:30m)", ErrOption, s)
-			}
-			p.TortureNs = ns
-		}
-		return p, nil
 	}
-	return Precondition{}, fmt.Errorf("%w: precondition=%s: allowed none, fill, torture[:DURATION]", ErrOption, s)
+	p := Precondition{Kind: kind, TortureNs: DefaultTortureNs}
+	if hasDur {
+		ns, err := units.ParseDuration(dur)
+		if err != nil || ns <= 0 {
+			return Precondition{}, fmt.Errorf("%w: precondition=%s: duration must be positive (e.g. torture:30m)", ErrOption, s)
+		}
+		p.TortureNs = ns
+	}
+	return p, nil
 }
 
-// Jobs returns the jobs the precondition runs, in order.
+// Jobs returns the jobs the precondition runs, in order (none for
+// PreconditionNone). A Kind that is not one of the kinds is an error.
 func (p Precondition) Jobs() ([]*Job, error) {
 	var jobs []*Job
 	switch p.Kind {
-	case "fill":
+	case PreconditionNone:
+	case PreconditionFill:
 		jobs = []*Job{FillJob()}
-	case "torture":
+	case PreconditionTorture:
 		jobs = []*Job{FillJob(), RandomWriteJob("torture", p.TortureNs)}
+	default:
+		return nil, fmt.Errorf("%w: precondition kind %d, allowed none, fill, torture", ErrOption, uint8(p.Kind))
 	}
 	for _, j := range jobs {
 		for _, kv := range [][2]string{{"offset", p.Offset}, {"size", p.Size}} {

@@ -250,6 +250,45 @@ func TestPrecondition(t *testing.T) {
 	}
 }
 
+// TestPreconditionKind checks that kinds parse and print the same way
+// (flags and files share UnmarshalText) and that a kind outside the
+// constants fails loudly instead of preparing nothing.
+func TestPreconditionKind(t *testing.T) {
+	for _, k := range []PreconditionKind{PreconditionNone, PreconditionFill, PreconditionTorture} {
+		got, err := ParsePreconditionKind(k.String())
+		require.NoError(t, err)
+		require.Equal(t, k, got)
+		b, err := k.MarshalText()
+		require.NoError(t, err)
+		var u PreconditionKind
+		require.NoError(t, u.UnmarshalText(b))
+		require.Equal(t, k, u)
+	}
+	require.Equal(t, PreconditionNone, Precondition{}.Kind, "the zero value prepares nothing")
+	for _, s := range []string{"fil", "", "Fill", "torture:1m"} {
+		_, err := ParsePreconditionKind(s)
+		require.ErrorIs(t, err, ErrOption, s)
+		require.ErrorContains(t, err, "allowed none, fill, torture", s)
+		var u PreconditionKind
+		require.ErrorIs(t, u.UnmarshalText([]byte(s)), ErrOption, s)
+	}
+	bad := PreconditionKind(7)
+	require.Equal(t, "PreconditionKind(7)", bad.String())
+	_, err := bad.MarshalText()
+	require.ErrorIs(t, err, ErrOption)
+	_, err = Precondition{Kind: bad}.Jobs()
+	require.ErrorIs(t, err, ErrOption)
+	require.ErrorContains(t, err, "allowed none, fill, torture")
+	jobs, err := Precondition{}.Jobs()
+	require.NoError(t, err)
+	require.Empty(t, jobs)
+	p, err := ParsePrecondition("torture")
+	require.NoError(t, err)
+	require.Equal(t, Precondition{Kind: PreconditionTorture, TortureNs: DefaultTortureNs}, p)
+	_, err = ParsePrecondition("fil")
+	require.EqualError(t, err, "invalid job option: precondition=fil: allowed none, fill, torture[:DURATION]")
+}
+
 func TestGeneratorDeterministic(t *testing.T) {
 	run := func() []int64 {
 		j := job(t, map[string]string{"rw": "randwrite", "random_distribution": "zipf:0.8", "number_ios": "1000", "randseed": "9"})
