@@ -9,9 +9,13 @@ import (
 // drain, in the order it decided them, each starting no earlier than at,
 // and returns when the last of them ends (at when there were none).
 func (c *Controller) drain(at int64) int64 {
+	ops := c.ftl.Ops()
+	if len(ops) == 0 {
+		return at
+	}
 	done := at
-	for _, op := range c.ftl.Ops() {
-		done = max(done, c.book(op, at))
+	for i := range ops {
+		done = max(done, c.book(&ops[i], at))
 	}
 	c.ftl.ResetOps()
 	return done
@@ -21,7 +25,7 @@ func (c *Controller) drain(at int64) int64 {
 // it ends. A program of host data frees its units of the write buffer
 // when it ends; with RAISE it may be followed by a parity page. A unit
 // moved by GC changes its mapping entry (a mapping-cache access).
-func (c *Controller) book(op ftl.Op, at int64) int64 {
+func (c *Controller) book(op *ftl.Op, at int64) int64 {
 	die, planes := int(op.Die), int(op.Planes)
 	switch op.Kind {
 	case ftl.OpRead:
@@ -48,7 +52,7 @@ func (c *Controller) book(op ftl.Op, at int64) int64 {
 // bookHostRead books a read the host (or read-ahead, or a read-modify-
 // write) waits for, from at: with read suspension (suspend) it may
 // interrupt a program or erase in progress on its die.
-func (c *Controller) bookHostRead(op ftl.Op, at int64, suspend bool) int64 {
+func (c *Controller) bookHostRead(op *ftl.Op, at int64, suspend bool) int64 {
 	n := int(op.Units) * int(c.slot)
 	switch {
 	case op.Kind == ftl.OpTransfer && suspend:

@@ -66,8 +66,9 @@ func (c *Controller) flashRead(off, n, at int64, cause ftl.Cause) (firstReady, r
 		case loc.Buffered:
 			t += c.cfg.Firmware.BufferNs
 		default:
-			for _, op := range c.ftl.Ops() {
-				t = c.bookHostRead(op, t, suspend)
+			ops := c.ftl.Ops()
+			for i := range ops {
+				t = c.bookHostRead(&ops[i], t, suspend)
 			}
 		}
 		c.ftl.ResetOps()

@@ -65,8 +65,9 @@ func (c *Controller) readModifyWrite(lba, at int64) error {
 	}
 	if loc.Mapped && !loc.Buffered {
 		c.cnt.RMWReads++
-		for _, op := range c.ftl.Ops() {
-			c.bookHostRead(op, at, c.cfg.Firmware.ReadSuspend)
+		ops := c.ftl.Ops()
+		for i := range ops {
+			c.bookHostRead(&ops[i], at, c.cfg.Firmware.ReadSuspend)
 		}
 	}
 	c.ftl.ResetOps()

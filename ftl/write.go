@@ -58,10 +58,12 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 	f.cnt.HostWriteUnits++
 	f.cnt.HostRawSlots += int64(f.k)
 	f.cnt.HostSlots += int64(n)
-	if err := f.MakeRoom(n); err != nil {
-		return err
-	}
 	s := &f.host
+	if s.group >= 0 && int(s.n)+n > f.pageUnits {
+		if err := f.MakeRoom(n); err != nil {
+			return err
+		}
+	}
 	if s.group < 0 {
 		// A die whose groups all hold valid data cannot take the page
 		// (on small drives one die can fill while others have room); the
