@@ -304,7 +304,7 @@ func sameShape(path string, want, got any) []string {
 // its JSON has fio's shape (as tools that read fio's JSON expect it) and
 // the four results a review reads.
 func TestFourCornersJobFile(t *testing.T) {
-	job := filepath.Join("..", "..", "examples", "jobs", "fourcorners.fio")
+	job := filepath.Join("..", "examples", "jobs", "fourcorners.fio")
 	var o, e bytes.Buffer
 	code := Main([]string{"run", job, "--precondition=fill", "--output-format=json", "--drive=generic-mlc-small"}, &o, &e)
 	require.Equal(t, exitOK, code, e.String())
