@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ftlsim/ftlsim/controller"
 )
 
 // quick is a small, fast drive and job for command tests.
@@ -99,8 +101,11 @@ func TestJSONIsDeterministicAndFioShaped(t *testing.T) {
 		clat := d["clat_ns"].(map[string]any)
 		require.Contains(t, clat["percentile"], "99.000000")
 	}
-	require.Positive(t, job["read"].(map[string]any)["iops"])
-	require.Positive(t, job["write"].(map[string]any)["iops"])
+	for _, dir := range []string{"read", "write"} {
+		d := job[dir].(map[string]any)
+		// runtime is in milliseconds.
+		require.InEpsilon(t, d["total_ios"].(float64)*1000/d["runtime"].(float64), d["iops"].(float64), 0.01, dir)
+	}
 	dev := job["device"].(map[string]any)
 	for _, k := range []string{"write_amplification", "host_write_bytes", "nand_write_bytes", "gc_copied_units", "erases", "free_blocks_min"} {
 		require.Contains(t, dev, k)
@@ -117,9 +122,14 @@ func TestJSONIsDeterministicAndFioShaped(t *testing.T) {
 		require.Contains(t, geo, k)
 	}
 	require.Equal(t, float64(4<<30), geo["user_bytes"])
-	// physical = capacity × 1.25, rounded up to whole blocks.
+	// physical = capacity × 1.25, rounded up to whole blocks on every
+	// plane of every die.
+	cfg, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	g := cfg.NAND.Geometry
+	row := float64(g.Dies()*g.PlanesPerDie) * float64(g.BlockBytes())
 	require.GreaterOrEqual(t, geo["physical_bytes"].(float64), 1.25*float64(4<<30))
-	require.Less(t, geo["physical_bytes"].(float64), 1.25*float64(4<<30)+float64(8*2*4<<20))
+	require.Less(t, geo["physical_bytes"].(float64), 1.25*float64(4<<30)+row)
 
 	// Another seed gives other results.
 	args[len(args)-3] = "--randseed=8"
@@ -364,9 +374,28 @@ func TestFourCornersJobFile(t *testing.T) {
 	}
 	rr, rw := get(0, "read", "iops"), get(1, "write", "iops")
 	sr, sw := get(2, "read", "bw")*1024/1e6, get(3, "write", "bw")*1024/1e6
-	t.Logf("four corners: 4K random read %.0f IOPS, 4K random write %.0f IOPS, 128K read %.0f MB/s, 128K write %.0f MB/s", rr, rw, sr, sw)
-	require.Positive(t, rr)
-	require.Positive(t, rw)
+	wa := jobs[1].(map[string]any)["device"].(map[string]any)["write_amplification"].(float64)
+	t.Logf("four corners: 4K random read %.0f IOPS, 4K random write %.0f IOPS (WA %.2f), 128K read %.0f MB/s, 128K write %.0f MB/s", rr, rw, wa, sr, sw)
+	// What the drive's dies, firmware and link allow: random reads at QD 32
+	// keep most dies reading (tR and a 4 KiB transfer each) but no more
+	// than the firmware's one command at a time; random writes after the
+	// fill program WA units of flash each, at the dies' program rate less
+	// what GC's reads and erases take; sequential transfers stay within
+	// the link.
+	cfg, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	g, tm := cfg.NAND.Geometry, cfg.NAND.Timing
+	dies := float64(g.Dies())
+	readRate := min(dies*1e9/float64(tm.CommandNs+tm.ReadNs+tm.TransferNs(g.UnitBytes)), 1e9/float64(cfg.Firmware.CommandNs))
+	require.LessOrEqual(t, rr, readRate)
+	require.Greater(t, rr, readRate/2)
+	pageNs := float64(tm.ProgLSBNs+tm.ProgMSBNs)/2 + float64(tm.TransferNs(g.PlanesPerDie*(g.PageBytes+g.SpareBytes)))
+	programUnits := dies * float64(g.PlanesPerDie*g.PageBytes/g.UnitBytes) / pageNs * 1e9
+	require.LessOrEqual(t, rw*wa, programUnits*1.01)
+	require.Greater(t, rw*wa, 0.7*programUnits)
+	link := float64(cfg.Host.LinkMBps)
+	require.LessOrEqual(t, sr, link)
+	require.LessOrEqual(t, sw, min(link, programUnits*float64(g.UnitBytes)/1e6)*1.01)
 	require.Greater(t, sr, 100.0)
 	require.Greater(t, sw, 50.0)
 	require.Zero(t, get(0, "write", "total_ios"))
@@ -436,14 +465,22 @@ func TestScenarioCommand(t *testing.T) {
 // TestResizeProductLine: --op and --capacity resize a product-line preset
 // (physical = capacity × (1 + OP)), keeping its dies.
 func TestResizeProductLine(t *testing.T) {
+	m4, err := controller.Preset("m4-256")
+	require.NoError(t, err)
 	code, out, errOut := runCmd(t, "--drive=m4-256", "--op=25", "--rw=write", "--size=64m")
 	require.Equal(t, exitOK, code, errOut)
 	require.Contains(t, out, "(25.0")
-	require.Contains(t, out, "32 dies")
+	require.Contains(t, out, fmt.Sprintf("%d dies", m4.NAND.Geometry.Dies()))
+	bp4, err := controller.Preset("bp4-240")
+	require.NoError(t, err)
 	code, out, errOut = runCmd(t, "--drive=bp4-240", "--capacity=120GB", "--rw=write", "--size=64m")
 	require.Equal(t, exitOK, code, errOut)
-	require.Contains(t, out, "111.76 GiB user")
-	require.Contains(t, out, "(14.5", "the line's own spare area is kept")
+	require.Contains(t, out, fmt.Sprintf("%.2f GiB user", 120e9/(1<<30)))
+	// The line's own spare area is kept: the preset's flash over its
+	// capacity.
+	spare := 100 * (float64(bp4.NAND.Geometry.Bytes())/float64(bp4.Capacity) - 1)
+	require.Contains(t, out, fmt.Sprintf("(%.1f", spare), "the line's own spare area is kept")
+	require.Contains(t, out, fmt.Sprintf("%d dies", bp4.NAND.Geometry.Dies()))
 }
 
 // TestDrivesRoundTripProductLine: what "drives NAME" prints for a product

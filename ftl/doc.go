@@ -69,7 +69,10 @@
 // spare only space that can hold closed data. Here each die also holds two
 // open groups and a reserve of free groups, which are not available to data.
 // Stats.EffectiveAlpha reports the ratio that the models call α, measured
-// over the run with those groups taken out.
+// over the run with those groups taken out. At that α, FIFO cleaning under
+// uniform random writes lands within 0.5 % of Desnoyers' model at 7–28 %
+// spare (TestWriteAmplificationMatchesTheory), with compressed units too
+// (TestCompressionMatchesTheory).
 //
 // # Memory and speed
 //

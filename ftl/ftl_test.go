@@ -1,12 +1,12 @@
 package ftl
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ftlsim/ftlsim/internal/testtier"
 	"github.com/ftlsim/ftlsim/nand"
 )
 
@@ -95,10 +95,20 @@ func TestConfigRejectsNoSpare(t *testing.T) {
 }
 
 func TestParsePolicy(t *testing.T) {
-	for _, s := range []string{"greedy", "fifo", "cost-benefit", "random", "d-choices", "d-choices:4"} {
-		p, err := ParsePolicy(s)
-		require.NoError(t, err, s)
-		require.NotEmpty(t, p.Name())
+	for _, c := range []struct {
+		in   string
+		want VictimPolicy
+	}{
+		{"greedy", Greedy{}}, {"fifo", FIFO{}}, {"lrw", FIFO{}}, {"cost-benefit", CostBenefit{}}, {"cb", CostBenefit{}},
+		{"random", Random{}}, {"d-choices", DChoices{D: 10}}, {"d-choices:4", DChoices{D: 4}}, {"Greedy", Greedy{}},
+	} {
+		p, err := ParsePolicy(c.in)
+		require.NoError(t, err, c.in)
+		require.Equal(t, c.want, p, c.in)
+		// A policy's name is its canonical spelling: it parses back to it.
+		back, err := ParsePolicy(p.Name())
+		require.NoError(t, err, p.Name())
+		require.Equal(t, p, back, p.Name())
 	}
 	for _, s := range []string{"", "lru", "d-choices:0", "d-choices:x"} {
 		_, err := ParsePolicy(s)
@@ -130,9 +140,16 @@ func steadyWA(t testing.TB, g nand.Geometry, op float64, p VictimPolicy, drives 
 	return wa, f.Stats().EffectiveAlpha
 }
 
+// theoryTolerance is how far the measured FIFO write amplification may be
+// from Desnoyers' model (here and in TestCompressionMatchesTheory).
+// Measured: at most 0.25 % in the default tier, 0.18 % in the long one.
+const theoryTolerance = 0.005
+
 // TestWriteAmplificationMatchesTheory checks the FTL against Desnoyers
 // (2012), eq. 5, for FIFO cleaning under uniform random writes, and that
-// greedy cleaning beats FIFO at every spare-area point.
+// greedy cleaning beats FIFO at every spare-area point. The long tier runs
+// a 1 GiB drive for 10 drive writes (80 million FTL writes); the default
+// tier a 512 MiB one for 4.
 //
 // Reference: Desnoyers, "Analytic modeling of SSD write performance",
 // SYSTOR 2012, section 3 (LRW/FIFO model).
@@ -142,16 +159,18 @@ func steadyWA(t testing.TB, g nand.Geometry, op float64, p VictimPolicy, drives 
 // by the FTL (Stats.EffectiveAlpha) and the nominal 1+OP is reported beside it.
 func TestWriteAmplificationMatchesTheory(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 80 million FTL writes")
+		t.Skip("runs millions of FTL writes")
 	}
-	g := geometry(2, 1, 512, 64) // 1024 groups of 256 units: 1 GiB
+	// 1024 groups of 256 units (1 GiB), or 512 (512 MiB).
+	g := geometry(2, 1, testtier.Pick(256, 512), 64)
+	drives := testtier.Pick(4, 10)
 	for _, op := range []float64{0.07, 0.12, 0.25, 0.28} {
-		fifo, alpha := steadyWA(t, g, op, FIFO{}, 10)
-		greedy, _ := steadyWA(t, g, op, Greedy{}, 10)
+		fifo, alpha := steadyWA(t, g, op, FIFO{}, drives)
+		greedy, _ := steadyWA(t, g, op, Greedy{}, drives)
 		want := FIFOWriteAmplification(alpha)
 		t.Logf("OP %2.0f%%: α nominal %.4f effective %.4f; WA FIFO %.3f theory %.3f (%+.2f%%); greedy %.3f",
 			op*100, 1+op, alpha, fifo, want, 100*(fifo/want-1), greedy)
-		require.InEpsilon(t, want, fifo, 0.03, "FIFO WA at OP %.0f%%", op*100)
+		require.InEpsilon(t, want, fifo, theoryTolerance, "FIFO WA at OP %.0f%%", op*100)
 		require.Less(t, greedy, fifo, "greedy must beat FIFO at OP %.0f%%", op*100)
 	}
 }
@@ -171,15 +190,24 @@ func TestReserveIsSmallOnLargeDrives(t *testing.T) {
 
 func TestPoliciesDiffer(t *testing.T) {
 	g := geometry(1, 1, 128, 32)
-	results := map[string]float64{}
+	results, alphas := map[string]float64{}, map[string]float64{}
 	for _, p := range []VictimPolicy{Greedy{}, FIFO{}, CostBenefit{}, Random{}, DChoices{D: 4}} {
-		wa, _ := steadyWA(t, g, 0.12, p, 4)
-		results[p.Name()] = wa
-		require.Greater(t, wa, 1.0)
+		wa, alpha := steadyWA(t, g, 0.12, p, 4)
+		results[p.Name()], alphas[p.Name()] = wa, alpha
+		t.Logf("%s: WA %.3f at α %.4f", p.Name(), wa, alpha)
 	}
-	require.Less(t, results["greedy"], results["random"])
-	require.Less(t, results["d-choices:4"], results["random"])
+	// Under uniform random writes FIFO follows Desnoyers' model, and a
+	// random victim holds on average the drive's utilisation 1/α of valid
+	// data, so each unit freed costs α/(α−1) units written.
+	require.InEpsilon(t, FIFOWriteAmplification(alphas["fifo"]), results["fifo"], theoryTolerance)
+	a := alphas["random"]
+	require.InEpsilon(t, a/(a-1), results["random"], 0.02)
+	// Choosing victims by their valid data beats ignoring it, and more
+	// choices come closer to greedy.
 	require.Less(t, results["greedy"], results["fifo"])
+	require.Less(t, results["cost-benefit"], results["fifo"])
+	require.Less(t, results["greedy"], results["d-choices:4"])
+	require.Less(t, results["d-choices:4"], results["random"])
 }
 
 func TestStaticWearLevelling(t *testing.T) {
@@ -217,17 +245,20 @@ func TestBackgroundGC(t *testing.T) {
 	for i := int64(0); i < 3*n; i++ {
 		require.NoError(t, f.Write(r.Int64N(n), 0))
 	}
+	runs := int64(0)
 	for d := 0; d < 2; d++ {
+		require.Less(t, f.FreeGroupsOn(d), 6, "die %d needs collecting", d)
 		for f.NeedsBackground(d) {
 			did, err := f.CollectBackground(d)
 			require.NoError(t, err)
 			if !did {
 				break
 			}
+			runs++
 		}
 		require.GreaterOrEqual(t, f.FreeGroupsOn(d), 6)
 	}
-	require.Positive(t, f.Counters().BackgroundGCRuns)
+	require.Equal(t, runs, f.Counters().BackgroundGCRuns)
 	require.NoError(t, f.CheckInvariants())
 }
 
@@ -252,10 +283,15 @@ func TestWriteDoesNotAllocate(t *testing.T) {
 	for i := int64(0); i < 2*n; i++ {
 		require.NoError(t, f.Write(r.Int64N(n), 0))
 	}
+	writes := 2 * n
 	allocs := testing.AllocsPerRun(10000, func() {
-		_ = f.Write(r.Int64N(n), 0)
-		_, _ = f.Read(r.Int64N(n))
+		require.NoError(t, f.Write(r.Int64N(n), 0))
+		writes++
+		_, err := f.Read(r.Int64N(n))
+		require.NoError(t, err)
 	})
 	require.Zero(t, allocs)
-	require.False(t, math.IsNaN(f.Counters().FTLWriteAmplification()))
+	c := f.Counters()
+	require.Equal(t, writes, c.HostWriteUnits)
+	require.GreaterOrEqual(t, c.FTLWriteAmplification(), 1.0)
 }

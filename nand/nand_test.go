@@ -218,7 +218,10 @@ func TestTimelineDieAndChannel(t *testing.T) {
 	// A read on die 2 waits for its program, then transfers.
 	r := tl.Read(2, 1, 4096, 0)
 	require.Equal(t, d2+tm.CommandNs+tm.ReadNs+tm.TransferNs(4096), r)
-	require.Positive(t, tl.ChannelBusy(0))
+	// Channel 0 carried two programs' commands and data, the erase's
+	// command, and the read's command and data; channel 1 one program.
+	require.Equal(t, 2*(tm.CommandNs+x)+tm.CommandNs+tm.CommandNs+tm.TransferNs(4096), tl.ChannelBusy(0))
+	require.Equal(t, tm.CommandNs+x, tl.ChannelBusy(1))
 	require.Equal(t, d0-0+e0-d0, tl.DieBusy(0))
 }
 

@@ -1,13 +1,35 @@
 package report
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/internal/testtier"
 )
+
+// reviewDrive is the drive the test reviews: generic-mlc-small in the
+// long tier; by default a description of it cut to two dies, which runs
+// the same suite with a quarter of the I/Os to simulate.
+func reviewDrive(t *testing.T) string {
+	if testtier.IsLong() {
+		return "generic-mlc-small"
+	}
+	cfg, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	g := &cfg.NAND.Geometry
+	g.Channels, g.TargetsPerChannel, g.DiesPerTarget = 2, 1, 1
+	b, err := cfg.Marshal()
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "two-dies.yaml")
+	require.NoError(t, os.WriteFile(file, b, 0o644))
+	return file
+}
 
 // TestQuickReview reviews one small drive in quick mode and checks that
 // the report folder holds the reviews' sections, the charts (PNG and SVG),
@@ -18,7 +40,7 @@ func TestQuickReview(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var steps []string
-	ds, err := Run(Options{Drives: []string{"generic-mlc-small"}, Out: dir, Quick: true,
+	ds, err := Run(Options{Drives: []string{reviewDrive(t)}, Out: dir, Quick: true,
 		Progress: func(drive, step string, done, total int, simNs int64) {
 			if simNs == 0 {
 				steps = append(steps, step)
@@ -38,11 +60,13 @@ func TestQuickReview(t *testing.T) {
 		last = i
 	}
 	for _, c := range []string{"four-corners-seq", "four-corners-random", "atto", "hdtach", "consistency-log", "consistency-steady-log", "consistency-steady-linear", "latency-cdf"} {
-		for _, ext := range []string{".png", ".svg"} {
-			st, err := os.Stat(filepath.Join(dir, c+ext))
-			require.NoError(t, err, c+ext)
-			require.Positive(t, st.Size())
-		}
+		png, err := os.ReadFile(filepath.Join(dir, c+".png"))
+		require.NoError(t, err, c+".png")
+		require.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), "%s.png is a PNG", c)
+		svg, err := os.ReadFile(filepath.Join(dir, c+".svg"))
+		require.NoError(t, err, c+".svg")
+		require.Contains(t, string(svg), "<svg", "%s.svg is an SVG", c)
+		require.Contains(t, string(svg), "</svg>", "%s.svg is whole", c)
 		require.Contains(t, text, "("+c+".png)")
 	}
 	page, err := os.ReadFile(filepath.Join(dir, "report.html"))

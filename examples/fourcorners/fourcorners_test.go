@@ -2,27 +2,70 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/internal/testtier"
 	"github.com/ftlsim/ftlsim/sim"
 )
 
+// tolerance is how far a measured corner may be from its spec sheet. The
+// largest deviation measured is −6.8 % (the SF-2281 drives' sequential
+// read; see TABLE.md).
+const tolerance = 0.08
+
+// tierDrive returns what measure builds for the preset called name. The
+// long tier (FTLSIM_LONG=1) takes the preset by name. The default tier
+// writes a drive description of the preset shrunk to 16 GiB of user
+// capacity (at least 256 MiB per die: the corners' 16 GiB fill must fit)
+// with its controller, firmware, NAND part, dies and spare area: a fresh
+// drive's corners follow from its dies, not from how many blocks each
+// die has.
+func tierDrive(t *testing.T, name string) string {
+	cfg, err := controller.Preset(name)
+	require.NoError(t, err)
+	if testtier.IsLong() {
+		return name
+	}
+	g := cfg.NAND.Geometry
+	data := float64(g.Bytes())
+	if s := cfg.Firmware.RaiseStripe; s > 1 {
+		data *= float64(s-1) / float64(s)
+	}
+	// The same drive, its flash sized from the capacity and spare area.
+	cfg = cfg.Resized(controller.Size(max(16<<30, int64(g.Dies())<<28)), 100*(data/float64(cfg.Capacity)-1))
+	b, err := cfg.Marshal()
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), name+".yaml")
+	require.NoError(t, os.WriteFile(file, b, 0o644))
+	return file
+}
+
 // TestFourCornersMatchSpecSheets: every preset with a spec sheet lands
-// within ±15 % of each published corner.
+// within ±8 % of each published corner. The default tier measures the
+// presets shrunk (tierDrive) and leaves those whose spec was measured with
+// a data pattern (the SandForce ratings, with compressible data) to the
+// long tier: measure picks the pattern by preset name, which a drive
+// description file does not carry.
 func TestFourCornersMatchSpecSheets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every preset with a spec")
 	}
-	checked := 0
+	checked, want := 0, 0
 	for _, name := range controller.Presets() {
 		spec := controller.SpecOf(name)
 		if spec == (controller.Spec{}) {
 			continue
 		}
-		c, err := measure(name, 2*sim.Second)
+		if spec.Data != "" && !testtier.IsLong() {
+			t.Logf("%s: spec measured with %s data; compared in the long tier (FTLSIM_LONG=1)", name, spec.Data)
+			continue
+		}
+		c, err := measure(tierDrive(t, name), 2*sim.Second)
 		require.NoError(t, err, name)
 		for _, x := range []struct {
 			corner    string
@@ -36,25 +79,29 @@ func TestFourCornersMatchSpecSheets(t *testing.T) {
 			if x.want == 0 {
 				continue
 			}
+			want++
 			d := deviation(x.got, x.want)
-			require.False(t, math.IsNaN(d))
-			require.LessOrEqual(t, math.Abs(d), 0.15, "%s %s: %.0f against spec %.0f", name, x.corner, x.got, x.want)
+			t.Logf("%s %s: %.0f against spec %.0f (%+.1f %%)", name, x.corner, x.got, x.want, 100*d)
+			require.LessOrEqual(t, math.Abs(d), tolerance, "%s %s: %.0f against spec %.0f", name, x.corner, x.got, x.want)
 			checked++
 		}
 	}
-	require.GreaterOrEqual(t, checked, 20)
+	require.Positive(t, want, "presets with spec figures")
+	require.Equal(t, want, checked)
 }
 
 // TestWriteThroughputGrowsWithDies: across the capacity points of one
 // product line, more dies give more sequential write throughput until
 // the host link or the controller bounds it — never from per-capacity
 // settings, only from the die count. The lines include the SandForce
-// Atlas.
+// Atlas. The default tier measures the presets shrunk (tierDrive), which
+// keeps their dies. (Runs shorter than 2 s would measure the write-back
+// buffer filling rather than the dies.)
 func TestWriteThroughputGrowsWithDies(t *testing.T) {
 	for _, line := range [][]string{{"bp4-60", "bp4-120", "bp4-240"}, {"m4-64", "m4-128", "m4-256"}, {"bp4-msata-30", "bp4-msata-60", "bp4-msata-120", "bp4-msata-240"}, {"atlas-30", "atlas-60", "atlas-120", "atlas-240"}} {
 		prev := 0.0
 		for i, name := range line {
-			c, err := measure(name, 2*sim.Second)
+			c, err := measure(tierDrive(t, name), 2*sim.Second)
 			require.NoError(t, err)
 			cfg, _ := controller.Preset(name)
 			// Incompressible data, so that SandForce drives are measured
