@@ -45,7 +45,17 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 				// before it acknowledges the write.
 				done = max(done, c.mapLookup(lba, true, at))
 			}
-			if err := c.writeUnit(lba, r, at); err != nil {
+			if c.slot < c.unit {
+				if err := c.writeSlots(lba, r, at); err != nil {
+					return 0, err
+				}
+				continue
+			}
+			err := c.ftl.Write(lba, r.Token)
+			if len(c.ftl.Ops()) > 0 {
+				c.drain(at)
+			}
+			if err != nil {
 				return 0, err
 			}
 		}
@@ -74,21 +84,17 @@ func (c *Controller) readModifyWrite(lba, at int64) error {
 	return nil
 }
 
-// writeUnit hands logical unit lba of request r to the FTL and books the
-// flash work that causes from at. On a compressing drive the unit takes
-// the slots its compressed size needs; when they do not fit in the host
-// page being filled, that page is completed first and its work booked, so
-// that the die chosen for the next page sees it.
-func (c *Controller) writeUnit(lba int64, r blockio.Request, at int64) error {
-	var err error
-	if c.slot < c.unit {
-		n := c.slotsFor(r.Data)
-		if err = c.ftl.MakeRoom(n); err == nil {
-			c.drain(at)
-			err = c.ftl.WriteSlots(lba, r.Token, n)
-		}
-	} else {
-		err = c.ftl.Write(lba, r.Token)
+// writeSlots hands logical unit lba of request r to the FTL on a
+// compressing drive and books the flash work that causes from at. The
+// unit takes the slots its compressed size needs; when they do not fit in
+// the host page being filled, that page is completed first and its work
+// booked, so that the die chosen for the next page sees it.
+func (c *Controller) writeSlots(lba int64, r blockio.Request, at int64) error {
+	n := c.slotsFor(r.Data)
+	err := c.ftl.MakeRoom(n)
+	if err == nil {
+		c.drain(at)
+		err = c.ftl.WriteSlots(lba, r.Token, n)
 	}
 	c.drain(at)
 	return err

@@ -121,7 +121,12 @@ func (f *FTL) program(s *stage, cause Stream) error {
 	die := g / f.gpd
 	f.cnt.ProgramUnits += int64(f.pageUnits)
 	f.seq += uint64(f.pageUnits)
-	f.record(Op{Kind: OpProgram, Cause: Cause(cause), Die: int32(die), Block: int32(g * f.np), Page: int32(page), Units: s.host, Planes: uint8(f.np)})
+	// Counted here rather than through record: this is the hot path
+	// (TestOpLogMatchesCounters checks the two agree).
+	f.cnt.Flash[cause].ProgramPages += int64(f.np)
+	if f.cfg.RecordOps {
+		f.ops = append(f.ops, Op{Kind: OpProgram, Cause: Cause(cause), Die: int32(die), Block: int32(g * f.np), Page: int32(page), Units: s.host, Planes: uint8(f.np)})
+	}
 	s.n, s.host = 0, 0
 	if page+1 == f.ppb {
 		f.closedAt[g] = f.seq
