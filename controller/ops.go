@@ -37,12 +37,16 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 		if op.Units > 0 {
 			c.buf.release(done, int64(op.Units))
 		}
-		if p := c.raise.after(c, die, planes, at); p > done {
-			return p
+		if c.raise.stripe > 0 {
+			done = max(done, c.raise.after(c, die, planes, at))
 		}
 		return done
 	case ftl.OpErase:
-		return c.tl.Erase(die, planes, at)
+		done := at
+		for range max(op.Units, 1) {
+			done = c.tl.Erase(die, planes, at)
+		}
+		return done
 	case ftl.OpMoved:
 		c.mapLookup(op.LBA, true, at)
 	}

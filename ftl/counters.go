@@ -124,7 +124,7 @@ func (c *Counters) Count(op *Op) {
 	case OpProgram:
 		f.ProgramPages += int64(op.Planes)
 	case OpErase:
-		f.EraseBlocks += int64(op.Planes)
+		f.EraseBlocks += int64(op.Planes) * int64(max(op.Units, 1))
 	case OpMoved:
 		c.MovedUnits++
 	}

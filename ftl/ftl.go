@@ -210,9 +210,9 @@ func (f *FTL) SecureErase() {
 	f.cnt.DiscardedMoved += f.gcStaged()
 	f.dev.SecureErase()
 	for d := 0; d < f.dies; d++ {
-		for g := 0; g < f.gpd; g++ {
-			f.record(Op{Kind: OpErase, Cause: CauseHost, Die: int32(d), Block: int32((d*f.gpd + g) * f.np), Planes: uint8(f.np)})
-		}
+		// One entry per die for all its groups (Units of them), so that
+		// the log stays small on large drives.
+		f.record(Op{Kind: OpErase, Cause: CauseHost, Die: int32(d), Block: int32(d * f.gpd * f.np), Units: int32(f.gpd), Planes: uint8(f.np)})
 	}
 	f.reset()
 }

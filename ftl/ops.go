@@ -15,7 +15,9 @@ const (
 	OpTransfer
 	// OpProgram programs a page on Planes planes of a group.
 	OpProgram
-	// OpErase erases the blocks of a group on Planes planes.
+	// OpErase erases the blocks of a group on Planes planes (of Units
+	// consecutive groups when Units > 1: a secure erase records one entry
+	// per die).
 	OpErase
 	// OpMoved records that garbage collection or wear levelling moved
 	// logical unit LBA (recorded only with Config.RecordMoves): no flash
@@ -76,7 +78,7 @@ type Op struct {
 	Die    int32  // die
 	Block  int32  // physical block (reads: the plane read; others: the group's first plane)
 	Page   int32  // page within the block
-	Units  int32  // reads: device units moved out; programs: units that came from the host write buffer
+	Units  int32  // reads: device units moved out; programs: units that came from the host write buffer; erases: consecutive groups erased (0 means 1)
 	Kind   OpKind // what the operation does
 	Cause  Cause  // why it happens
 	Planes uint8  // planes it spans (multi-plane operations)
