@@ -152,7 +152,7 @@ func writeDeviceLog(file string, r *sim.Result) error {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	fmt.Fprintln(w, "time_s,iops,read_iops,write_iops,mbps,mean_latency_us,write_amplification,free_blocks,gc_copied_pages,erases,power_w")
+	fmt.Fprintln(w, "time_s,iops,read_iops,write_iops,mbps,mean_latency_us,write_amplification,free_blocks,gc_copied_units,erases,power_w")
 	for _, iv := range r.Intervals {
 		secs := float64(iv.EndNs-iv.StartNs) / 1e9
 		fmt.Fprintf(w, "%.3f,%.1f,%.1f,%.1f,%.3f,%.1f,%.3f,%d,%d,%d,%.3f\n",

@@ -294,7 +294,7 @@ func writeData(dir string, drives []Drive) error {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintln(f, "time_s,iops,mbps,mean_latency_us,write_amplification,free_blocks,gc_copied_pages,power_w")
+				fmt.Fprintln(f, "time_s,iops,mbps,mean_latency_us,write_amplification,free_blocks,gc_copied_units,power_w")
 				for _, iv := range m.Result.Intervals {
 					fmt.Fprintf(f, "%.3f,%.1f,%.3f,%.1f,%.3f,%d,%d,%.3f\n", float64(iv.EndNs)/1e9, iv.IOPS, iv.MBps,
 						iv.MeanLatencyNs/1e3, iv.WriteAmplification, iv.FreeBlocks, iv.GCCopiedUnits, iv.PowerW)

@@ -157,7 +157,7 @@ func writeCSV(file string, series []sim.Interval) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(f, "time_s,iops,mean_latency_us,write_amplification,free_blocks,gc_copied_pages")
+	fmt.Fprintln(f, "time_s,iops,mean_latency_us,write_amplification,free_blocks,gc_copied_units")
 	for _, iv := range series {
 		fmt.Fprintf(f, "%.3f,%.1f,%.1f,%.3f,%d,%d\n", float64(iv.EndNs)/1e9, iv.IOPS, iv.MeanLatencyNs/1e3,
 			iv.WriteAmplification, iv.FreeBlocks, iv.GCCopiedUnits)
