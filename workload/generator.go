@@ -1,0 +1,135 @@
+package workload
+
+import (
+	"math/rand/v2"
+
+	"github.com/ftlsim/ftlsim/blockio"
+)
+
+// Generator issues a resolved job's requests. It implements Source.
+type Generator struct {
+	j       *Job
+	rng     *rand.Rand
+	s       *sampler
+	minBS   int64
+	blocks  int64
+	cum     []float64
+	pos     [3]int64 // sequential position per direction
+	issued  int64
+	bytes   int64
+	version uint32
+}
+
+// NewGenerator returns a generator for a resolved job.
+func NewGenerator(j *Job) *Generator {
+	g := &Generator{j: j, rng: rand.New(rand.NewPCG(j.RandSeed, j.RandSeed^0x5851f42d4c957f2d))}
+	g.minBS = j.BS[0].Bytes
+	var c float64
+	for _, b := range j.BS {
+		g.minBS = min(g.minBS, b.Bytes)
+		c += b.Percent
+		g.cum = append(g.cum, c)
+	}
+	g.blocks = j.Size / g.minBS
+	g.s = newSampler(j.Distribution, g.blocks, g.rng, !j.NoRandomMap)
+	for i := range g.pos {
+		g.pos[i] = j.Offset
+	}
+	return g
+}
+
+// Next implements Source.
+func (g *Generator) Next(it *Item) bool {
+	j := g.j
+	if j.NumberIOs > 0 && g.issued >= j.NumberIOs {
+		return false
+	}
+	if !j.TimeBased && j.NumberIOs == 0 && g.bytes >= j.IOSize {
+		return false
+	}
+	var op blockio.Op
+	switch j.Pattern {
+	case SeqRead, RandRead:
+		op = blockio.Read
+	case SeqWrite, RandWrite:
+		op = blockio.Write
+	case SeqTrim, RandTrim:
+		op = blockio.Trim
+	case SeqRW, RandRW:
+		op = blockio.Write
+		if g.rng.IntN(100) < j.RWMixRead {
+			op = blockio.Read
+		}
+	case TrimWrite:
+		// fio's trimwrite trims a block, then writes it.
+		op = blockio.Trim
+		if g.issued%2 == 1 {
+			op = blockio.Write
+		}
+	}
+	n := j.BS[0].Bytes
+	if len(j.BS) > 1 {
+		x := g.rng.Float64() * g.cum[len(g.cum)-1]
+		for i, c := range g.cum {
+			if x < c {
+				n = j.BS[i].Bytes
+				break
+			}
+		}
+	}
+	end := j.Offset + j.Size
+	var off int64
+	if j.Pattern.Random() && (j.PercentageRandom >= 100 || g.rng.IntN(100) < j.PercentageRandom) {
+		off = j.Offset + g.s.next()*g.minBS
+		if off+n > end {
+			off = j.Offset + (j.Size-n)/g.minBS*g.minBS
+		}
+		g.pos[min(int(op), 2)] = off + n // a sequential run continues from here
+	} else if j.Pattern.Random() {
+		d := min(int(op), 2)
+		off = g.pos[d]
+		if off+n > end {
+			off = j.Offset
+		}
+		g.pos[d] = off + n
+	} else {
+		d := int(op)
+		if j.Pattern == TrimWrite {
+			d = 0
+		}
+		if d > 2 {
+			d = 2
+		}
+		off = g.pos[d]
+		if off+n > end {
+			off = j.Offset
+		}
+		if j.Pattern == TrimWrite && op == blockio.Write {
+			off = g.pos[d] - n
+			if off < j.Offset {
+				off = j.Offset
+			}
+		} else {
+			g.pos[d] = off + n
+		}
+	}
+	it.At = 0
+	if j.RateIOPS > 0 {
+		it.At = g.issued * 1e9 / int64(j.RateIOPS)
+	}
+	g.issued++
+	g.bytes += n
+	it.Op, it.Offset, it.Length = op, off, n
+	if op == blockio.Write {
+		g.version++
+		it.Token = g.version
+		it.Data = j.Data
+	} else {
+		it.Token = 0
+		it.Data = blockio.Data{}
+	}
+	return true
+}
+
+// Issued returns the number of requests issued so far.
+func (g *Generator) Issued() int64 { return g.issued }
