@@ -82,3 +82,60 @@ func ExampleVictimPolicy() {
 	// Output:
 	// youngest true <nil>
 }
+
+// A program names its own policy like a built-in one through a Registry,
+// which it passes to whatever builds drives (controller.Config.Policies,
+// report.Options.Policies, cli.WithPolicies).
+func ExampleRegistry() {
+	reg := ftl.NewRegistry()
+	if err := reg.Register("youngest", func(string) (ftl.VictimPolicy, error) { return youngest{}, nil }); err != nil {
+		panic(err)
+	}
+	p, err := reg.Parse("youngest")
+	fmt.Println(p.Name(), err)
+	p, err = reg.Parse("d-choices:4")
+	fmt.Println(p.Name(), err)
+	_, err = reg.Parse("oldest")
+	fmt.Println(err)
+	// Output:
+	// youngest <nil>
+	// d-choices:4 <nil>
+	// invalid ftl configuration: gc policy "oldest", allowed cost-benefit, d-choices:D, fifo, greedy, random, youngest
+}
+
+// The FTL decides which flash operations happen; with RecordOps it keeps
+// them in a log for the caller, who decides when each happens (the
+// controller books them on the flash timeline) and then empties the log.
+func ExampleFTL_Ops() {
+	dev := exampleDevice()
+	f, err := ftl.New(dev, ftl.Config{UserUnits: 1024, RecordOps: true})
+	if err != nil {
+		panic(err)
+	}
+	// A page holds four units: the fourth write programs it.
+	for lba := range int64(4) {
+		if err := f.Write(lba, 0); err != nil {
+			panic(err)
+		}
+	}
+	for _, op := range f.Ops() {
+		fmt.Println(op)
+	}
+	f.ResetOps()
+	// Reading the page's units in one run senses the page once.
+	var run ftl.ReadRun
+	for lba := range int64(4) {
+		if _, err := f.ReadFor(lba, ftl.CauseHost, &run); err != nil {
+			panic(err)
+		}
+	}
+	for _, op := range f.Ops() {
+		fmt.Println(op)
+	}
+	// Output:
+	// program host die=0 block=0 page=0 planes=1 units=4
+	// read host die=0 block=0 page=0 planes=1 units=1
+	// transfer host die=0 block=0 page=0 planes=1 units=1
+	// transfer host die=0 block=0 page=0 planes=1 units=1
+	// transfer host die=0 block=0 page=0 planes=1 units=1
+}
