@@ -57,6 +57,12 @@ func features(f controller.Firmware) string {
 	if f.GCRestoreTo > f.GCLowWater+1 {
 		out = append(out, "deferred-gc")
 	}
+	if f.GCCopyback {
+		out = append(out, "gc-copyback")
+	}
+	if f.GCUnitNs > 0 || f.ECCMBps > 0 {
+		out = append(out, "gc-cost")
+	}
 	if f.Compression {
 		out = append(out, "compression")
 	}

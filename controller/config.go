@@ -146,6 +146,24 @@ type Firmware struct {
 	// the mapping page, choosing and writing back a victim), spent before
 	// the firmware takes its next command.
 	MapMissNs int64 `yaml:"map_miss_ns,omitempty"`
+
+	// The garbage-collection data path (controller/gcpath.go). Each is
+	// off by default; the drives' values are fitted to the reviews.
+
+	// GCUnitNs is the firmware time per device unit garbage collection
+	// or wear levelling copies (reading it in, updating its mapping,
+	// issuing its program), spent on the core that also takes host
+	// commands, so host commands queue behind cleaning.
+	GCUnitNs int64 `yaml:"gc_unit_ns,omitempty"`
+	// ECCMBps is the ECC engine's throughput in MB/s. Data that garbage
+	// collection copies through the controller crosses it twice (decode
+	// after the read, encode before the program); 0: no limit.
+	ECCMBps int64 `yaml:"ecc_mbps,omitempty"`
+	// GCCopyback copies garbage collection's data within the die (the
+	// NAND copyback command): the page is sensed and programmed again
+	// without crossing the channel, the ECC engine or the firmware's
+	// per-unit work.
+	GCCopyback bool `yaml:"gc_copyback,omitempty"`
 }
 
 // Config describes a drive.
@@ -249,6 +267,8 @@ func (c *Config) validateRest() error {
 		{"firmware.idle_ns", f.IdleNs, 0, 3600e9},
 		{"firmware.trim_unit_ns", f.TrimUnitNs, 0, 1e6},
 		{"firmware.map_miss_ns", f.MapMissNs, 0, 1e9},
+		{"firmware.gc_unit_ns", f.GCUnitNs, 0, 1e8},
+		{"firmware.ecc_mbps", f.ECCMBps, 0, 1000000},
 		{"firmware.gc_low_water", int64(f.GCLowWater), 0, 1 << 20},
 		{"firmware.gc_high_water", int64(f.GCHighWater), 0, 1 << 20},
 		{"firmware.gc_pace_water", int64(f.GCPaceWater), 0, 1 << 20},

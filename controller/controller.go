@@ -38,6 +38,7 @@ type Controller struct {
 	buf    writeBuffer
 	dp     datapath
 	ra     readAhead
+	gc     gcPath
 
 	cnt ftl.Counters // the controller's own counts; the FTL keeps the rest
 }
@@ -78,6 +79,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c.buf = writeBuffer{capUnits: int64(cfg.Firmware.WriteBuffer) / c.unit}
 	c.ra = readAhead{last: -1}
+	c.gc = newGCPath(g.Dies(), cfg.Firmware.ECCMBps)
 	return c, nil
 }
 
@@ -157,6 +159,7 @@ func (c *Controller) Submit(now int64, r blockio.Request) (int64, error) {
 	}
 	c.tl.Advance(now)
 	c.link.Advance(now)
+	c.gc.advance(now)
 	c.cnt.Commands++
 	if checkInvariants && c.cnt.Commands%max(invariantsEvery, c.ftl.UserUnits()/64) == 0 {
 		if err := c.ftl.CheckInvariants(); err != nil {

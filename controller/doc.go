@@ -41,7 +41,9 @@
 //
 // Files by responsibility: controller.go (commands in), ops.go (booking
 // the op log; die allocation), link.go (host link, data path),
-// buffer.go (write-back buffer), read.go, readahead.go, write.go
+// buffer.go (write-back buffer), gcpath.go (how GC's copies cross the
+// controller: firmware time per unit, the ECC engine, or copyback),
+// read.go, readahead.go, write.go
 // (read-modify-write, compression), trim.go (TRIM backlog), idle.go
 // (background work, secure erase), raise.go (parity), mapcache.go
 // (DRAM-less mapping cache), power.go, config.go, sizing.go, lines.go.

@@ -22,6 +22,7 @@ func (c *Controller) Idle(from, to int64) error {
 		return nil
 	}
 	c.tl.Advance(start)
+	c.gc.advance(start)
 	dies := c.cfg.NAND.Geometry.Dies()
 	for d := 0; d < dies && c.cfg.Firmware.ReclaimOnIdle; d++ {
 		for {

@@ -29,11 +29,19 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 	die, planes := int(op.Die), int(op.Planes)
 	switch op.Kind {
 	case ftl.OpRead:
+		if op.Cause == ftl.CauseGC || op.Cause == ftl.CauseWL {
+			return c.gcRead(op, at)
+		}
 		return c.tl.Read(die, planes, int(op.Units)*int(c.slot), at)
 	case ftl.OpTransfer:
 		return c.tl.Output(die, int(op.Units)*int(c.slot), at)
 	case ftl.OpProgram:
-		done := c.tl.Program(die, int(op.Page), planes, at)
+		var done int64
+		if op.Cause == ftl.CauseGC || op.Cause == ftl.CauseWL {
+			done = c.gcProgram(op, at)
+		} else {
+			done = c.tl.Program(die, int(op.Page), planes, at)
+		}
 		if op.Units > 0 {
 			c.buf.release(done, int64(op.Units))
 		}

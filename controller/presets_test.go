@@ -69,6 +69,8 @@ func TestPresetDescriptionErrors(t *testing.T) {
 		{func(c *controller.Config) { c.Firmware.MapCache = 100 }, "firmware.map_cache"},
 		{func(c *controller.Config) { c.Firmware.TrimBacklog = -1 }, "firmware.trim_backlog"},
 		{func(c *controller.Config) { c.Firmware.MapMissNs = -1 }, "firmware.map_miss_ns"},
+		{func(c *controller.Config) { c.Firmware.GCUnitNs = -1 }, "firmware.gc_unit_ns"},
+		{func(c *controller.Config) { c.Firmware.ECCMBps = -5 }, "firmware.ecc_mbps"},
 	}
 	for _, tc := range cases {
 		c, err := controller.Preset("m4-256")

@@ -281,6 +281,19 @@ func (tl *Timeline) Program(die, page, planes int, at int64) int64 {
 	return done
 }
 
+// CopybackProgram books a multi-plane program of page p on die d from
+// data already in the die's page register (the copyback command): only
+// the command crosses the channel. It returns when the array has
+// finished.
+func (tl *Timeline) CopybackProgram(die, page, planes int, at int64) int64 {
+	start := max(at, tl.dieFree[die])
+	cmdEnd := tl.transfer(die%tl.g.Channels, start, tl.t.CommandNs)
+	done := cmdEnd + tl.t.ProgNs(page) + int64(planes-1)*tl.t.PlaneNs
+	tl.dieBusy[die] += done - start
+	tl.dieFree[die] = done
+	return done
+}
+
 // Erase books a multi-plane erase on die d that may start at time at; it
 // returns when the erase has finished.
 func (tl *Timeline) Erase(die, planes int, at int64) int64 {

@@ -1,0 +1,92 @@
+package controller_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
+)
+
+// gcRun fills a 1 GiB drive on two dies at 25 % spare, tortures it with
+// 4 KiB random writes into steady state, and measures 10 s more of them
+// at QD 32, with the firmware edited by edit.
+func gcRun(t *testing.T, edit func(*controller.Firmware)) (*controller.Controller, *sim.Result) {
+	t.Helper()
+	cfg, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	cfg = cfg.Resized(1<<30, 25)
+	g := &cfg.NAND.Geometry
+	g.Channels, g.TargetsPerChannel, g.DiesPerTarget = 2, 1, 1
+	if edit != nil {
+		edit(&cfg.Firmware)
+	}
+	d, err := controller.New(cfg)
+	require.NoError(t, err)
+	e := sim.New(d)
+	e.SecureErase()
+	require.NoError(t, e.Precondition(workload.Precondition{Kind: workload.PreconditionTorture, TortureNs: 120 * sim.Second}))
+	j := workload.NewJob("gc")
+	for _, kv := range [][2]string{{"rw", "randwrite"}, {"iodepth", "32"}, {"runtime", "10"}, {"time_based", "1"}, {"norandommap", "1"}} {
+		require.NoError(t, j.Set(kv[0], kv[1]))
+	}
+	r, err := e.RunJob(j, sim.Hooks{})
+	require.NoError(t, err)
+	require.Positive(t, r.Device.GCCopiedUnits)
+	return d, r
+}
+
+// TestGCUnitCostLoadsTheFirmwareCore: firmware time per GC-copied unit is
+// spent on the core that takes host commands. When it dominates, the core
+// is busy nearly all the time — host commands plus copies fill the run,
+// and can never exceed it — and the drive is slower than without it.
+func TestGCUnitCostLoadsTheFirmwareCore(t *testing.T) {
+	_, base := gcRun(t, nil)
+	const unitNs = 300_000
+	d, r := gcRun(t, func(f *controller.Firmware) { f.GCUnitNs = unitNs })
+	fw := d.Config().Firmware
+	cmdNs := fw.CommandNs
+	if fw.WriteCommandNs > 0 {
+		cmdNs = fw.WriteCommandNs
+	}
+	busy := float64(r.Device.Commands*cmdNs + r.Device.GCCopiedUnits*unitNs)
+	span := float64(r.RuntimeNs)
+	t.Logf("IOPS %.0f without, %.0f with %d ns per copied unit; firmware busy %.1f %% of the run", base.Write.IOPS, r.Write.IOPS, unitNs, 100*busy/span)
+	require.Less(t, r.Write.IOPS, 0.8*base.Write.IOPS)
+	require.LessOrEqual(t, busy, 1.02*span, "one core cannot be busier than the run")
+	require.Greater(t, busy, 0.9*span, "the firmware is the bottleneck")
+}
+
+// TestECCEngineBoundsGC: data GC copies through the controller crosses
+// the ECC engine twice; a slow engine bounds the copy rate, so its busy
+// time fills the run (and cannot exceed it), and the drive is slower.
+func TestECCEngineBoundsGC(t *testing.T) {
+	_, base := gcRun(t, nil)
+	const mbps = 20
+	d, r := gcRun(t, func(f *controller.Firmware) { f.ECCMBps = mbps })
+	eccNs := float64(2*r.Device.GCCopiedUnits*d.SlotBytes()) * 1000 / mbps
+	span := float64(r.RuntimeNs)
+	t.Logf("IOPS %.0f without, %.0f with a %d MB/s ECC engine; engine busy %.1f %% of the run", base.Write.IOPS, r.Write.IOPS, mbps, 100*eccNs/span)
+	require.Less(t, r.Write.IOPS, 0.8*base.Write.IOPS)
+	require.LessOrEqual(t, eccNs, 1.05*span)
+	require.Greater(t, eccNs, 0.8*span, "the engine is the bottleneck")
+}
+
+// TestCopybackSparesTheChannels: copyback moves GC's data inside the die,
+// so the channels carry less per host write and the drive is no slower.
+func TestCopybackSparesTheChannels(t *testing.T) {
+	perWrite := func(d *controller.Controller, r *sim.Result) float64 {
+		var busy int64
+		for c := range d.Config().NAND.Geometry.Channels {
+			busy += d.Timeline().ChannelBusy(c)
+		}
+		return float64(busy) / float64(d.Counters().HostWriteUnits)
+	}
+	db, base := gcRun(t, nil)
+	dc, cb := gcRun(t, func(f *controller.Firmware) { f.GCCopyback = true })
+	t.Logf("channel ns per host unit written: %.0f through the controller, %.0f with copyback; IOPS %.0f, %.0f", perWrite(db, base), perWrite(dc, cb), base.Write.IOPS, cb.Write.IOPS)
+	require.Less(t, perWrite(dc, cb), 0.8*perWrite(db, base))
+	require.GreaterOrEqual(t, cb.Write.IOPS, 0.99*base.Write.IOPS)
+}
