@@ -2,13 +2,12 @@ package main
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/internal/testdrive"
 	"github.com/ftlsim/ftlsim/internal/testtier"
 	"github.com/ftlsim/ftlsim/sim"
 )
@@ -18,36 +17,9 @@ import (
 // read; see TABLE.md).
 const tolerance = 0.08
 
-// tierDrive returns what measure builds for the preset called name. The
-// long tier (FTLSIM_LONG=1) takes the preset by name. The default tier
-// writes a drive description of the preset shrunk to 16 GiB of user
-// capacity (at least 256 MiB per die: the corners' 16 GiB fill must fit)
-// with its controller, firmware, NAND part, dies and spare area: a fresh
-// drive's corners follow from its dies, not from how many blocks each
-// die has.
-func tierDrive(t *testing.T, name string) string {
-	cfg, err := controller.Preset(name)
-	require.NoError(t, err)
-	if testtier.IsLong() {
-		return name
-	}
-	g := cfg.NAND.Geometry
-	data := float64(g.Bytes())
-	if s := cfg.Firmware.RaiseStripe; s > 1 {
-		data *= float64(s-1) / float64(s)
-	}
-	// The same drive, its flash sized from the capacity and spare area.
-	cfg = cfg.Resized(controller.Size(max(16<<30, int64(g.Dies())<<28)), 100*(data/float64(cfg.Capacity)-1))
-	b, err := cfg.Marshal()
-	require.NoError(t, err)
-	file := filepath.Join(t.TempDir(), name+".yaml")
-	require.NoError(t, os.WriteFile(file, b, 0o644))
-	return file
-}
-
 // TestFourCornersMatchSpecSheets: every preset with a spec sheet lands
 // within ±8 % of each published corner. The default tier measures the
-// presets shrunk (tierDrive) and leaves those whose spec was measured with
+// presets shrunk (testdrive.Preset) and leaves those whose spec was measured with
 // a data pattern (the SandForce ratings, with compressible data) to the
 // long tier: measure picks the pattern by preset name, which a drive
 // description file does not carry.
@@ -65,7 +37,7 @@ func TestFourCornersMatchSpecSheets(t *testing.T) {
 			t.Logf("%s: spec measured with %s data; compared in the long tier (FTLSIM_LONG=1)", name, spec.Data)
 			continue
 		}
-		c, err := measure(tierDrive(t, name), 2*sim.Second)
+		c, err := measure(testdrive.Preset(t, name), 2*sim.Second)
 		require.NoError(t, err, name)
 		for _, x := range []struct {
 			corner    string
@@ -94,14 +66,14 @@ func TestFourCornersMatchSpecSheets(t *testing.T) {
 // product line, more dies give more sequential write throughput until
 // the host link or the controller bounds it — never from per-capacity
 // settings, only from the die count. The lines include the SandForce
-// Atlas. The default tier measures the presets shrunk (tierDrive), which
+// Atlas. The default tier measures the presets shrunk (testdrive.Preset), which
 // keeps their dies. (Runs shorter than 2 s would measure the write-back
 // buffer filling rather than the dies.)
 func TestWriteThroughputGrowsWithDies(t *testing.T) {
 	for _, line := range [][]string{{"bp4-60", "bp4-120", "bp4-240"}, {"m4-64", "m4-128", "m4-256"}, {"bp4-msata-30", "bp4-msata-60", "bp4-msata-120", "bp4-msata-240"}, {"atlas-30", "atlas-60", "atlas-120", "atlas-240"}} {
 		prev := 0.0
 		for i, name := range line {
-			c, err := measure(tierDrive(t, name), 2*sim.Second)
+			c, err := measure(testdrive.Preset(t, name), 2*sim.Second)
 			require.NoError(t, err)
 			cfg, _ := controller.Preset(name)
 			// Incompressible data, so that SandForce drives are measured

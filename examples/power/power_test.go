@@ -1,42 +1,14 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/ftlsim/ftlsim/controller"
-	"github.com/ftlsim/ftlsim/internal/testtier"
+	"github.com/ftlsim/ftlsim/internal/testdrive"
 	"github.com/ftlsim/ftlsim/sim"
 )
-
-// tierDrive returns what measure builds for the preset called name: the
-// preset in the long tier (FTLSIM_LONG=1); by default a description of it
-// shrunk to 16 GiB of user capacity (at least 256 MiB per die) with its
-// controller, power figures, NAND part, dies and spare area. A fresh
-// drive's power follows from its dies and its per-operation energies, not
-// from how many blocks each die has.
-func tierDrive(t *testing.T, name string) string {
-	cfg, err := controller.Preset(name)
-	require.NoError(t, err)
-	if testtier.IsLong() {
-		return name
-	}
-	g := cfg.NAND.Geometry
-	data := float64(g.Bytes())
-	if s := cfg.Firmware.RaiseStripe; s > 1 {
-		data *= float64(s-1) / float64(s)
-	}
-	// The same drive, its flash sized from the capacity and spare area.
-	cfg = cfg.Resized(controller.Size(max(16<<30, int64(g.Dies())<<28)), 100*(data/float64(cfg.Capacity)-1))
-	b, err := cfg.Marshal()
-	require.NoError(t, err)
-	file := filepath.Join(t.TempDir(), name+".yaml")
-	require.NoError(t, os.WriteFile(file, b, 0o644))
-	return file
-}
 
 // TestPowerOfPresets: for each product line's largest and smallest
 // preset, idle < random write and sequential write, and random writes cost
@@ -48,7 +20,7 @@ func tierDrive(t *testing.T, name string) string {
 func TestPowerOfPresets(t *testing.T) {
 	const run = 2 * sim.Second
 	for _, name := range []string{"bp4-60", "bp4-240", "bp3-64", "m4-64", "m4-256", "c300-256", "intel-510-250", "bp4-msata-30"} {
-		f, err := measure(tierDrive(t, name), run)
+		f, err := measure(testdrive.Preset(t, name), run)
 		require.NoError(t, err, name)
 		cfg, err := controller.Preset(name)
 		require.NoError(t, err)
