@@ -75,6 +75,13 @@ type Firmware struct {
 	// internal data path (ECC, DMA) in 10^6 bytes/s; 0 is unbounded.
 	DatapathReadMBps  int64 `yaml:"datapath_read_mbps,omitempty"`
 	DatapathWriteMBps int64 `yaml:"datapath_write_mbps,omitempty"`
+	// CompressOutMBps is, on a compressing drive, the rate in 10^6
+	// bytes/s at which the compression engine emits what it leaves of the
+	// host's data (stored bytes: all of them for incompressible data)
+	// while it takes data in at DatapathWriteMBps; the slower of the two
+	// sets the pace, so incompressible data crosses it more slowly than
+	// compressible data. 0 is unbounded.
+	CompressOutMBps int64 `yaml:"compress_out_mbps,omitempty"`
 	// ReadSuspend lets a host read suspend a program or erase in progress
 	// on its die (and jump the die's queue) instead of waiting, at a cost
 	// of SuspendNs; the suspended work finishes later by as much.
@@ -102,6 +109,14 @@ type Firmware struct {
 	// host page) at this many free groups per die; 0 cleans only at
 	// GCLowWater, all at once, which stalls the host (see ftl.Config).
 	GCPaceWater int `yaml:"gc_pace_water"`
+	// GCPacePercent is how fast paced collection cleans, in percent of
+	// the rate that keeps a die's free space level (0 or 100: that rate,
+	// a steady share for the host); above 100 a die cleans ahead, then
+	// lets the host run free until it is back at gc_pace_water: stretches
+	// of cleaning alternate with bursts of host writes; below 100 it falls
+	// behind until blocking collection at gc_low_water stalls the host
+	// (see ftl.Config).
+	GCPacePercent int `yaml:"gc_pace_percent,omitempty"`
 	// BackgroundGC enables collection while the host is idle, after
 	// IdleNs without a command.
 	BackgroundGC bool  `yaml:"background_gc"`
@@ -164,6 +179,13 @@ type Firmware struct {
 	// without crossing the channel, the ECC engine or the firmware's
 	// per-unit work.
 	GCCopyback bool `yaml:"gc_copyback,omitempty"`
+	// GCStreams is how many garbage-collection operations the firmware
+	// keeps in flight: the dies are dealt to the streams in turn, and a
+	// stream issues a read or program of copied data and waits for it to
+	// finish before issuing its next, so at most this many dies copy at
+	// once. 0: no limit (every die may copy while the host writes to
+	// others).
+	GCStreams int `yaml:"gc_streams,omitempty"`
 }
 
 // Config describes a drive.
@@ -260,6 +282,7 @@ func (c *Config) validateRest() error {
 		{"firmware.write_command_ns", f.WriteCommandNs, 0, 1e9},
 		{"firmware.datapath_read_mbps", f.DatapathReadMBps, 0, 100000},
 		{"firmware.datapath_write_mbps", f.DatapathWriteMBps, 0, 100000},
+		{"firmware.compress_out_mbps", f.CompressOutMBps, 0, 100000},
 		{"firmware.read_ahead", int64(f.ReadAhead), 0, 64 << 20},
 		{"firmware.suspend_ns", f.SuspendNs, 0, 1e7},
 		{"firmware.gc_restore_to", int64(f.GCRestoreTo), 0, 1 << 20},
@@ -269,9 +292,11 @@ func (c *Config) validateRest() error {
 		{"firmware.map_miss_ns", f.MapMissNs, 0, 1e9},
 		{"firmware.gc_unit_ns", f.GCUnitNs, 0, 1e8},
 		{"firmware.ecc_mbps", f.ECCMBps, 0, 1000000},
+		{"firmware.gc_streams", int64(f.GCStreams), 0, 1 << 16},
 		{"firmware.gc_low_water", int64(f.GCLowWater), 0, 1 << 20},
 		{"firmware.gc_high_water", int64(f.GCHighWater), 0, 1 << 20},
 		{"firmware.gc_pace_water", int64(f.GCPaceWater), 0, 1 << 20},
+		{"firmware.gc_pace_percent", int64(f.GCPacePercent), 0, 10000},
 		{"firmware.static_wl_spread", int64(f.StaticWLSpread), 0, 1 << 30},
 	}
 	for _, k := range checks {
@@ -312,6 +337,7 @@ func (c *Config) FTLConfig() (ftl.Config, error) {
 		GCLowWater:     c.Firmware.GCLowWater,
 		GCHighWater:    c.Firmware.GCHighWater,
 		GCPaceWater:    c.Firmware.GCPaceWater,
+		GCPacePercent:  c.Firmware.GCPacePercent,
 		GCRestoreTo:    c.Firmware.GCRestoreTo,
 		Victim:         p,
 		StaticWLSpread: c.Firmware.StaticWLSpread,

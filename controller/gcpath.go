@@ -12,17 +12,26 @@ import (
 // unit on the core that serves host commands; the program of the copied
 // data waits until all of that is done. With Firmware.GCCopyback the die
 // copies internally: the page is sensed and programmed again with only
-// commands on the channel. Every cost is off by default, and then a copy
-// costs only the flash and channel time the timeline books.
+// commands on the channel. With Firmware.GCStreams the firmware keeps at
+// most that many GC operations in flight: the dies are dealt to the
+// streams in turn, and each stream issues one read or program, waits for
+// it (and for a read, for its data to be decoded) and only then issues
+// the next, so however many dies need cleaning, no more than that many
+// copy at once. Every cost is off by default, and then a
+// copy costs only the flash and channel time the timeline books.
 type gcPath struct {
-	ready []int64        // per die: when the data its last GC reads fetched can be programmed
-	ecc   *nand.Calendar // the ECC engine (nil: no limit)
+	ready   []int64        // per die: when the data its last GC reads fetched can be programmed
+	streams []int64        // per GC stream: when it can issue its next operation (nil: no limit)
+	ecc     *nand.Calendar // the ECC engine (nil: no limit)
 }
 
-func newGCPath(dies int, eccMBps int64) gcPath {
+func newGCPath(dies, streams int, eccMBps int64) gcPath {
 	p := gcPath{ready: make([]int64, dies)}
+	if streams > 0 {
+		p.streams = make([]int64, min(streams, dies))
+	}
 	if eccMBps > 0 {
-		p.ecc = nand.NewCalendar()
+		p.ecc = nand.NewQueueCalendar()
 	}
 	return p
 }
@@ -35,13 +44,34 @@ func (p *gcPath) advance(now int64) {
 	}
 }
 
+// stream returns the GC stream that serves die d (the dies are dealt to
+// the streams in turn, so that consecutive dies, on different channels,
+// have different streams) and the time from which an operation wanting to
+// start at at may start on it; -1 without a limit on streams.
+func (p *gcPath) stream(d int, at int64) (int, int64) {
+	if p.streams == nil {
+		return -1, at
+	}
+	s := d % len(p.streams)
+	return s, max(at, p.streams[s])
+}
+
+// hold marks stream s busy until until.
+func (p *gcPath) hold(s int, until int64) {
+	if s >= 0 {
+		p.streams[s] = until
+	}
+}
+
 // gcRead books a GC or WL read of op.Units units from at and returns when
 // the die is done with it; the data is ready to program at gcPath.ready.
 func (c *Controller) gcRead(op *ftl.Op, at int64) int64 {
 	die, fw := int(op.Die), &c.cfg.Firmware
+	s, at := c.gc.stream(die, at)
 	if fw.GCCopyback {
 		done := c.tl.Read(die, int(op.Planes), 0, at)
 		c.gc.ready[die] = max(c.gc.ready[die], done)
+		c.gc.hold(s, done)
 		return done
 	}
 	n := int64(op.Units) * c.slot
@@ -56,6 +86,7 @@ func (c *Controller) gcRead(op *ftl.Op, at int64) int64 {
 		ready = max(ready, c.fwFree)
 	}
 	c.gc.ready[die] = max(c.gc.ready[die], ready)
+	c.gc.hold(s, ready)
 	return done
 }
 
@@ -63,9 +94,13 @@ func (c *Controller) gcRead(op *ftl.Op, at int64) int64 {
 // that data is ready, and returns when it ends.
 func (c *Controller) gcProgram(op *ftl.Op, at int64) int64 {
 	die := int(op.Die)
-	at = max(at, c.gc.ready[die])
+	s, at := c.gc.stream(die, max(at, c.gc.ready[die]))
+	var done int64
 	if c.cfg.Firmware.GCCopyback {
-		return c.tl.CopybackProgram(die, int(op.Page), int(op.Planes), at)
+		done = c.tl.CopybackProgram(die, int(op.Page), int(op.Planes), at)
+	} else {
+		done = c.tl.Program(die, int(op.Page), int(op.Planes), at)
 	}
-	return c.tl.Program(die, int(op.Page), int(op.Planes), at)
+	c.gc.hold(s, done)
+	return done
 }

@@ -4,8 +4,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -89,4 +91,57 @@ func TestCopybackSparesTheChannels(t *testing.T) {
 	t.Logf("channel ns per host unit written: %.0f through the controller, %.0f with copyback; IOPS %.0f, %.0f", perWrite(db, base), perWrite(dc, cb), base.Write.IOPS, cb.Write.IOPS)
 	require.Less(t, perWrite(dc, cb), 0.8*perWrite(db, base))
 	require.GreaterOrEqual(t, cb.Write.IOPS, 0.99*base.Write.IOPS)
+}
+
+// streamBusyNs is the least time GC streams were busy in run r: every GC
+// read senses its pages and moves its units out, every GC program moves a
+// page in and programs it (an MLC block's pages alternate fast and slow).
+func streamBusyNs(d *controller.Controller, r *sim.Result) float64 {
+	tm := d.Config().NAND.Timing
+	planes := int64(d.Config().NAND.Geometry.PlanesPerDie)
+	gc := r.Device.Flash[ftl.CauseGC]
+	reads, progs := gc.ReadPages/planes, gc.ProgramPages/planes
+	pageBytes := int(planes) * d.Config().NAND.Geometry.PageBytes
+	return float64(reads*tm.ReadNs) + float64(tm.TransferNs(int(gc.ReadUnits*d.SlotBytes()))) +
+		float64(progs)*(float64(tm.ProgLSBNs+tm.ProgMSBNs)/2+float64(tm.TransferNs(pageBytes)))
+}
+
+// TestGCStreamsBoundHowManyDiesCopy: with one GC stream the firmware has
+// one copy operation in flight at a time, so the stream's least busy time
+// fills the run and cannot exceed it; with a stream per die both dies copy
+// at once, the drive is faster, and it runs exactly as with no limit.
+func TestGCStreamsBoundHowManyDiesCopy(t *testing.T) {
+	d1, one := gcRun(t, func(f *controller.Firmware) { f.GCStreams = 1 })
+	_, two := gcRun(t, func(f *controller.Firmware) { f.GCStreams = 2 })
+	_, unlimited := gcRun(t, nil)
+	busy, span := streamBusyNs(d1, one), float64(one.RuntimeNs)
+	t.Logf("IOPS %.0f with one stream (busy at least %.1f %% of the run), %.0f with two", one.Write.IOPS, 100*busy/span, two.Write.IOPS)
+	require.LessOrEqual(t, busy, 1.02*span, "one stream cannot be busier than the run")
+	require.Greater(t, busy, 0.8*span, "the stream is the bottleneck")
+	require.Greater(t, two.Write.IOPS, 1.2*one.Write.IOPS)
+	require.Equal(t, unlimited.Write.IOPS, two.Write.IOPS, "a stream per die is no limit")
+}
+
+// TestPaceAboveLevelAlternates: paced collection faster than the rate
+// that keeps free space level cleans ahead and then lets the host run
+// free, so per-second IOPS swing between troughs and peaks, while the
+// mean, set by the copying each host write causes, stays about the same.
+func TestPaceAboveLevelAlternates(t *testing.T) {
+	spread := func(r *sim.Result) (mean, cv float64) {
+		var xs []float64
+		for _, iv := range r.Intervals {
+			xs = append(xs, iv.IOPS)
+		}
+		m, sd := stat.MeanStdDev(xs, nil)
+		return m, sd / m
+	}
+	level := func(f *controller.Firmware) { f.GCStreams = 1 }
+	ahead := func(f *controller.Firmware) { f.GCStreams, f.GCPacePercent = 1, 300 }
+	_, a := gcRun(t, level)
+	_, b := gcRun(t, ahead)
+	ma, ca := spread(a)
+	mb, cb := spread(b)
+	t.Logf("pace 100 %%: mean %.0f IOPS, CV %.3f; pace 300 %%: mean %.0f, CV %.3f", ma, ca, mb, cb)
+	require.InEpsilon(t, ma, mb, 0.15)
+	require.Greater(t, cb, 2*ca)
 }

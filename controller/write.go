@@ -30,7 +30,7 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 			bytes -= (last+1)*c.unit - (r.Offset + r.Length)
 		}
 		done = c.linkTransfer(t, bytes)
-		done = max(done, pass(&c.dp.writeFree, t, bytes, c.cfg.Firmware.DatapathWriteMBps))
+		done = max(done, c.writePath(t, bytes, r.Data))
 		// The flash work these units cause starts once their data is in.
 		at := done
 		for lba := lo; lba <= hi; lba++ {
@@ -61,6 +61,26 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 		}
 	}
 	return done, nil
+}
+
+// writePath returns when n bytes of data d that reach the write data path
+// at t have passed it. The path takes them in at DatapathWriteMBps; on a
+// compressing drive the engine emits what compression leaves of them
+// (stored bytes) at CompressOutMBps as it goes, and the slower of the two
+// sets the pace.
+func (c *Controller) writePath(t, n int64, d blockio.Data) int64 {
+	fw := &c.cfg.Firmware
+	if fw.CompressOutMBps <= 0 || c.slot == c.unit {
+		return pass(&c.dp.writeFree, t, n, fw.DatapathWriteMBps)
+	}
+	ns := int64(0)
+	if fw.DatapathWriteMBps > 0 {
+		ns = (n*1000 + fw.DatapathWriteMBps - 1) / fw.DatapathWriteMBps
+	}
+	stored := n * int64(100-min(d.CompressPct, 100)) / 100
+	ns = max(ns, (stored*1000+fw.CompressOutMBps-1)/fw.CompressOutMBps)
+	c.dp.writeFree = max(t, c.dp.writeFree) + ns
+	return c.dp.writeFree
 }
 
 // readModifyWrite reads the rest of a partly written unit from flash at

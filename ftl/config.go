@@ -28,6 +28,17 @@ type Config struct {
 	// free groups a die cleans its victim a little after every host page
 	// it takes, instead of all at once at GCLowWater. 0 turns pacing off.
 	GCPaceWater int
+	// GCPacePercent is how fast paced collection cleans, in percent of the
+	// rate that frees space exactly as fast as the host takes it (v/(U−v)
+	// units moved per host unit written, for v valid units of U in the
+	// victim). 100 (the default) keeps a die's free space level, so the
+	// host sees a steady share of the drive; above 100 the die cleans
+	// ahead, stops once it is above GCPaceWater and lets the host run
+	// free until it is back, so stretches of cleaning alternate with
+	// bursts of host writes; below 100 the die falls behind until it
+	// reaches GCLowWater, where blocking collection takes over. Allowed
+	// 1..10000.
+	GCPacePercent int
 	// GCHighWater is the number of free groups per die that background
 	// collection restores while the host is idle. Default 2*GCLowWater+2.
 	GCHighWater int
@@ -71,6 +82,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.GCRestoreTo == 0 {
 		c.GCRestoreTo = c.GCLowWater + 1
+	}
+	if c.GCPacePercent == 0 {
+		c.GCPacePercent = 100
 	}
 	if c.UnitSlots == 0 {
 		c.UnitSlots = 1

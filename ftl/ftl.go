@@ -53,7 +53,8 @@ type FTL struct {
 	alloc    Allocator
 	seq      uint64 // units programmed, a clock for ages
 	cnt      Counters
-	freeMin  int // fewest free groups seen since ResetFreeGroupsMin
+	freeMin  int     // fewest free groups seen since ResetFreeGroupsMin
+	paceGain float64 // GCPacePercent/100
 
 	// Spare-area accounting for the theory comparison.
 	alphaSum, alphaN float64
@@ -71,6 +72,7 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	}
 	f.pageUnits = f.np * f.upp
 	f.k, f.reserved = cfg.UnitSlots, cfg.ReservedGroups
+	f.paceGain = float64(cfg.GCPacePercent) / 100
 	f.upgShift, f.puShift = log2(f.upg), log2(f.pageUnits)
 	f.pow2 = 1<<f.upgShift == f.upg && 1<<f.puShift == f.pageUnits
 	if err := f.validate(); err != nil {
@@ -123,6 +125,9 @@ func (f *FTL) validate() error {
 	}
 	if c.GCRestoreTo <= c.GCLowWater || c.GCRestoreTo > f.gpd/2 {
 		return fmt.Errorf("%w: gc_restore_to = %d, allowed %d..%d (above gc_low_water)", ErrConfig, c.GCRestoreTo, c.GCLowWater+1, f.gpd/2)
+	}
+	if c.GCPacePercent < 1 || c.GCPacePercent > 10000 {
+		return fmt.Errorf("%w: gc_pace_percent = %d, allowed 1..10000", ErrConfig, c.GCPacePercent)
 	}
 	if c.GCPaceWater < 0 || c.GCPaceWater > f.gpd/2 {
 		return fmt.Errorf("%w: gc_pace_water = %d, allowed 0 (off)..%d", ErrConfig, c.GCPaceWater, f.gpd/2)

@@ -92,6 +92,11 @@ func TestConfigRejectsNoSpare(t *testing.T) {
 	require.ErrorContains(t, err, "gc_low_water")
 	_, err = New(dev, Config{UserUnits: 10, StaticWLSpread: -1})
 	require.ErrorContains(t, err, "static_wl_spread")
+	for _, pct := range []int{-1, 10001} {
+		_, err = New(dev, Config{UserUnits: 10, GCPaceWater: 2, GCPacePercent: pct})
+		require.ErrorContains(t, err, "gc_pace_percent = ", pct)
+		require.ErrorContains(t, err, "allowed 1..10000", pct)
+	}
 }
 
 func TestParsePolicy(t *testing.T) {

@@ -197,7 +197,8 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 // a page there: below GCPaceWater free groups the die cleans a victim a
 // little at a time, moving about v/(U−v) units per host unit written (v
 // valid of U units in the victim), which frees space as fast as the host
-// consumes it and spreads the cost of cleaning over the host's writes.
+// consumes it and spreads the cost of cleaning over the host's writes
+// (GCPacePercent scales that rate).
 func (f *FTL) pace(d int) error {
 	c := &f.clean[d]
 	if c.group < 0 {
@@ -215,7 +216,7 @@ func (f *FTL) pace(d int) error {
 	if c.cause != GCStream {
 		return nil
 	}
-	c.credit += c.ratio * float64(f.pageUnits)
+	c.credit += c.ratio * f.paceGain * float64(f.pageUnits)
 	if c.credit <= 0 {
 		return nil
 	}

@@ -281,3 +281,20 @@ func TestReadSuspending(t *testing.T) {
 	more := tl.OutputSuspending(0, 4096, 0)
 	require.Equal(t, r2+tm.TransferNs(4096), more)
 }
+
+// TestCalendarQueuesBeyondLookAhead: an engine booked further ahead than
+// its queueing calendar holds still serves one booking at a time: work
+// queued there is not free (a bus calendar takes it as free).
+func TestCalendarQueuesBeyondLookAhead(t *testing.T) {
+	bus := NewCalendar()
+	bus.Book(0, 10e9)
+	require.Equal(t, int64(1e9+10e9), bus.Book(10e9, 1e9), "a bus is free beyond its look-ahead")
+	c := NewQueueCalendar()
+	const n = int64(1e9) // 1 s a booking, far beyond the look-ahead after a few
+	var end int64
+	for i := range int64(10) {
+		end = c.Book(0, n)
+		require.Equal(t, (i+1)*n, end, "booking %d", i)
+	}
+	require.Equal(t, 10*n, c.Busy())
+}

@@ -64,13 +64,25 @@ const (
 // booking for an earlier time fills the gap before an earlier booking
 // for a later time. The zero value is not ready; use NewCalendar.
 type Calendar struct {
-	cal  []uint16
-	base int64 // first slot held
-	busy int64 // total booked ns
+	cal   []uint16
+	base  int64 // first slot held
+	busy  int64 // total booked ns
+	queue bool  // bookings beyond the look-ahead queue (NewQueueCalendar)
+	over  int64 // when the latest booking beyond the look-ahead ends
 }
 
-// NewCalendar returns an empty calendar.
+// NewCalendar returns an empty calendar. A booking that reaches beyond
+// its look-ahead takes the time there as free: right for a bus, which
+// the dies' queues may book far ahead one die after another while it is
+// mostly idle.
 func NewCalendar() *Calendar { return &Calendar{cal: make([]uint16, ringSize)} }
+
+// NewQueueCalendar returns an empty calendar whose bookings beyond the
+// look-ahead queue one after another: right for an engine booked in about
+// the order of time whose backlog may grow longer than the look-ahead.
+func NewQueueCalendar() *Calendar {
+	return &Calendar{cal: make([]uint16, ringSize), queue: true}
+}
 
 // Busy returns the total time booked.
 func (c *Calendar) Busy() int64 { return c.busy }
@@ -78,7 +90,7 @@ func (c *Calendar) Busy() int64 { return c.busy }
 // Reset empties the calendar.
 func (c *Calendar) Reset() {
 	clear(c.cal)
-	c.base, c.busy = 0, 0
+	c.base, c.busy, c.over = 0, 0, 0
 }
 
 // Advance forgets the time before now: no booking will start earlier.
@@ -113,8 +125,14 @@ func (c *Calendar) Book(at, n int64) int64 {
 	off := at - s<<slotShift
 	for n > 0 {
 		if s-c.base >= ringSize {
-			// Beyond the look-ahead: assume the resource is free there.
-			return s<<slotShift + off + n
+			// Beyond the look-ahead the calendar keeps no slots: the
+			// resource is taken as free there, or what is booked there
+			// queues behind what was booked there before.
+			if !c.queue {
+				return s<<slotShift + off + n
+			}
+			c.over = max(s<<slotShift+off, c.over) + n
+			return c.over
 		}
 		used := int64(cal[s&ringMask])
 		free := slotNs - max(used, off)
