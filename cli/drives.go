@@ -52,10 +52,17 @@ func drives(args []string, w io.Writer) error {
 func features(f controller.Firmware) string {
 	var out []string
 	if f.GCPaceWater > 0 {
-		out = append(out, "paced-gc")
+		if f.GCPacePercent > 0 && f.GCPacePercent != 100 {
+			out = append(out, fmt.Sprintf("paced-gc-%d%%", f.GCPacePercent))
+		} else {
+			out = append(out, "paced-gc")
+		}
 	}
 	if f.GCRestoreTo > f.GCLowWater+1 {
 		out = append(out, "deferred-gc")
+	}
+	if f.GCStreams > 0 {
+		out = append(out, fmt.Sprintf("gc-streams-%d", f.GCStreams))
 	}
 	if f.GCCopyback {
 		out = append(out, "gc-copyback")
@@ -65,6 +72,9 @@ func features(f controller.Firmware) string {
 	}
 	if f.Compression {
 		out = append(out, "compression")
+	}
+	if f.CompressOutMBps > 0 {
+		out = append(out, fmt.Sprintf("compress-out-%dMBps", f.CompressOutMBps))
 	}
 	if f.RaiseStripe > 0 {
 		out = append(out, fmt.Sprintf("raise-1/%d", f.RaiseStripe))

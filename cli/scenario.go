@@ -107,8 +107,8 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 		if m.Label == "consistency" || m.Label == "torture" {
 			end := m.Result.EndNs - m.Result.StartNs
 			s := sim.SummarizeConsistency(m.Result.Intervals, end*7/10)
-			fmt.Fprintf(out, "\n%s: fresh %.0f IOPS; cliff at %.0f s; steady state from %.0f s: median %.0f IOPS (10th-90th percentile %.0f-%.0f), WA %.2f; %d s at 0 IOPS\n",
-				m.Label, s.FreshIOPS, float64(s.CliffNs)/1e9, float64(s.SteadyFromNs)/1e9, s.SteadyMedian, s.SteadyP10, s.SteadyP90, s.SteadyWA, s.ZeroSeconds)
+			fmt.Fprintf(out, "\n%s: fresh %.0f IOPS; cliff at %.0f s; steady state from %.0f s: median %.0f IOPS (10th-90th percentile %.0f-%.0f, max %.0f; seconds with I/O: median %.0f), WA %.2f; %d s at 0 IOPS, longest stall %d s\n",
+				m.Label, s.FreshIOPS, float64(s.CliffNs)/1e9, float64(s.SteadyFromNs)/1e9, s.SteadyMedian, s.SteadyP10, s.SteadyP90, s.SteadyMax, s.SteadyActiveMedian, s.SteadyWA, s.ZeroSeconds, s.LongestStall)
 		}
 	}
 	fmt.Fprintf(out, "\nsimulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())

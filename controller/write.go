@@ -30,7 +30,11 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 			bytes -= (last+1)*c.unit - (r.Offset + r.Length)
 		}
 		done = c.linkTransfer(t, bytes)
-		done = max(done, c.writePath(t, bytes, r.Data))
+		if c.cfg.Firmware.CompressOutMBps > 0 && c.slot < c.unit {
+			done = max(done, c.compressPath(t, bytes, r.Data))
+		} else {
+			done = max(done, pass(&c.dp.writeFree, t, bytes, c.cfg.Firmware.DatapathWriteMBps))
+		}
 		// The flash work these units cause starts once their data is in.
 		at := done
 		for lba := lo; lba <= hi; lba++ {
@@ -63,16 +67,13 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 	return done, nil
 }
 
-// writePath returns when n bytes of data d that reach the write data path
-// at t have passed it. The path takes them in at DatapathWriteMBps; on a
-// compressing drive the engine emits what compression leaves of them
-// (stored bytes) at CompressOutMBps as it goes, and the slower of the two
-// sets the pace.
-func (c *Controller) writePath(t, n int64, d blockio.Data) int64 {
+// compressPath returns when n bytes of data d that reach the write data
+// path of a compressing drive at t have passed it. The path takes them in
+// at DatapathWriteMBps while the engine emits what compression leaves of
+// them (stored bytes) at CompressOutMBps, and the slower of the two sets
+// the pace.
+func (c *Controller) compressPath(t, n int64, d blockio.Data) int64 {
 	fw := &c.cfg.Firmware
-	if fw.CompressOutMBps <= 0 || c.slot == c.unit {
-		return pass(&c.dp.writeFree, t, n, fw.DatapathWriteMBps)
-	}
 	ns := int64(0)
 	if fw.DatapathWriteMBps > 0 {
 		ns = (n*1000 + fw.DatapathWriteMBps - 1) / fw.DatapathWriteMBps

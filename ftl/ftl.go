@@ -53,11 +53,11 @@ type FTL struct {
 	alloc    Allocator
 	seq      uint64 // units programmed, a clock for ages
 	cnt      Counters
-	freeMin  int     // fewest free groups seen since ResetFreeGroupsMin
-	paceGain float64 // GCPacePercent/100
+	freeMin  int // fewest free groups seen since ResetFreeGroupsMin
 
 	// Spare-area accounting for the theory comparison.
 	alphaSum, alphaN float64
+	paceGain         float64 // GCPacePercent/100
 }
 
 // New builds an FTL over dev, which it secure-erases.

@@ -91,7 +91,7 @@ func blocks(o Options, drives []Drive, charts []chart) ([]block, error) {
 	}
 	b = append(b, block{heading: "## HD Tach"}, block{table: t}, block{charts: pick("hdtach")})
 
-	t = [][]string{{"drive", "spare area", "fresh IOPS", "cliff at s", "steady median IOPS", "10th-90th percentile", "seconds at 0", "steady WA"}}
+	t = [][]string{{"drive", "spare area", "fresh IOPS", "cliff at s", "steady median IOPS", "10th-90th percentile", "steady max IOPS", "seconds at 0", "longest stall s", "steady WA"}}
 	for _, d := range drives {
 		for _, run := range []RunName{RunConsistency, RunConsistency25} {
 			r, err := d.Result(run, LabelConsistency)
@@ -108,7 +108,7 @@ func blocks(o Options, drives []Drive, charts []chart) ([]block, error) {
 				cliff = f0(float64(s.CliffNs) / 1e9)
 			}
 			t = append(t, []string{d.Name, spare, f0(s.FreshIOPS), cliff, f0(s.SteadyMedian), f0(s.SteadyP10) + "-" + f0(s.SteadyP90),
-				fmt.Sprint(s.ZeroSeconds), fmt.Sprintf("%.2f", s.SteadyWA)})
+				f0(s.SteadyMax), fmt.Sprint(s.ZeroSeconds), fmt.Sprint(s.LongestStall), fmt.Sprintf("%.2f", s.SteadyWA)})
 		}
 	}
 	b = append(b, block{heading: "## Performance consistency"},

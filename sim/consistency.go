@@ -19,7 +19,14 @@ type ConsistencySummary struct {
 	SteadyP90    float64 // 90th percentile of IOPS over the window
 	SteadyMean   float64 // mean IOPS over the window
 	SteadyWA     float64 // mean write amplification over the window's seconds with host writes
-	ZeroSeconds  int     // intervals after the cliff with no completed I/O
+	SteadyMax    float64 // highest IOPS over the window (the peaks)
+	// SteadyActiveMedian is the median IOPS over the window's intervals
+	// that completed any I/O: the level between stalls.
+	SteadyActiveMedian float64
+	ZeroSeconds        int // intervals after the cliff with no completed I/O
+	// LongestStall is the longest run of consecutive intervals after the
+	// cliff with no completed I/O.
+	LongestStall int
 }
 
 // SummarizeConsistency reads a run's series. The steady-state window
@@ -49,13 +56,21 @@ func SummarizeConsistency(series []Interval, steadyFromNs int64) ConsistencySumm
 	}
 	sort.Float64s(fresh)
 	s.FreshIOPS = stat.Quantile(0.5, stat.Empirical, fresh, nil)
-	var steady, wa []float64
+	var steady, active, wa []float64
+	run := 0
 	for i, iv := range full {
 		if i >= cliff && iv.IOPS == 0 {
 			s.ZeroSeconds++
+			run++
+			s.LongestStall = max(s.LongestStall, run)
+		} else {
+			run = 0
 		}
 		if iv.StartNs >= steadyFromNs {
 			steady = append(steady, iv.IOPS)
+			if iv.IOPS > 0 {
+				active = append(active, iv.IOPS)
+			}
 			if iv.WriteAmplification > 0 { // seconds with host writes
 				wa = append(wa, iv.WriteAmplification)
 			}
@@ -72,5 +87,10 @@ func SummarizeConsistency(series []Interval, steadyFromNs int64) ConsistencySumm
 	s.SteadyMedian = stat.Quantile(0.5, stat.Empirical, steady, nil)
 	s.SteadyP10 = stat.Quantile(0.1, stat.Empirical, steady, nil)
 	s.SteadyP90 = stat.Quantile(0.9, stat.Empirical, steady, nil)
+	s.SteadyMax = steady[len(steady)-1]
+	if len(active) > 0 {
+		sort.Float64s(active)
+		s.SteadyActiveMedian = stat.Quantile(0.5, stat.Empirical, active, nil)
+	}
 	return s
 }
