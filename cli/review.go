@@ -15,16 +15,17 @@ import (
 // review runs the review suite on one or more drives and writes a report
 // folder:
 //
-//	ftlsim review --drive=bp4-240,m4-256 [--out=DIR] [--quick]
+//	ftlsim review --drive=bp4-240,m4-256 [--out=DIR] [--quick] [--jobs=N]
 func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
 	fs := flag.NewFlagSet("review", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	drives := fs.String("drive", "", "drives to review, comma-separated (presets or description files)")
 	out := fs.String("out", "review", "report folder")
 	quick := fs.Bool("quick", false, "shrink drives and runs for a first look (same chart shapes)")
+	jobs := fs.Int("jobs", 0, "runs at once (0: one per CPU, at most 4)")
 	if err := fs.Parse(args); err != nil {
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
-			return usage("unknown option --%s for review (it takes --drive, --out, --quick)", strings.TrimLeft(name, "-"))
+			return usage("unknown option --%s for review (it takes --drive, --out, --quick, --jobs)", strings.TrimLeft(name, "-"))
 		}
 		return usage("%s", err.Error())
 	}
@@ -33,6 +34,9 @@ func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
 	}
 	if *drives == "" {
 		return usage("review needs --drive=NAME[,NAME...]")
+	}
+	if *jobs < 0 {
+		return usage("--jobs=%d: allowed 0 (one per CPU, at most 4) or more", *jobs)
 	}
 	start := time.Now()
 	progress := func(drive, step string, done, total int, simNs int64) {}
@@ -55,7 +59,7 @@ func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
 			fmt.Fprintf(stderr, "\r\033[K[%s] %d/%d %s: %s, %.0f s simulated%s", bar, done+1, total, drive, step, float64(simNs)/1e9, eta)
 		}
 	}
-	ds, err := report.Run(report.Options{Drives: strings.Split(*drives, ","), Out: *out, Quick: *quick, Progress: progress, Policies: reg})
+	ds, err := report.Run(report.Options{Drives: strings.Split(*drives, ","), Out: *out, Quick: *quick, Progress: progress, Policies: reg, Jobs: *jobs})
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/ftl"
@@ -31,6 +33,10 @@ type Options struct {
 	// Policies is where the drives' gc_policy names are looked up (nil:
 	// the built-in policies only).
 	Policies *ftl.Registry
+	// Jobs is how many runs of the suite run at once (0: one per CPU, at
+	// most 4, since each holds a whole simulated drive in memory: about
+	// 2.5 MiB per GiB of flash).
+	Jobs int
 }
 
 // Drive is one drive's review results.
@@ -180,16 +186,23 @@ func suite(quick bool) []suiteRun {
 // die, at least 8 GiB, so that each die keeps room for its spare area.
 func QuickCapacity(dies int) int64 { return max(8, int64(dies)) << 30 }
 
-// Run runs the suite on every drive and writes the report folder.
+// Run runs the suite on every drive and writes the report folder. The
+// runs are independent (each scenario starts from a fresh drive), so up
+// to Options.Jobs of them run at once.
 func Run(o Options) ([]Drive, error) {
 	if len(o.Drives) == 0 {
 		return nil, fmt.Errorf("report: no drives")
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return nil, err
+	if o.Jobs < 0 {
+		return nil, fmt.Errorf("report: jobs = %d, allowed 0 (automatic) or more", o.Jobs)
 	}
-	var drives []Drive
-	for _, name := range o.Drives {
+	jobs := o.Jobs
+	if jobs == 0 {
+		jobs = min(runtime.GOMAXPROCS(0), 4)
+	}
+	drives := make([]Drive, len(o.Drives))
+	cfgs := make([]controller.Config, len(o.Drives))
+	for i, name := range o.Drives {
 		cfg, err := controller.Lookup(name)
 		if err != nil {
 			return nil, err
@@ -202,48 +215,108 @@ func Run(o Options) ([]Drive, error) {
 			}
 			cfg = cfg.Resized(controller.Size(QuickCapacity(cfg.NAND.Geometry.Dies())), cfg.OPPercent)
 		}
-		d := Drive{Name: name, Runs: map[RunName][]sim.Measurement{}}
-		st := suite(o.Quick)
-		for i, s := range st {
-			if o.Progress != nil {
-				o.Progress(name, string(s.name), i, len(st), 0)
-			}
-			sc, err := workload.ScenarioByName(s.name.scenario())
-			if err != nil {
-				return nil, err
-			}
-			steps, err := sc.Steps(s.params)
-			if err != nil {
-				return nil, err
-			}
-			cfg.Policies = o.Policies
-			c, err := controller.New(cfg)
-			if err != nil {
-				return nil, err
-			}
-			d.Config = c.Config()
-			eng := sim.New(c)
-			hooks := sim.Hooks{}
-			if o.Progress != nil {
-				name, step, i, n := name, string(s.name), i, len(st)
-				hooks.OnInterval = func(sim.Interval) { o.Progress(name, step, i, n, eng.Now()) }
-			}
-			ms, err := eng.RunStepsHooks(steps, hooks)
-			if err != nil {
-				return nil, fmt.Errorf("%s %s: %w", name, s.name, err)
-			}
-			d.Runs[s.name] = sim.CombineRepeated(ms)
-			// Each scenario builds a fresh drive; give the last one's
-			// memory back before the next (a 256 GiB drive holds 0.6 GB).
-			c, eng = nil, nil
-			debug.FreeOSMemory()
+		cfg.Policies = o.Policies
+		if _, err := cfg.Resolve(); err != nil {
+			return nil, err
 		}
-		drives = append(drives, d)
+		cfgs[i] = cfg
+		drives[i] = Drive{Name: name, Runs: map[RunName][]sim.Measurement{}}
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	st := suite(o.Quick)
+	type task struct{ drive, run int }
+	var tasks []task
+	for i := range drives {
+		for j := range st {
+			tasks = append(tasks, task{i, j})
+		}
+	}
+	var (
+		mu       sync.Mutex // guards drives, started, firstErr and Progress
+		started  int
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	progress := func(drive, step string, done, total int, simNs int64) {
+		if o.Progress != nil {
+			o.Progress(drive, step, done, total, simNs)
+		}
+	}
+	work := make(chan task)
+	for range min(jobs, len(tasks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range work {
+				name, s := o.Drives[t.drive], st[t.run]
+				mu.Lock()
+				skip := firstErr != nil
+				n := started
+				started++
+				if !skip {
+					progress(name, string(s.name), n, len(tasks), 0)
+				}
+				mu.Unlock()
+				if skip {
+					continue
+				}
+				cfg, ms, err := runOne(cfgs[t.drive], s, func(simNs int64) {
+					mu.Lock()
+					progress(name, string(s.name), n, len(tasks), simNs)
+					mu.Unlock()
+				})
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("%s %s: %w", name, s.name, err)
+				}
+				if err == nil {
+					drives[t.drive].Config = cfg
+					drives[t.drive].Runs[s.name] = ms
+				}
+				mu.Unlock()
+				// Each scenario builds a fresh drive; give its memory back
+				// before the next (a 256 GiB drive holds 0.6 GB).
+				debug.FreeOSMemory()
+			}
+		}()
+	}
+	for _, t := range tasks {
+		work <- t
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	if err := write(o, drives); err != nil {
 		return nil, err
 	}
 	return drives, nil
+}
+
+// runOne runs one run of the suite on a fresh drive built from cfg,
+// telling at the simulated time every simulated second.
+func runOne(cfg controller.Config, s suiteRun, at func(simNs int64)) (controller.Config, []sim.Measurement, error) {
+	sc, err := workload.ScenarioByName(s.name.scenario())
+	if err != nil {
+		return cfg, nil, err
+	}
+	steps, err := sc.Steps(s.params)
+	if err != nil {
+		return cfg, nil, err
+	}
+	c, err := controller.New(cfg)
+	if err != nil {
+		return cfg, nil, err
+	}
+	eng := sim.New(c)
+	ms, err := eng.RunStepsHooks(steps, sim.Hooks{OnInterval: func(sim.Interval) { at(eng.Now()) }})
+	if err != nil {
+		return cfg, nil, err
+	}
+	return c.Config(), sim.CombineRepeated(ms), nil
 }
 
 func mbps(r *sim.Result) float64 { return (r.Read.BWBytes + r.Write.BWBytes) / 1e6 }

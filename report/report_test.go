@@ -39,8 +39,9 @@ func TestQuickReview(t *testing.T) {
 		t.Skip("runs the review suite")
 	}
 	dir := t.TempDir()
+	drv := reviewDrive(t)
 	var steps []string
-	ds, err := Run(Options{Drives: []string{reviewDrive(t)}, Out: dir, Quick: true,
+	ds, err := Run(Options{Drives: []string{drv}, Out: dir, Quick: true,
 		Progress: func(drive, step string, done, total int, simNs int64) {
 			if simNs == 0 {
 				steps = append(steps, step)
@@ -80,4 +81,19 @@ func TestQuickReview(t *testing.T) {
 	require.Contains(t, text, "+25 % (partitioned)")
 	_, err = Run(Options{Drives: []string{"no-such-drive"}, Out: dir, Quick: true})
 	require.Error(t, err)
+
+	// Runs at once or one at a time: the same report, the same series.
+	one := t.TempDir()
+	_, err = Run(Options{Drives: []string{drv}, Out: one, Quick: true, Jobs: 1})
+	require.NoError(t, err)
+	again, err := os.ReadFile(filepath.Join(one, "report.md"))
+	require.NoError(t, err)
+	require.Equal(t, text, string(again))
+	for _, f := range csvs {
+		a, err := os.ReadFile(f)
+		require.NoError(t, err)
+		b, err := os.ReadFile(filepath.Join(one, "data", filepath.Base(f)))
+		require.NoError(t, err)
+		require.Equal(t, string(a), string(b), filepath.Base(f))
+	}
 }
