@@ -67,8 +67,11 @@ func features(f controller.Firmware) string {
 	if f.GCCopyback {
 		out = append(out, "gc-copyback")
 	}
-	if f.GCUnitNs > 0 || f.ECCMBps > 0 {
+	if f.GCUnitNs > 0 || f.ECCMBps > 0 || f.GCVictimNs > 0 {
 		out = append(out, "gc-cost")
+	}
+	if f.Cores > 1 {
+		out = append(out, fmt.Sprintf("cores-%d", f.Cores))
 	}
 	if f.Compression {
 		out = append(out, "compression")

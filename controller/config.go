@@ -186,6 +186,16 @@ type Firmware struct {
 	// once. 0: no limit (every die may copy while the host writes to
 	// others).
 	GCStreams int `yaml:"gc_streams,omitempty"`
+	// GCVictimNs is the firmware time to choose each victim garbage
+	// collection or wear levelling cleans (scanning valid counts), spent
+	// before the victim's copies start, on the core that does GC work.
+	GCVictimNs int64 `yaml:"gc_victim_ns,omitempty"`
+	// Cores is the number of firmware cores. With one (0 means one) the
+	// core that takes host commands also does GC work (GCUnitNs,
+	// GCVictimNs), so host commands queue behind it; with more, GC work
+	// runs on the others (the dies dealt to them in turn) while the first
+	// takes host commands.
+	Cores int `yaml:"firmware_cores,omitempty"`
 }
 
 // Config describes a drive.
@@ -293,6 +303,8 @@ func (c *Config) validateRest() error {
 		{"firmware.gc_unit_ns", f.GCUnitNs, 0, 1e8},
 		{"firmware.ecc_mbps", f.ECCMBps, 0, 1000000},
 		{"firmware.gc_streams", int64(f.GCStreams), 0, 1 << 16},
+		{"firmware.gc_victim_ns", f.GCVictimNs, 0, 1e9},
+		{"firmware.firmware_cores", int64(f.Cores), 0, 64},
 		{"firmware.gc_low_water", int64(f.GCLowWater), 0, 1 << 20},
 		{"firmware.gc_high_water", int64(f.GCHighWater), 0, 1 << 20},
 		{"firmware.gc_pace_water", int64(f.GCPaceWater), 0, 1 << 20},

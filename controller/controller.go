@@ -79,7 +79,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c.buf = writeBuffer{capUnits: int64(cfg.Firmware.WriteBuffer) / c.unit}
 	c.ra = readAhead{last: -1}
-	c.gc = newGCPath(g.Dies(), cfg.Firmware.GCStreams, cfg.Firmware.ECCMBps)
+	c.gc = newGCPath(g.Dies(), cfg.Firmware.GCStreams, cfg.Firmware.Cores, cfg.Firmware.ECCMBps)
 	return c, nil
 }
 

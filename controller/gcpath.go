@@ -8,27 +8,33 @@ import (
 // gcPath is the way the data garbage collection (and wear levelling)
 // copies reaches its new page. Through the controller, a victim page is
 // read out over the channel, decoded and re-encoded by the ECC engine
-// (Firmware.ECCMBps) while the firmware spends Firmware.GCUnitNs per
-// unit on the core that serves host commands; the program of the copied
-// data waits until all of that is done. With Firmware.GCCopyback the die
-// copies internally: the page is sensed and programmed again with only
-// commands on the channel. With Firmware.GCStreams the firmware keeps at
-// most that many GC operations in flight: the dies are dealt to the
-// streams in turn, and each stream issues one read or program, waits for
-// it (and for a read, for its data to be decoded) and only then issues
-// the next, so however many dies need cleaning, no more than that many
-// copy at once. Every cost is off by default, and then a
-// copy costs only the flash and channel time the timeline books.
+// (Firmware.ECCMBps) while the firmware spends Firmware.GCUnitNs per unit
+// (and Firmware.GCVictimNs per victim chosen) on a firmware core: the one
+// that takes host commands, unless Firmware.Cores gives GC others. The
+// program of the copied data waits until all of that is done. With
+// Firmware.GCCopyback the die copies internally: the page is sensed and
+// programmed again with only commands on the channel. With
+// Firmware.GCStreams the firmware keeps at most that many GC operations
+// in flight: the dies are dealt to the streams in turn, and each stream
+// issues one read or program, waits for it (and for a read, for its data
+// to be decoded) and only then issues the next, so however many dies need
+// cleaning, no more than that many copy at once. Every cost is off by
+// default, and then a copy costs only the flash and channel time the
+// timeline books.
 type gcPath struct {
 	ready   []int64        // per die: when the data its last GC reads fetched can be programmed
 	streams []int64        // per GC stream: when it can issue its next operation (nil: no limit)
+	cores   []int64        // per firmware core that does GC work, when it is next free (nil: the host's core)
 	ecc     *nand.Calendar // the ECC engine (nil: no limit)
 }
 
-func newGCPath(dies, streams int, eccMBps int64) gcPath {
+func newGCPath(dies, streams, cores int, eccMBps int64) gcPath {
 	p := gcPath{ready: make([]int64, dies)}
 	if streams > 0 {
 		p.streams = make([]int64, min(streams, dies))
+	}
+	if cores > 1 {
+		p.cores = make([]int64, cores-1)
 	}
 	if eccMBps > 0 {
 		p.ecc = nand.NewQueueCalendar()
@@ -54,6 +60,25 @@ func (p *gcPath) stream(d int, at int64) (int, int64) {
 	}
 	s := d % len(p.streams)
 	return s, max(at, p.streams[s])
+}
+
+// core returns when the firmware core that does die d's GC work is next
+// free: the host's core on a one-core controller, else one of the others.
+func (c *Controller) core(d int) *int64 {
+	if c.gc.cores == nil {
+		return &c.fwFree
+	}
+	return &c.gc.cores[d%len(c.gc.cores)]
+}
+
+// victim spends the firmware time choosing a victim on die d takes, from
+// at; the victim's copies start after it.
+func (c *Controller) victim(d int, at int64) {
+	if ns := c.cfg.Firmware.GCVictimNs; ns > 0 {
+		core := c.core(d)
+		*core = max(at, *core) + ns
+		c.gc.ready[d] = max(c.gc.ready[d], *core)
+	}
 }
 
 // hold marks stream s busy until until.
@@ -82,8 +107,9 @@ func (c *Controller) gcRead(op *ftl.Op, at int64) int64 {
 		ready = c.gc.ecc.Book(done, (2*n*1000+fw.ECCMBps-1)/fw.ECCMBps)
 	}
 	if fw.GCUnitNs > 0 {
-		c.fwFree = max(at, c.fwFree) + int64(op.Units)*fw.GCUnitNs
-		ready = max(ready, c.fwFree)
+		core := c.core(die)
+		*core = max(at, *core) + int64(op.Units)*fw.GCUnitNs
+		ready = max(ready, *core)
 	}
 	c.gc.ready[die] = max(c.gc.ready[die], ready)
 	c.gc.hold(s, ready)

@@ -145,3 +145,46 @@ func TestPaceAboveLevelAlternates(t *testing.T) {
 	require.InEpsilon(t, ma, mb, 0.15)
 	require.Greater(t, cb, 2*ca)
 }
+
+// TestVictimChoiceCostsFirmwareTime: choosing each victim costs firmware
+// time on the core that takes host commands; when it dominates, that
+// core's work — host commands and victim choices — fills the run.
+func TestVictimChoiceCostsFirmwareTime(t *testing.T) {
+	_, base := gcRun(t, nil)
+	const victimNs = 300_000_000
+	d, r := gcRun(t, func(f *controller.Firmware) { f.GCVictimNs = victimNs })
+	busy := float64(r.Device.Commands*writeCommandNs(d) + r.Device.GCRuns*victimNs)
+	span := float64(r.RuntimeNs)
+	t.Logf("IOPS %.0f without, %.0f with %d ms per victim; %d victims, firmware busy %.1f %% of the run", base.Write.IOPS, r.Write.IOPS, victimNs/1_000_000, r.Device.GCRuns, 100*busy/span)
+	require.Less(t, r.Write.IOPS, 0.8*base.Write.IOPS)
+	require.LessOrEqual(t, busy, 1.02*span)
+	require.Greater(t, busy, 0.8*span)
+}
+
+// TestSecondCoreTakesGCWork: on a one-core controller the firmware's GC
+// work and the host's commands share the core; with two cores the GC
+// work has its own, which becomes the bottleneck, while the host's core
+// only takes commands. The drive's speed is then set by the GC core, as
+// it was by the shared one.
+func TestSecondCoreTakesGCWork(t *testing.T) {
+	const unitNs = 300_000
+	_, one := gcRun(t, func(f *controller.Firmware) { f.GCUnitNs = unitNs })
+	d, two := gcRun(t, func(f *controller.Firmware) { f.GCUnitNs, f.Cores = unitNs, 2 })
+	span := float64(two.RuntimeNs)
+	host := float64(two.Device.Commands * writeCommandNs(d))
+	gc := float64(two.Device.GCCopiedUnits * unitNs)
+	t.Logf("IOPS %.0f on one core, %.0f on two; with two the host's core is busy %.1f %% and the GC core %.1f %% of the run", one.Write.IOPS, two.Write.IOPS, 100*host/span, 100*gc/span)
+	require.Less(t, host, 0.2*span, "the host's core only takes commands")
+	require.LessOrEqual(t, gc, 1.02*span)
+	require.Greater(t, gc, 0.9*span, "the GC core is the bottleneck")
+	require.InEpsilon(t, one.Write.IOPS, two.Write.IOPS, 0.1)
+}
+
+// writeCommandNs is the firmware time a write command takes on d.
+func writeCommandNs(d *controller.Controller) int64 {
+	fw := d.Config().Firmware
+	if fw.WriteCommandNs > 0 {
+		return fw.WriteCommandNs
+	}
+	return fw.CommandNs
+}

@@ -57,6 +57,8 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 		return done
 	case ftl.OpMoved:
 		c.mapLookup(op.LBA, true, at)
+	case ftl.OpVictim:
+		c.victim(die, at)
 	}
 	return at
 }

@@ -79,6 +79,7 @@ func (f *FTL) startVictim(d, g int, cause Stream) error {
 	}
 	f.clean[d] = cleaning{group: int32(g), cause: cause, ratio: ratio}
 	f.busy[g] = true
+	f.record(Op{Kind: OpVictim, Cause: Cause(cause), Die: int32(d), Block: int32(g * f.np), Planes: uint8(f.np)})
 	return nil
 }
 
@@ -272,6 +273,7 @@ func (f *FTL) ReclaimEmpty(d int) (bool, error) {
 		if f.candidate(int32(g)) && f.Valid(g) == 0 {
 			f.clean[d] = cleaning{group: int32(g), cause: GCStream}
 			f.busy[g] = true
+			f.record(Op{Kind: OpVictim, Cause: CauseGC, Die: int32(d), Block: int32(g * f.np), Planes: uint8(f.np)})
 			f.cnt.GCRuns++
 			f.cnt.BackgroundGCRuns++
 			_, err := f.copyPages(d, -1)

@@ -24,9 +24,14 @@ const (
 	// work, but a controller that keeps part of its mapping table off
 	// chip must load and change the unit's entry.
 	OpMoved
+	// OpVictim records that garbage collection or wear levelling chose
+	// the group at Block (its first plane's block) on Die to clean: no
+	// flash work, but firmware time spent choosing it.
+	OpVictim
 )
 
-// String returns "read", "transfer", "program", "erase" or "moved".
+// String returns "read", "transfer", "program", "erase", "moved" or
+// "victim".
 func (k OpKind) String() string {
 	switch k {
 	case OpRead:
@@ -39,6 +44,8 @@ func (k OpKind) String() string {
 		return "erase"
 	case OpMoved:
 		return "moved"
+	case OpVictim:
+		return "victim"
 	}
 	return fmt.Sprintf("OpKind(%d)", int(k))
 }
@@ -89,8 +96,8 @@ func (o Op) String() string {
 	switch o.Kind {
 	case OpMoved:
 		return fmt.Sprintf("moved lba=%d", o.LBA)
-	case OpErase:
-		return fmt.Sprintf("erase %s die=%d block=%d planes=%d", o.Cause, o.Die, o.Block, o.Planes)
+	case OpErase, OpVictim:
+		return fmt.Sprintf("%s %s die=%d block=%d planes=%d", o.Kind, o.Cause, o.Die, o.Block, o.Planes)
 	}
 	return fmt.Sprintf("%s %s die=%d block=%d page=%d planes=%d units=%d", o.Kind, o.Cause, o.Die, o.Block, o.Page, o.Planes, o.Units)
 }
