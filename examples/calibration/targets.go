@@ -23,29 +23,10 @@ type target struct {
 // within25 is the range within 25 % of x.
 func within25(x float64) (float64, float64) { return 0.75 * x, 1.25 * x }
 
-func consistencyFigure(drive string, k kind, pick func(f *figures) float64) func(results) (float64, bool) {
+// figure is the simulated figure pick reads from drive's run of k.
+func figure(drive string, k kind, pick func(f *figures) float64) func(results) (float64, bool) {
 	return func(r results) (float64, bool) {
 		f := r.get(drive, k)
-		if f == nil || f.Consistency == nil {
-			return 0, false
-		}
-		return pick(f), true
-	}
-}
-
-func trimFigure(drive string, pick func(f *figures) float64) func(results) (float64, bool) {
-	return func(r results) (float64, bool) {
-		f := r.get(drive, trimValidation)
-		if f == nil {
-			return 0, false
-		}
-		return pick(f), true
-	}
-}
-
-func hdFigure(drive string, pick func(f *figures) float64) func(results) (float64, bool) {
-	return func(r results) (float64, bool) {
-		f := r.get(drive, hdTach)
 		if f == nil {
 			return 0, false
 		}
@@ -88,21 +69,21 @@ func targets() []target {
 	dl, dh := within25(35.2)
 	tl, th := within25(106.6)
 	return []target{
-		{"bp4", []string{"gc_streams"}, "consistency, bp4-240: steady-state median", "baseline about 2,500-5,000 IOPS", 2500, 5000, "IOPS", consistencyFigure("bp4-240", consistency, median)},
-		{"bp4", []string{"gc_streams"}, "HD Tach after 60 min torture, bp4-240: mean over the first 10 GB", "starts near 20 MB/s", 0, 40, "MB/s", hdFigure("bp4-240", func(f *figures) float64 { return f.First10GB })},
-		{"bp4", []string{"gc_pace_percent"}, "consistency, bp4-240: steady-state peak second", "peaks in the 10,000 IOPS range", 8000, inf, "IOPS", consistencyFigure("bp4-240", consistency, peak)},
+		{"bp4", []string{"gc_streams"}, "consistency, bp4-240: steady-state median", "baseline about 2,500-5,000 IOPS", 2500, 5000, "IOPS", figure("bp4-240", consistency, median)},
+		{"bp4", []string{"gc_streams"}, "HD Tach after 60 min torture, bp4-240: mean over the first 10 GB", "starts near 20 MB/s", 0, 40, "MB/s", figure("bp4-240", hdTach, func(f *figures) float64 { return f.First10GB })},
+		{"bp4", []string{"gc_pace_percent"}, "consistency, bp4-240: steady-state peak second", "peaks in the 10,000 IOPS range", 8000, inf, "IOPS", figure("bp4-240", consistency, peak)},
 		{"bp4-msata", []string{"gc_pace_percent"}, "consistency: mSATA's 10-90 % band over the 2.5\"'s", "almost a straight line; the 2.5\" shows peaks and troughs", 0, 0.5, "ratio", bandRatio},
-		{"bp3", []string{"gc_streams"}, "consistency, bp3-256: median of the steady-state seconds with I/O", "between 100 and 1,000 IOPS", 100, 1000, "IOPS", consistencyFigure("bp3-256", consistency, active)},
-		{"bp3", []string{"gc_pace_percent", "gc_restore_to"}, "consistency, bp3-256: longest run of seconds at 0 IOPS", "10-20 consecutive seconds", 10, 20, "s", consistencyFigure("bp3-256", consistency, stall)},
-		{"mushkin-atlas", []string{"compress_out_mbps"}, "TRIM validation, atlas-240: clean", "189.2 MB/s", cl, ch, "MB/s", trimFigure("atlas-240", func(f *figures) float64 { return f.Clean })},
-		{"mushkin-atlas", []string{"trim_backlog"}, "TRIM validation, atlas-240: after TRIM", "106.6 MB/s", tl, th, "MB/s", trimFigure("atlas-240", func(f *figures) float64 { return f.AfterTrim })},
+		{"bp3", []string{"gc_streams"}, "consistency, bp3-256: median of the steady-state seconds with I/O", "between 100 and 1,000 IOPS", 100, 1000, "IOPS", figure("bp3-256", consistency, active)},
+		{"bp3", []string{"gc_pace_percent", "gc_restore_to"}, "consistency, bp3-256: longest run of seconds at 0 IOPS", "10-20 consecutive seconds", 10, 20, "s", figure("bp3-256", consistency, stall)},
+		{"mushkin-atlas", []string{"compress_out_mbps"}, "TRIM validation, atlas-240: clean", "189.2 MB/s", cl, ch, "MB/s", figure("atlas-240", trimValidation, func(f *figures) float64 { return f.Clean })},
+		{"mushkin-atlas", []string{"trim_backlog"}, "TRIM validation, atlas-240: after TRIM", "106.6 MB/s", tl, th, "MB/s", figure("atlas-240", trimValidation, func(f *figures) float64 { return f.AfterTrim })},
 		// Validations: figures no parameter was fitted to.
-		{"bp4-msata", nil, "consistency, bp4-msata-240: steady-state median", "the same baseline as the 2.5\" (2,500-5,000 IOPS)", 2500, 5000, "IOPS", consistencyFigure("bp4-msata-240", consistency, median)},
+		{"bp4-msata", nil, "consistency, bp4-msata-240: steady-state median", "the same baseline as the 2.5\" (2,500-5,000 IOPS)", 2500, 5000, "IOPS", figure("bp4-msata-240", consistency, median)},
 		{"bp4", nil, "consistency, bp4-240: median with 25 % spare over without", "improves markedly", 1.5, inf, "ratio", gain("bp4-240")},
 		{"bp4-msata", nil, "consistency, bp4-msata-240: median with 25 % spare over without", "improves markedly", 1.5, inf, "ratio", gain("bp4-msata-240")},
-		{"bp3", nil, "consistency with 25 % spare, bp3-256: longest run at 0 IOPS", "still stops of 1-5 s", 0, 5, "s", consistencyFigure("bp3-256", consistency25, stall)},
-		{"bp4", nil, "HD Tach after 60 min torture, bp4-240: GB written before a second above 300 MB/s", "above 300 MB/s only after about 150 GB", 100, 200, "GB", hdFigure("bp4-240", func(f *figures) float64 { return f.GBTo300 })},
-		{"mushkin-atlas", nil, "TRIM validation, atlas-240: dirty", "35.2 MB/s", dl, dh, "MB/s", trimFigure("atlas-240", func(f *figures) float64 { return f.Dirty })},
+		{"bp3", nil, "consistency with 25 % spare, bp3-256: longest run at 0 IOPS", "still stops of 1-5 s", 0, 5, "s", figure("bp3-256", consistency25, stall)},
+		{"bp4", nil, "HD Tach after 60 min torture, bp4-240: GB written before a second above 300 MB/s", "above 300 MB/s only after about 150 GB", 100, 200, "GB", figure("bp4-240", hdTach, func(f *figures) float64 { return f.GBTo300 })},
+		{"mushkin-atlas", nil, "TRIM validation, atlas-240: dirty", "35.2 MB/s", dl, dh, "MB/s", figure("atlas-240", trimValidation, func(f *figures) float64 { return f.Dirty })},
 	}
 }
 
