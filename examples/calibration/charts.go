@@ -62,6 +62,20 @@ func chartFiles(r results) (map[string][]byte, error) {
 	return out, nil
 }
 
+// ticks labels an axis every step from 0 to top, with minor ticks
+// halfway.
+func ticks(top, step float64) plot.ConstantTicks {
+	var t []plot.Tick
+	for v := 0.0; v <= top+step/2; v += step / 2 {
+		label := ""
+		if math.Mod(v, step) == 0 {
+			label = fmt.Sprintf("%.0f", v)
+		}
+		t = append(t, plot.Tick{Value: v, Label: label})
+	}
+	return t
+}
+
 // hline draws a dashed horizontal line at y from x0 to x1.
 func hline(p *plot.Plot, y, x0, x1 float64, label string) error {
 	l, err := plotter.NewLine(plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
@@ -161,6 +175,7 @@ func trimChart(r results) (*plot.Plot, error) {
 	}
 	p.Legend.Top = true
 	p.Y.Min, p.Y.Max = 0, 1.45*top // room for the legend above the bars
+	p.Y.Tick.Marker = ticks(p.Y.Max, 50)
 	return p, nil
 }
 
@@ -191,8 +206,15 @@ func hdTachChart(drive string) func(results) (*plot.Plot, error) {
 		rev.GlyphStyle.Color, rev.GlyphStyle.Radius, rev.GlyphStyle.Shape = red, vg.Points(5), draw.TriangleGlyph{}
 		p.Add(rev)
 		p.Legend.Add("review: ~20 MB/s at the start, >300 MB/s after ~150 GB", rev)
+		top := 0.0
+		for _, v := range f.CurveMBps {
+			top = math.Max(top, v)
+		}
 		p.Legend.Top, p.Legend.Left = true, true
-		p.Y.Min = 0
+		p.Y.Min, p.Y.Max = 0, 1.25*top // room for the legend above the curve
+		p.Y.Tick.Marker = ticks(p.Y.Max, 100)
+		p.X.Min, p.X.Max = 0, f.CurveGB[len(f.CurveGB)-1]
+		p.X.Tick.Marker = ticks(p.X.Max, 50)
 		return p, nil
 	}
 }

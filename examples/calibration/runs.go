@@ -261,7 +261,9 @@ func measure(s spec, quick bool) (*figures, error) {
 		sum := sim.SummarizeConsistency(r.Intervals, (r.EndNs-r.StartNs)*7/10)
 		f.Consistency = &sum
 		for _, iv := range r.Intervals {
-			f.IOPS = append(f.IOPS, iv.IOPS)
+			if iv.EndNs-iv.StartNs == r.Intervals[0].EndNs-r.Intervals[0].StartNs { // not the last, partial one
+				f.IOPS = append(f.IOPS, iv.IOPS)
+			}
 		}
 	case trimValidation:
 		for _, x := range []struct {
