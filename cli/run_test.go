@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -441,6 +443,19 @@ func TestScenarioCommand(t *testing.T) {
 	for _, s := range []string{"clean", "dirty", "after-trim"} {
 		require.Contains(t, out, s)
 	}
+	// HD Tach after a torture: the write curve's shape, a tenth of the
+	// span at a time, recovering as the drive cleans up.
+	code, out, errOut = runCmd(t, append([]string{"scenario", "hdtach", "--torture=1", "--torture_time=60s"}, quick...)...)
+	require.Equal(t, exitOK, code, errOut)
+	m := regexp.MustCompile(`write-curve: MB/s over each tenth of the \S+ GB written:((?: [0-9]+){10});`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	var tenths []float64
+	for _, f := range strings.Fields(m[1]) {
+		v, err := strconv.ParseFloat(f, 64)
+		require.NoError(t, err)
+		tenths = append(tenths, v)
+	}
+	require.Greater(t, tenths[9], tenths[0], "recovers across the span")
 	code, out, errOut = runCmd(t, append([]string{"scenario", "atto", "--length=4m", "--output-format=json"}, quick...)...)
 	require.Equal(t, exitOK, code, errOut)
 	var doc map[string]any

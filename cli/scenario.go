@@ -104,6 +104,9 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 				float64(r.Read.Bytes)/busy/1e6, float64(r.Write.Bytes)/busy/1e6, float64(r.Read.Bytes+r.Write.Bytes)/busy/1e6,
 				busy, float64(r.EndNs-r.StartNs)/1e9, r.AvgServiceNs/1e3)
 		}
+		if m.Label == "write-curve" {
+			writeCurveSummary(out, m.Result.Intervals)
+		}
 		if m.Label == "consistency" || m.Label == "torture" {
 			end := m.Result.EndNs - m.Result.StartNs
 			s := sim.SummarizeConsistency(m.Result.Intervals, end*7/10)
@@ -113,4 +116,36 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 	}
 	fmt.Fprintf(out, "\nsimulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
 	return nil
+}
+
+// writeCurveSummary prints what HD Tach's write curve shows: the mean
+// MB/s over each tenth of the span written (the curve's shape: after a
+// torture, how fast the drive recovers) and over the first 10 GB.
+func writeCurveSummary(out io.Writer, series []sim.Interval) {
+	var total int64
+	for _, iv := range series {
+		total += iv.WriteBytes
+	}
+	if total == 0 {
+		return
+	}
+	var tenths [10]struct{ bytes, ns int64 }
+	var first struct{ bytes, ns int64 }
+	var done int64
+	for _, iv := range series {
+		k := min(9, int(done*10/total))
+		tenths[k].bytes += iv.WriteBytes
+		tenths[k].ns += iv.EndNs - iv.StartNs
+		if done < 10e9 {
+			first.bytes += iv.WriteBytes
+			first.ns += iv.EndNs - iv.StartNs
+		}
+		done += iv.WriteBytes
+	}
+	rate := func(b, ns int64) float64 { return float64(b) / max(1, float64(ns)) * 1e3 }
+	fmt.Fprintf(out, "\nwrite-curve: MB/s over each tenth of the %.0f GB written:", float64(total)/1e9)
+	for _, t := range tenths {
+		fmt.Fprintf(out, " %.0f", rate(t.bytes, t.ns))
+	}
+	fmt.Fprintf(out, "; over the first 10 GB: %.1f\n", rate(first.bytes, first.ns))
 }
