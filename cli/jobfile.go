@@ -7,15 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
 // runFile runs a fio job file: its groups in order, the jobs of a group at
 // the same time, after a secure erase and the precondition.
-func runFile(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
-	o, err := parseArgs(args, modeJobFile, reg)
+func runFile(args []string, stdout, stderr io.Writer, set settings) error {
+	o, err := parseArgs(args, modeJobFile, set.policies)
 	if err != nil {
 		return err
 	}
@@ -37,6 +36,9 @@ func runFile(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
 	for _, j := range jf.Jobs {
 		if err := j.Job.Resolve(c.CapacityBytes()); err != nil {
 			return fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
+		}
+		if cap := set.runtimeCap; cap > 0 && (j.Job.RuntimeNs == 0 || j.Job.RuntimeNs > cap) {
+			j.Job.RuntimeNs = cap
 		}
 	}
 	out, closeOut, err := openOutput(o, stdout)

@@ -40,13 +40,18 @@ func usage(format string, a ...any) error { return usageError{fmt.Errorf(format,
 type Option func(*settings)
 
 type settings struct {
-	policies *ftl.Registry
+	policies   *ftl.Registry
+	runtimeCap int64 // tests: no job of a job file runs longer (simulated ns); 0: no cap
 }
 
 // WithPolicies makes the victim policies registered in reg known to the
 // command: --gc=NAME, gc_policy in drive descriptions, scenarios, job
 // files and reviews.
 func WithPolicies(reg *ftl.Registry) Option { return func(s *settings) { s.policies = reg } }
+
+// withRuntimeCap caps every job of a job file at ns of simulated time
+// (tests that run many files).
+func withRuntimeCap(ns int64) Option { return func(s *settings) { s.runtimeCap = ns } }
 
 // Main runs the ftlsim command with arguments args (without the program
 // name), writing results to stdout and messages to stderr, and returns the
@@ -78,7 +83,7 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 	case args[0] == "replay":
 		err = runJob(args[1:], stdout, true, reg)
 	case args[0] == "run":
-		err = runFile(args[1:], stdout, stderr, reg)
+		err = runFile(args[1:], stdout, stderr, set)
 	case args[0] == "scenario":
 		err = scenario(args[1:], stdout, reg)
 	case args[0] == "review":

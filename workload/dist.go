@@ -52,7 +52,8 @@ func (d Distribution) String() string {
 // ParseDistribution parses fio's random_distribution: random, zipf:θ
 // (θ > 0, θ ≠ 1), pareto:h (0 < h < 1), normal:dev (0 < dev ≤ 100, the
 // standard deviation in percent of the range) or zoned:a/r:a/r… (access and
-// range percentages, each list summing to 100).
+// range percentages, each list summing to 100; a zone may leave either out,
+// and the zones that do share what the others leave, as in fio).
 func ParseDistribution(s string) (Distribution, error) {
 	name, arg, _ := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
 	num := func(lo, hi float64, what string) (float64, error) {
@@ -84,21 +85,57 @@ func ParseDistribution(s string) (Distribution, error) {
 		v, err := num(0, 100, "deviation %")
 		return Distribution{Kind: Normal, Param: v}, err
 	case "zoned":
+		// As fio: a zone may leave out its access or range percentage
+		// ("20/" or "/10"); what the others leave is shared among those.
 		var zs []Zone
 		var sa, sr float64
+		var missA, missR int
 		for _, p := range strings.Split(arg, ":") {
 			a, r, ok := strings.Cut(p, "/")
-			av, err1 := strconv.ParseFloat(a, 64)
-			rv, err2 := strconv.ParseFloat(r, 64)
-			if !ok || err1 != nil || err2 != nil || av < 0 || rv <= 0 {
-				return Distribution{}, fmt.Errorf("random_distribution %q: zone %q must be access%%/range%% with range > 0", s, p)
+			z := Zone{-1, -1}
+			var err1, err2 error
+			if a != "" {
+				z.Access, err1 = strconv.ParseFloat(a, 64)
 			}
-			zs = append(zs, Zone{av, rv})
-			sa += av
-			sr += rv
+			if r != "" {
+				z.Range, err2 = strconv.ParseFloat(r, 64)
+			}
+			if !ok || err1 != nil || err2 != nil || (a != "" && z.Access < 0) || (r != "" && z.Range <= 0) {
+				return Distribution{}, fmt.Errorf("random_distribution %q: zone %q must be access%%/range%% with range > 0 (either may be left out)", s, p)
+			}
+			if a == "" {
+				missA++
+			} else {
+				sa += z.Access
+			}
+			if r == "" {
+				missR++
+			} else {
+				sr += z.Range
+			}
+			zs = append(zs, z)
+		}
+		for i := range zs {
+			if zs[i].Access < 0 {
+				zs[i].Access = (100 - sa) / float64(missA)
+			}
+			if zs[i].Range < 0 {
+				zs[i].Range = (100 - sr) / float64(missR)
+			}
+		}
+		if missA > 0 {
+			sa = 100
+		}
+		if missR > 0 {
+			sr = 100
 		}
 		if math.Abs(sa-100) > 1e-6 || sr > 100+1e-6 {
 			return Distribution{}, fmt.Errorf("random_distribution %q: access must sum to 100 (got %g) and ranges to at most 100 (got %g)", s, sa, sr)
+		}
+		for _, z := range zs {
+			if z.Range <= 0 || z.Access < 0 {
+				return Distribution{}, fmt.Errorf("random_distribution %q: the zones given leave nothing for the ones left out", s)
+			}
 		}
 		return Distribution{Kind: Zoned, Zones: zs}, nil
 	}

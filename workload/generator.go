@@ -18,6 +18,8 @@ type Generator struct {
 	issued  int64
 	bytes   int64
 	version uint32
+	at      float64 // rate_process=poisson: when the next request is issued (ns)
+	run     int     // rw=randread:N: sequential I/Os left before the next random offset
 }
 
 // NewGenerator returns a generator for a resolved job.
@@ -79,7 +81,11 @@ func (g *Generator) Next(it *Item) bool {
 	}
 	end := j.Offset + j.Size
 	var off int64
-	if j.Pattern.Random() && (j.PercentageRandom >= 100 || g.rng.IntN(100) < j.PercentageRandom) {
+	fresh := g.run == 0
+	if j.RandomEvery > 1 {
+		g.run = (g.run + j.RandomEvery - 1) % j.RandomEvery
+	}
+	if j.Pattern.Random() && fresh && (j.PercentageRandom >= 100 || g.rng.IntN(100) < j.PercentageRandom) {
 		off = j.Offset + g.s.next()*g.minBS
 		if off+n > end {
 			off = j.Offset + (j.Size-n)/g.minBS*g.minBS
@@ -101,8 +107,11 @@ func (g *Generator) Next(it *Item) bool {
 			d = 2
 		}
 		off = g.pos[d]
-		if off+n > end {
+		switch {
+		case off+n > end:
 			off = j.Offset
+		case off < j.Offset: // running backwards (rw=read:-8k) wraps to the end
+			off = j.Offset + (j.Size-n)/g.minBS*g.minBS
 		}
 		if j.Pattern == TrimWrite && op == blockio.Write {
 			off = g.pos[d] - n
@@ -110,12 +119,23 @@ func (g *Generator) Next(it *Item) bool {
 				off = j.Offset
 			}
 		} else {
-			g.pos[d] = off + n
+			g.pos[d] = off + n + j.Skip
 		}
 	}
 	it.At = 0
-	if j.RateIOPS > 0 {
+	switch {
+	case j.Poisson && (j.RateIOPS > 0 || j.RateBytes > 0):
+		// Exponential gaps with the mean the rate gives.
+		it.At = int64(g.at)
+		mean := 1e9 / float64(j.RateIOPS)
+		if j.RateBytes > 0 {
+			mean = float64(n) * 1e9 / float64(j.RateBytes)
+		}
+		g.at += g.rng.ExpFloat64() * mean
+	case j.RateIOPS > 0:
 		it.At = g.issued * 1e9 / int64(j.RateIOPS)
+	case j.RateBytes > 0:
+		it.At = g.bytes * 1e9 / j.RateBytes
 	}
 	g.issued++
 	g.bytes += n

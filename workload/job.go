@@ -122,6 +122,22 @@ type Job struct {
 	// RateIOPS caps the job at this many I/Os per second (fio's
 	// rate_iops): requests are issued at that pace, open loop.
 	RateIOPS int
+	// RateBytes caps the job at this many bytes per second (fio's rate),
+	// issued at that pace, open loop.
+	RateBytes int64
+	// Poisson spaces rate-limited requests with exponential gaps of the
+	// same mean (fio's rate_process=poisson) instead of evenly.
+	Poisson bool
+	// Loops runs the job this many times over its range (fio's loops;
+	// 0 and 1 mean once).
+	Loops int
+	// Skip is the bytes a sequential pattern skips after each I/O (fio's
+	// rw=write:4k; negative runs backwards, rw=read:-8k).
+	Skip int64
+	// RandomEvery makes a random pattern take a new random offset only
+	// every this many I/Os, continuing sequentially between (fio's
+	// rw=randread:8).
+	RandomEvery int
 
 	// Resolved against a capacity:
 	Offset, Size, IOSize int64
@@ -146,12 +162,34 @@ type option struct {
 
 var options = map[string]option{
 	"name": {"job name", func(j *Job, v string) error { j.Name = v; return nil }},
-	"rw": {"read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite", func(j *Job, v string) error {
-		p, ok := patternNames[strings.ToLower(v)]
+	"rw": {"read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite; :N after a sequential pattern skips N bytes after each I/O (negative: backwards), after a random one takes a new random offset every N I/Os", func(j *Job, v string) error {
+		name, mod, hasMod := strings.Cut(v, ":")
+		p, ok := patternNames[strings.ToLower(strings.TrimSpace(name))]
 		if !ok {
 			return fmt.Errorf("%q: allowed read, write, trim, randread, randwrite, randtrim, rw, randrw, trimwrite", v)
 		}
-		j.Pattern = p
+		j.Pattern, j.Skip, j.RandomEvery = p, 0, 0
+		if !hasMod {
+			return nil
+		}
+		mod = strings.TrimSpace(mod)
+		if p.Random() {
+			n, err := strconv.Atoi(mod)
+			if err != nil || n < 1 {
+				return fmt.Errorf("%q: after a random pattern, :N is the number of I/Os per random offset, a positive integer", v)
+			}
+			j.RandomEvery = n
+			return nil
+		}
+		neg := strings.HasPrefix(mod, "-")
+		b, err := units.ParseSize(strings.TrimPrefix(mod, "-"), false)
+		if err != nil {
+			return fmt.Errorf("%q: after a sequential pattern, :N is the bytes to skip after each I/O: %w", v, err)
+		}
+		if neg {
+			b = -b
+		}
+		j.Skip = b
 		return nil
 	}},
 	"readwrite": {"same as rw", nil},
@@ -166,6 +204,13 @@ var options = map[string]option{
 			}
 			v = parts[0]
 		}
+		if lo, hi, ok := strings.Cut(v, "-"); ok {
+			bs, err := bsRange(lo, hi)
+			if err == nil {
+				j.BS = bs
+			}
+			return err
+		}
 		b, err := units.ParseSize(v, false)
 		if err != nil {
 			return err
@@ -173,7 +218,51 @@ var options = map[string]option{
 		j.BS = []BlockSize{{b, 100}}
 		return nil
 	}},
-	"blocksize": {"same as bs", nil},
+	"blocksize":       {"same as bs", nil},
+	"blocksize_range": {"same as bsrange", nil},
+	"timeout":         {"same as runtime", nil},
+	"bsrange": {"block sizes from lo to hi: 4k-64k (as bs=4k-64k)", func(j *Job, v string) error {
+		v, _, _ = strings.Cut(v, ",") // fio's per-direction ranges: the first applies
+		lo, hi, ok := strings.Cut(v, "-")
+		if !ok {
+			return fmt.Errorf("%q: want lo-hi, e.g. 4k-64k", v)
+		}
+		bs, err := bsRange(lo, hi)
+		if err == nil {
+			j.BS = bs
+		}
+		return err
+	}},
+	"loops": {"run the job this many times over its range", func(j *Job, v string) error { return setInt(&j.Loops, v, 1, 1_000_000) }},
+	"rate": {"bytes per second (10m: 10 MiB/s), issued at that pace", func(j *Job, v string) error {
+		v, _, _ = strings.Cut(v, ",") // fio's per-direction rates: the first applies to all
+		b, err := units.ParseSize(v, false)
+		if err != nil || b <= 0 {
+			return fmt.Errorf("%q: want a positive rate in bytes per second", v)
+		}
+		j.RateBytes = b
+		return nil
+	}},
+	"rate_process": {"linear (evenly spaced) or poisson (exponential gaps)", func(j *Job, v string) error {
+		switch strings.ToLower(v) {
+		case "linear":
+			j.Poisson = false
+		case "poisson":
+			j.Poisson = true
+		default:
+			return fmt.Errorf("%q: allowed linear, poisson", v)
+		}
+		return nil
+	}},
+	"buffer_pattern": {"written data repeats this pattern (a string or 0x… bytes): compressible", func(j *Job, v string) error {
+		if strings.TrimSpace(v) == "" {
+			return fmt.Errorf("empty pattern")
+		}
+		// A short pattern repeated over a buffer compresses to almost
+		// nothing; buffer_compress_percentage, if set, still applies.
+		j.Data.CompressPct = 99
+		return nil
+	}},
 	"bssplit": {"size/percent pairs: 4k/10:64k/50:32k/40", func(j *Job, v string) error {
 		bs, err := ParseBSSplit(v)
 		if err == nil {
@@ -184,7 +273,7 @@ var options = map[string]option{
 	"iodepth": {"outstanding I/Os (1-65536)", func(j *Job, v string) error { return setInt(&j.IODepth, v, 1, 65536) }},
 	"size":    {"bytes or N% of the drive", func(j *Job, v string) (err error) { j.size, err = parseAmount(v); return }},
 	"offset": {"start of the range: bytes or N%", func(j *Job, v string) (err error) {
-		if strings.TrimSpace(v) == "0" {
+		if t := strings.TrimSpace(v); t == "0" || t == "0%" {
 			j.offset = amount{set: true}
 			return nil
 		}
@@ -285,7 +374,7 @@ func OptionHelp(name string) string { return options[name].help }
 // IsFlag reports whether option name is a switch that takes no value.
 func IsFlag(name string) bool { return name == "time_based" || name == "norandommap" }
 
-var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs"}
+var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "blocksize_range": "bsrange"}
 
 // Set sets one option by its fio name; an unknown name is an error.
 func (j *Job) Set(name, value string) error {
@@ -307,9 +396,9 @@ func (j *Job) Set(name, value string) error {
 }
 
 // QueueDepth is the closed-loop depth the job runs at: its iodepth, or 0
-// (open loop, requests at their times) when rate_iops paces it.
+// (open loop, requests at their times) when rate_iops or rate paces it.
 func (j *Job) QueueDepth() int {
-	if j.RateIOPS > 0 {
+	if j.RateIOPS > 0 || j.RateBytes > 0 {
 		return 0
 	}
 	return j.IODepth
@@ -378,6 +467,32 @@ func ParseBSSplit(s string) ([]BlockSize, error) {
 	return out, nil
 }
 
+// bsRange is fio's bsrange=lo-hi: sizes drawn between lo and hi in
+// multiples of lo (fio aligns a drawn size down to the smallest size),
+// each equally likely here.
+func bsRange(lo, hi string) ([]BlockSize, error) {
+	a, err := units.ParseSize(strings.TrimSpace(lo), false)
+	if err != nil {
+		return nil, err
+	}
+	b, err := units.ParseSize(strings.TrimSpace(hi), false)
+	if err != nil {
+		return nil, err
+	}
+	if a <= 0 || b < a {
+		return nil, fmt.Errorf("%s-%s: want 0 < lo <= hi", lo, hi)
+	}
+	n := b / a
+	if n > 4096 {
+		return nil, fmt.Errorf("%s-%s: at most 4096 sizes (multiples of lo)", lo, hi)
+	}
+	out := make([]BlockSize, 0, n)
+	for k := int64(1); k <= n; k++ {
+		out = append(out, BlockSize{Bytes: k * a, Percent: 100 / float64(n)})
+	}
+	return out, nil
+}
+
 // Resolve checks the job against a drive of capacity bytes and fixes its
 // byte range. Errors name the option and the allowed range.
 func (j *Job) Resolve(capacity int64) error {
@@ -425,6 +540,12 @@ func (j *Job) Resolve(capacity int64) error {
 		if j.IOSize <= 0 {
 			return fmt.Errorf("%w: io_size=%d: must be positive", ErrOption, j.IOSize)
 		}
+	}
+	if j.Loops > 1 {
+		j.IOSize *= int64(j.Loops)
+	}
+	if j.RateBytes > 0 && j.RateIOPS > 0 {
+		return fmt.Errorf("%w: rate and rate_iops: give one", ErrOption)
 	}
 	if j.TimeBased && j.RuntimeNs <= 0 {
 		return fmt.Errorf("%w: time_based needs runtime > 0", ErrOption)

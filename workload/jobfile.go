@@ -47,6 +47,28 @@ var hostOnly = map[string]bool{
 	"overwrite": true, "fallocate": true, "description": true, "verify": true,
 	"do_verify": true, "refill_buffers": true, "zero_buffers": true, "scramble_buffers": true, "continue_on_error": true,
 	"write_iops_log": true, "write_bw_log": true, "write_lat_log": true, "log_avg_msec": true,
+	// Engine options: how a host reaches its device (SCSI generic, NVMe
+	// passthrough, network, object stores, GPU memory, …).
+	"cmd_type": true, "port": true, "hostname": true, "clientname": true, "http_verbose": true,
+	"gpu_dev_ids": true, "threads": true, "libblkio_driver": true, "io_submit_mode": true, "volume": true,
+	"uri": true, "protocol": true, "program": true, "pool": true, "nfs_url": true, "md_per_io_size": true,
+	"sqthread_poll": true, "hipri": true, "fixedbufs": true, "registerfiles": true, "nonvectored": true,
+	"fdp": true, "fdp_pli": true, "allow_file_create": true, "cpuload": true, "cpuchunks": true,
+	"cpumode": true, "pi_act": true, "pi_chk": true, "listen": true, "https": true, "http_mode": true,
+	"verb": true, "rocm_io": true, "cuda_io": true, "libblkio_path": true, "sqthread_poll_cpu": true,
+	"rbdname": true, "clustername": true, "conf": true, "brick": true, "arguments": true, "mem": true,
+	"iomem": true, "ttl": true, "write_mode": true, "cont": true, "sg_write_mode": true, "apptag": true,
+	"apptag_mask": true, "http_host": true, "gpu_dev_id": true, "busy_poll": true, "pingpong": true,
+	// Host scheduling, reporting and error handling.
+	"log_prio": true, "cpus_allowed_policy": true, "cmdprio_percentage": true, "cmdprio_class": true,
+	"cmdprio": true, "verify_interval": true, "verify_backlog": true, "latency_target": true,
+	"latency_window": true, "latency_percentile": true, "latency_run": true, "ratemin": true,
+	"rate_min": true, "ratecycle": true, "grace_time": true, "numa_cpu_nodes": true, "numa_mem_policy": true, "flow": true, "flow_id": true,
+	"flow_sleep": true, "flow_watermark": true, "ignore_error": true, "clat_percentiles": true,
+	"lat_percentiles": true, "slat_percentiles": true, "verify_pattern": true, "exitall_on_error": true,
+	// The random generator's algorithm and reseeding: ftlsim draws from its
+	// own seeded generator, the same on every run.
+	"randrepeat": true, "random_generator": true,
 }
 
 // ParseJobFileName reads a job file from disk.
@@ -67,8 +89,16 @@ type section struct {
 
 // ParseJobFile parses fio's INI job format: a [global] section (which
 // applies to the jobs after it), job sections, key=value or bare-key
-// lines, and ; or # comments. Errors name the file and line.
+// lines, and ; or # comments (as in fio, a line ends at its first ; or #).
+// ${VAR} in a line is replaced by the environment variable VAR (empty when
+// unset), as fio does. Errors name the file and line.
 func ParseJobFile(name string, r io.Reader) (*JobFile, error) {
+	return ParseJobFileEnv(name, r, os.Getenv)
+}
+
+// ParseJobFileEnv is ParseJobFile with the environment given: getenv
+// returns the value of a variable ("" when unset).
+func ParseJobFileEnv(name string, r io.Reader, getenv func(string) string) (*JobFile, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	var secs []*section
@@ -76,8 +106,12 @@ func ParseJobFile(name string, r io.Reader) (*JobFile, error) {
 	ln := 0
 	for sc.Scan() {
 		ln++
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == ';' || line[0] == '#' {
+		line := sc.Text()
+		if i := strings.IndexAny(line, ";#"); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(expandEnv(line, getenv))
+		if line == "" {
 			continue
 		}
 		if line[0] == '[' {
@@ -166,6 +200,30 @@ func ParseJobFile(name string, r io.Reader) (*JobFile, error) {
 		return nil, fmt.Errorf("%s: %w: no job sections", name, ErrOption)
 	}
 	return jf, nil
+}
+
+// expandEnv replaces each ${VAR} in s with getenv(VAR), as fio does (an
+// unset variable becomes empty; a $ not followed by {…} stays).
+func expandEnv(s string, getenv func(string) string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+2:], '}')
+		if j <= 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		b.WriteString(getenv(s[i+2 : i+2+j]))
+		s = s[i+3+j:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // Groups returns the jobs split into their groups, in order.

@@ -97,3 +97,31 @@ func FuzzParseJobFile(f *testing.F) {
 		}
 	})
 }
+
+// TestJobFileCommentsAndEnvironment: as fio, a line ends at its first ;
+// or #, and ${VAR} takes the environment's value (empty when unset).
+func TestJobFileCommentsAndEnvironment(t *testing.T) {
+	env := map[string]string{"RW": "randwrite", "BS": "16k"}
+	jf, err := ParseJobFileEnv("env.fio", strings.NewReader(`[a]
+rw=${RW} ; the pattern from the environment
+bs=${BS}# no space needed
+size=1m${UNSET}
+iodepth=4   # trailing spaces and a comment
+`), func(k string) string { return env[k] })
+	require.NoError(t, err)
+	j := jf.Jobs[0].Job
+	require.Equal(t, RandWrite, j.Pattern)
+	require.Equal(t, int64(16<<10), j.BS[0].Bytes)
+	require.Equal(t, 4, j.IODepth)
+	require.NoError(t, j.Resolve(1<<30))
+	require.Equal(t, int64(1<<20), j.Size)
+	require.Equal(t, "a${b", expandEnv("a${b", func(string) string { return "x" }), "an unclosed ${ stays")
+}
+
+// TestJobFileReportsEngineOptions: engine and host options are accepted
+// and listed as not applied, never dropped silently.
+func TestJobFileReportsEngineOptions(t *testing.T) {
+	jf, err := ParseJobFile("engine.fio", strings.NewReader("[a]\nioengine=sg\ncmd_type=nvme\nhostname=server\nrw=read\n"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"ioengine", "cmd_type", "hostname"}, jf.Ignored)
+}

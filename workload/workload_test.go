@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/ftlsim/ftlsim/blockio"
 )
@@ -372,4 +373,101 @@ func TestDataContent(t *testing.T) {
 	}
 	require.Contains(t, DataPatternNames(), "full-random")
 	require.Len(t, DataPatterns(), len(DataPatternNames()))
+}
+
+// offsets returns the first n requests' offsets and lengths of job j.
+func offsets(j *Job, n int) (off, length []int64) {
+	g := NewGenerator(j)
+	var it Item
+	for range n {
+		if !g.Next(&it) {
+			break
+		}
+		off, length = append(off, it.Offset), append(length, it.Length)
+	}
+	return
+}
+
+// TestFioJobOptionsDevicesSee: the fio options that change what the
+// device sees — block-size ranges, skips and backwards runs, random
+// offsets every N I/Os, loops, byte rates and Poisson arrivals, a
+// repeated buffer pattern, zones that leave their share out.
+func TestFioJobOptionsDevicesSee(t *testing.T) {
+	t.Run("bsrange", func(t *testing.T) {
+		for _, opts := range []map[string]string{{"bs": "4k-16k"}, {"bsrange": "4k-16k"}, {"blocksize_range": "4k-16k,1m"}} {
+			j := job(t, opts)
+			require.Len(t, j.BS, 4, opts)
+			_, ls := offsets(j, 2000)
+			seen := map[int64]int{}
+			for _, l := range ls {
+				require.Zero(t, l%4096)
+				require.True(t, l >= 4096 && l <= 16384, l)
+				seen[l]++
+			}
+			require.Len(t, seen, 4, "every multiple of the smallest size")
+		}
+		require.Error(t, NewJob("t").Set("bs", "16k-4k"))
+	})
+	t.Run("skip and backwards", func(t *testing.T) {
+		os, _ := offsets(job(t, map[string]string{"rw": "write:4k", "size": "1m"}), 3)
+		require.Equal(t, []int64{0, 8192, 16384}, os, "4 KiB written, 4 KiB skipped")
+		os, _ = offsets(job(t, map[string]string{"rw": "read:-8k", "size": "1m"}), 3)
+		require.Equal(t, []int64{0, 1<<20 - 4096, 1<<20 - 8192}, os, "backwards from the end")
+	})
+	t.Run("random every N", func(t *testing.T) {
+		os, ls := offsets(job(t, map[string]string{"rw": "randread:4", "size": "1g"}), 40)
+		for i := range os {
+			if i%4 != 0 {
+				require.Equal(t, os[i-1]+ls[i-1], os[i], "I/O %d continues the run", i)
+			}
+		}
+		require.Error(t, NewJob("t").Set("rw", "randread:0"))
+	})
+	t.Run("loops", func(t *testing.T) {
+		j := job(t, map[string]string{"rw": "write", "bs": "64k", "size": "1m", "loops": "3"})
+		os, _ := offsets(j, 1000)
+		require.Len(t, os, 3*16, "three passes over the range")
+		require.Equal(t, int64(0), os[16])
+	})
+	t.Run("rate", func(t *testing.T) {
+		j := job(t, map[string]string{"rw": "write", "rate": "1m"})
+		require.Zero(t, j.QueueDepth(), "open loop at its rate")
+		g := NewGenerator(j)
+		var it Item
+		for k := range int64(5) {
+			require.True(t, g.Next(&it))
+			require.Equal(t, k*4096*1e9/(1<<20), it.At)
+		}
+		p := job(t, map[string]string{"rw": "write", "rate_iops": "1000", "rate_process": "poisson"})
+		g = NewGenerator(p)
+		var gaps []float64
+		last := int64(0)
+		for range 20000 {
+			require.True(t, g.Next(&it))
+			gaps = append(gaps, float64(it.At-last))
+			last = it.At
+		}
+		mean, sd := stat.MeanStdDev(gaps[1:], nil)
+		require.InEpsilon(t, 1e6, mean, 0.03, "mean gap 1 ms")
+		require.InEpsilon(t, mean, sd, 0.05, "exponential gaps: deviation equals the mean")
+		require.Error(t, NewJob("t").Set("rate_process", "bursty"))
+	})
+	t.Run("buffer_pattern", func(t *testing.T) {
+		require.Equal(t, uint8(99), job(t, map[string]string{"buffer_pattern": "0xdeadbeef"}).Data.CompressPct)
+	})
+	t.Run("aliases", func(t *testing.T) {
+		j := job(t, map[string]string{"timeout": "5", "offset": "0%"})
+		require.Equal(t, int64(5e9), j.RuntimeNs)
+		require.Zero(t, j.Offset)
+	})
+	t.Run("zoned shares", func(t *testing.T) {
+		d, err := ParseDistribution("zoned:50/5:30/15:20/")
+		require.NoError(t, err)
+		require.Equal(t, []Zone{{50, 5}, {30, 15}, {20, 80}}, d.Zones)
+		d, err = ParseDistribution("zoned:50/:/50")
+		require.NoError(t, err)
+		require.Equal(t, []Zone{{50, 50}, {50, 50}}, d.Zones)
+		_, err = ParseDistribution("zoned:60/50:50/60:/")
+		require.Error(t, err)
+	})
 }

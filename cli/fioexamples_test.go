@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fioExamplesEnv names the directory of fio job files TestFioExamples
+// runs: fio's own examples/ (fetch fio's repository and point it there).
+const fioExamplesEnv = "FTLSIM_FIO_EXAMPLES"
+
+// TestFioExamples runs every *.fio file in $FTLSIM_FIO_EXAMPLES on a
+// small drive, each job capped at 2 simulated seconds, and sorts them by
+// outcome: run, refused for an option (the message names the file and
+// line, and the option), or refused otherwise. It fails when a file makes
+// the command crash or gives a refusal that names neither; it logs the
+// table of outcomes. Skipped when the variable is unset.
+func TestFioExamples(t *testing.T) {
+	dir := os.Getenv(fioExamplesEnv)
+	if dir == "" {
+		t.Skipf("set %s to a directory of fio job files (fio's examples/)", fioExamplesEnv)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.fio"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files, dir)
+	option := regexp.MustCompile(`^ftlsim: .+\.fio:\d+: .*(option|unknown|not)`)
+	outcomes := map[string][]string{}
+	for _, f := range files {
+		var out, errOut bytes.Buffer
+		code := Main([]string{"run", f, "--drive=generic-mlc"}, &out, &errOut, withRuntimeCap(2e9))
+		msg := strings.TrimSpace(errOut.String())
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = msg[i+1:] // the error, after any "not applied" note
+		}
+		name := filepath.Base(f)
+		switch {
+		case code == exitOK:
+			outcomes["runs"] = append(outcomes["runs"], name)
+		case code == exitError && strings.Contains(msg, "internal error"):
+			t.Errorf("%s: crashed: %s", name, msg)
+		case code == exitUsage && option.MatchString(msg):
+			outcomes["refused for an option"] = append(outcomes["refused for an option"], name+": "+strings.TrimPrefix(msg, "ftlsim: "+f+":"))
+		default:
+			outcomes["refused otherwise"] = append(outcomes["refused otherwise"], fmt.Sprintf("%s (exit %d): %s", name, code, msg))
+		}
+	}
+	kinds := make([]string, 0, len(outcomes))
+	for k := range outcomes {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		t.Logf("%s: %d of %d", k, len(outcomes[k]), len(files))
+		for _, x := range outcomes[k] {
+			t.Logf("  %s", x)
+		}
+	}
+}
