@@ -101,6 +101,7 @@ type Job struct {
 	TimeBased    bool
 	NumberIOs    int64
 	RWMixRead    int
+	rwmixWrite   int // rwmixwrite as given, to check it against rwmixread
 	Distribution Distribution
 	RandSeed     uint64
 	NoRandomMap  bool
@@ -298,13 +299,23 @@ var options = map[string]option{
 		j.NumberIOs = n
 		return nil
 	}},
-	"rwmixread": {"percent reads in mixed patterns", func(j *Job, v string) error { return setInt(&j.RWMixRead, v, 0, 100) }},
-	"rwmixwrite": {"percent writes in mixed patterns", func(j *Job, v string) error {
-		var w int
-		if err := setInt(&w, v, 0, 100); err != nil {
+	"rwmixread": {"percent reads in mixed patterns", func(j *Job, v string) error {
+		if err := setInt(&j.RWMixRead, v, 0, 100); err != nil {
 			return err
 		}
-		j.RWMixRead = 100 - w
+		if j.set["rwmixwrite"] && j.RWMixRead+j.rwmixWrite != 100 {
+			return fmt.Errorf("%d with rwmixwrite=%d: the two must add up to 100", j.RWMixRead, j.rwmixWrite)
+		}
+		return nil
+	}},
+	"rwmixwrite": {"percent writes in mixed patterns", func(j *Job, v string) error {
+		if err := setInt(&j.rwmixWrite, v, 0, 100); err != nil {
+			return err
+		}
+		if j.set["rwmixread"] && j.RWMixRead+j.rwmixWrite != 100 {
+			return fmt.Errorf("%d with rwmixread=%d: the two must add up to 100", j.rwmixWrite, j.RWMixRead)
+		}
+		j.RWMixRead = 100 - j.rwmixWrite
 		return nil
 	}},
 	"random_distribution": {"random, zipf:θ, pareto:h, normal:dev, zoned:a/r:…", func(j *Job, v string) (err error) {

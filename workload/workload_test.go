@@ -455,6 +455,12 @@ func TestFioJobOptionsDevicesSee(t *testing.T) {
 	t.Run("buffer_pattern", func(t *testing.T) {
 		require.Equal(t, uint8(99), job(t, map[string]string{"buffer_pattern": "0xdeadbeef"}).Data.CompressPct)
 	})
+	t.Run("rwmix both ways", func(t *testing.T) {
+		require.Equal(t, 70, job(t, map[string]string{"rwmixread": "70", "rwmixwrite": "30"}).RWMixRead)
+		j := NewJob("t")
+		require.NoError(t, j.Set("rwmixwrite", "50"))
+		require.ErrorContains(t, j.Set("rwmixread", "70"), "add up to 100")
+	})
 	t.Run("aliases", func(t *testing.T) {
 		j := job(t, map[string]string{"timeout": "5", "offset": "0%"})
 		require.Equal(t, int64(5e9), j.RuntimeNs)
