@@ -18,8 +18,10 @@ type Generator struct {
 	issued  int64
 	bytes   int64
 	version uint32
-	at      float64 // rate_process=poisson: when the next request is issued (ns)
-	run     int     // rw=randread:N: sequential I/Os left before the next random offset
+	at      float64    // rate_process=poisson: when the next request is issued (ns)
+	run     int        // rw=randread:N: sequential I/Os left before the next random offset
+	files   [][3]int64 // nrfiles > 1 (sequential patterns): each file's position per direction
+	file    int        // nrfiles > 1: the file of the last I/O
 }
 
 // NewGenerator returns a generator for a resolved job.
@@ -36,6 +38,13 @@ func NewGenerator(j *Job) *Generator {
 	g.s = newSampler(j.Distribution, g.blocks, g.rng, !j.NoRandomMap)
 	for i := range g.pos {
 		g.pos[i] = j.Offset
+	}
+	if j.Files > 1 && !j.Pattern.Random() {
+		g.files = make([][3]int64, j.Files)
+		for f := range g.files {
+			lo := j.Offset + int64(f)*j.FileSize
+			g.files[f] = [3]int64{lo, lo, lo}
+		}
 	}
 	return g
 }
@@ -106,20 +115,38 @@ func (g *Generator) Next(it *Item) bool {
 		if d > 2 {
 			d = 2
 		}
-		off = g.pos[d]
+		lo, hi, pos := j.Offset, end, &g.pos
+		if g.files != nil {
+			// nrfiles: each file is its own region with its own position;
+			// file_service_type picks the file of each I/O.
+			switch j.FileService {
+			case FileRoundRobin:
+				g.file = int(g.issued % int64(len(g.files)))
+			case FileRandom:
+				g.file = g.rng.IntN(len(g.files))
+			case FileSequential:
+				if g.files[g.file][d]+n > j.Offset+int64(g.file+1)*j.FileSize {
+					g.file = (g.file + 1) % len(g.files) // this file is done: the next, from its start
+					g.files[g.file][d] = j.Offset + int64(g.file)*j.FileSize
+				}
+			}
+			lo = j.Offset + int64(g.file)*j.FileSize
+			hi, pos = lo+j.FileSize, &g.files[g.file]
+		}
+		off = pos[d]
 		switch {
-		case off+n > end:
-			off = j.Offset
-		case off < j.Offset: // running backwards (rw=read:-8k) wraps to the end
-			off = j.Offset + (j.Size-n)/g.minBS*g.minBS
+		case off+n > hi:
+			off = lo
+		case off < lo: // running backwards (rw=read:-8k) wraps to the end
+			off = lo + (hi-lo-n)/g.minBS*g.minBS
 		}
 		if j.Pattern == TrimWrite && op == blockio.Write {
-			off = g.pos[d] - n
-			if off < j.Offset {
-				off = j.Offset
+			off = pos[d] - n
+			if off < lo {
+				off = lo
 			}
 		} else {
-			g.pos[d] = off + n + j.Skip
+			pos[d] = off + n + j.Skip
 		}
 	}
 	it.At = 0

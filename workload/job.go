@@ -132,6 +132,14 @@ type Job struct {
 	// Loops runs the job this many times over its range (fio's loops;
 	// 0 and 1 mean once).
 	Loops int
+	// Files is fio's nrfiles: the job's range is that many files of
+	// FileSize bytes laid end to end (filesize; by default size/nrfiles),
+	// and a sequential pattern keeps a position in each, taking the file
+	// of each I/O as FileService says (file_service_type).
+	Files       int
+	FileSize    int64
+	FileService FileService
+	fileSize    amount
 	// Skip is the bytes a sequential pattern skips after each I/O (fio's
 	// rw=write:4k; negative runs backwards, rw=read:-8k).
 	Skip int64
@@ -233,6 +241,35 @@ var options = map[string]option{
 			j.BS = bs
 		}
 		return err
+	}},
+	"nrfiles": {"files the job's range is split into (each a region of filesize bytes)", func(j *Job, v string) error { return setInt(&j.Files, v, 1, 1<<20) }},
+	"filesize": {"bytes of each file (default size/nrfiles); with no size, size = nrfiles × filesize", func(j *Job, v string) (err error) {
+		v, _, _ = strings.Cut(v, "-") // fio's filesize range: the low end
+		j.fileSize, err = parseAmount(v)
+		return
+	}},
+	"file_service_type": {"roundrobin (the default), sequential or random: which file each I/O goes to", func(j *Job, v string) error {
+		name, _, _ := strings.Cut(strings.ToLower(v), ":")
+		switch name {
+		case "roundrobin":
+			j.FileService = FileRoundRobin
+		case "sequential":
+			j.FileService = FileSequential
+		case "random":
+			j.FileService = FileRandom
+		default:
+			return fmt.Errorf("%q: allowed roundrobin, sequential, random", v)
+		}
+		return nil
+	}},
+	"zonemode": {"none (zoned modes are refused: the simulated drives are conventional)", func(j *Job, v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "none":
+			return nil
+		case "zbd":
+			return fmt.Errorf("%q: the simulated drives are conventional, not zoned block devices; allowed none", v)
+		}
+		return fmt.Errorf("%q: only none is supported (strided zones are not modelled yet)", v)
 	}},
 	"loops": {"run the job this many times over its range", func(j *Job, v string) error { return setInt(&j.Loops, v, 1, 1_000_000) }},
 	"rate": {"bytes per second (10m: 10 MiB/s), issued at that pace", func(j *Job, v string) error {
@@ -406,6 +443,17 @@ func (j *Job) Set(name, value string) error {
 	return nil
 }
 
+// FileService is fio's file_service_type: which file of a job's nrfiles
+// each I/O goes to.
+type FileService uint8
+
+// File services.
+const (
+	FileRoundRobin FileService = iota // a different file each I/O, in turn (fio's default)
+	FileSequential                    // each file to its end, then the next
+	FileRandom                        // a file at random each I/O
+)
+
 // QueueDepth is the closed-loop depth the job runs at: its iodepth, or 0
 // (open loop, requests at their times) when rate_iops or rate paces it.
 func (j *Job) QueueDepth() int {
@@ -526,11 +574,20 @@ func (j *Job) Resolve(capacity int64) error {
 	if j.Offset >= capacity {
 		return fmt.Errorf("%w: offset=%d: past the end of the %d-byte drive", ErrOption, j.Offset, capacity)
 	}
-	if j.size.set {
+	files := int64(max(j.Files, 1))
+	switch {
+	case j.size.set:
 		j.Size = j.size.resolve(capacity)
-	} else {
+	case j.fileSize.set:
+		j.Size = files * j.fileSize.resolve(capacity)
+	default:
 		j.Size = capacity - j.Offset
 	}
+	j.FileSize = j.Size / files
+	if j.fileSize.set {
+		j.FileSize = min(j.fileSize.resolve(capacity), j.FileSize)
+	}
+	j.FileSize = j.FileSize / 512 * 512
 	if j.ClampToDrive && j.Offset+j.Size > capacity {
 		j.Size = capacity - j.Offset
 	}
@@ -543,6 +600,9 @@ func (j *Job) Resolve(capacity int64) error {
 	for _, b := range j.BS {
 		if b.Bytes > j.Size {
 			return fmt.Errorf("%w: bs=%d: larger than size=%d", ErrOption, b.Bytes, j.Size)
+		}
+		if j.Files > 1 && b.Bytes > j.FileSize {
+			return fmt.Errorf("%w: bs=%d: larger than each of the nrfiles=%d files (%d bytes)", ErrOption, b.Bytes, j.Files, j.FileSize)
 		}
 	}
 	j.IOSize = j.Size

@@ -63,7 +63,9 @@ var hostOnly = map[string]bool{
 	"log_prio": true, "cpus_allowed_policy": true, "cmdprio_percentage": true, "cmdprio_class": true,
 	"cmdprio": true, "verify_interval": true, "verify_backlog": true, "latency_target": true,
 	"latency_window": true, "latency_percentile": true, "latency_run": true, "ratemin": true,
-	"rate_min": true, "ratecycle": true, "grace_time": true, "numa_cpu_nodes": true, "numa_mem_policy": true, "flow": true, "flow_id": true,
+	"rate_min": true, "ratecycle": true, "grace_time": true, "numa_cpu_nodes": true,
+	"openfiles": true, "unlink": true, "unlink_each_loop": true, "donorname": true, "inplace": true,
+	"new_group": true, "numa_mem_policy": true, "flow": true, "flow_id": true,
 	"flow_sleep": true, "flow_watermark": true, "ignore_error": true, "clat_percentiles": true,
 	"lat_percentiles": true, "slat_percentiles": true, "verify_pattern": true, "exitall_on_error": true,
 	// The random generator's algorithm and reseeding: ftlsim draws from its

@@ -455,6 +455,20 @@ func TestFioJobOptionsDevicesSee(t *testing.T) {
 	t.Run("buffer_pattern", func(t *testing.T) {
 		require.Equal(t, uint8(99), job(t, map[string]string{"buffer_pattern": "0xdeadbeef"}).Data.CompressPct)
 	})
+	t.Run("files", func(t *testing.T) {
+		j := job(t, map[string]string{"rw": "write", "bs": "16k", "nrfiles": "4", "filesize": "64k"})
+		require.Equal(t, int64(256<<10), j.Size, "size = nrfiles × filesize")
+		os, _ := offsets(j, 6)
+		k := int64(1 << 10)
+		require.Equal(t, []int64{0, 64 * k, 128 * k, 192 * k, 16 * k, 80 * k}, os, "round robin over the files")
+		os, _ = offsets(job(t, map[string]string{"rw": "write", "bs": "16k", "nrfiles": "2", "size": "64k", "file_service_type": "sequential"}), 6)
+		require.Equal(t, []int64{0, 16 * k, 32 * k, 48 * k}, os, "each file to its end, then the next")
+		bad := NewJob("t")
+		require.NoError(t, bad.Set("nrfiles", "8"))
+		require.NoError(t, bad.Set("size", "64k"))
+		require.NoError(t, bad.Set("bs", "16k"))
+		require.ErrorContains(t, bad.Resolve(gib), "nrfiles=8")
+	})
 	t.Run("rwmix both ways", func(t *testing.T) {
 		require.Equal(t, 70, job(t, map[string]string{"rwmixread": "70", "rwmixwrite": "30"}).RWMixRead)
 		j := NewJob("t")
