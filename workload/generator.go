@@ -12,6 +12,7 @@ type Generator struct {
 	rng     *rand.Rand
 	s       *sampler
 	minBS   int64
+	align   int64 // random offsets are multiples of this (blockalign, default the smallest size)
 	blocks  int64
 	cum     []float64
 	pos     [3]int64 // sequential position per direction
@@ -34,7 +35,11 @@ func NewGenerator(j *Job) *Generator {
 		c += b.Percent
 		g.cum = append(g.cum, c)
 	}
-	g.blocks = j.Size / g.minBS
+	g.align = g.minBS
+	if j.BlockAlign > 0 {
+		g.align = j.BlockAlign
+	}
+	g.blocks = j.Size / g.align
 	g.s = newSampler(j.Distribution, g.blocks, g.rng, !j.NoRandomMap)
 	for i := range g.pos {
 		g.pos[i] = j.Offset
@@ -95,9 +100,9 @@ func (g *Generator) Next(it *Item) bool {
 		g.run = (g.run + j.RandomEvery - 1) % j.RandomEvery
 	}
 	if j.Pattern.Random() && fresh && (j.PercentageRandom >= 100 || g.rng.IntN(100) < j.PercentageRandom) {
-		off = j.Offset + g.s.next()*g.minBS
+		off = j.Offset + g.s.next()*g.align
 		if off+n > end {
-			off = j.Offset + (j.Size-n)/g.minBS*g.minBS
+			off = j.Offset + (j.Size-n)/g.align*g.align
 		}
 		g.pos[min(int(op), 2)] = off + n // a sequential run continues from here
 	} else if j.Pattern.Random() {

@@ -140,6 +140,9 @@ type Job struct {
 	FileSize    int64
 	FileService FileService
 	fileSize    amount
+	// BlockAlign makes random offsets multiples of it (fio's blockalign;
+	// 0: the smallest block size).
+	BlockAlign int64
 	// Skip is the bytes a sequential pattern skips after each I/O (fio's
 	// rw=write:4k; negative runs backwards, rw=read:-8k).
 	Skip int64
@@ -262,6 +265,16 @@ var options = map[string]option{
 		}
 		return nil
 	}},
+	"blockalign": {"random offsets are multiples of this (default the smallest block size)", func(j *Job, v string) error {
+		v, _, _ = strings.Cut(v, ",") // fio's per-direction alignments: the first applies
+		b, err := units.ParseSize(v, false)
+		if err != nil || b <= 0 || b%512 != 0 {
+			return fmt.Errorf("%q: want a positive multiple of 512 bytes", v)
+		}
+		j.BlockAlign = b
+		return nil
+	}},
+	"ba": {"same as blockalign", nil},
 	"zonemode": {"none (zoned modes are refused: the simulated drives are conventional)", func(j *Job, v string) error {
 		switch strings.ToLower(strings.TrimSpace(v)) {
 		case "none":
@@ -422,7 +435,7 @@ func OptionHelp(name string) string { return options[name].help }
 // IsFlag reports whether option name is a switch that takes no value.
 func IsFlag(name string) bool { return name == "time_based" || name == "norandommap" }
 
-var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "blocksize_range": "bsrange"}
+var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "blocksize_range": "bsrange", "ba": "blockalign"}
 
 // Set sets one option by its fio name; an unknown name is an error.
 func (j *Job) Set(name, value string) error {
@@ -604,6 +617,9 @@ func (j *Job) Resolve(capacity int64) error {
 		if j.Files > 1 && b.Bytes > j.FileSize {
 			return fmt.Errorf("%w: bs=%d: larger than each of the nrfiles=%d files (%d bytes)", ErrOption, b.Bytes, j.Files, j.FileSize)
 		}
+	}
+	if j.BlockAlign > j.Size {
+		return fmt.Errorf("%w: blockalign=%d: larger than size=%d", ErrOption, j.BlockAlign, j.Size)
 	}
 	j.IOSize = j.Size
 	if j.ioSize.set {

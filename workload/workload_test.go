@@ -469,6 +469,21 @@ func TestFioJobOptionsDevicesSee(t *testing.T) {
 		require.NoError(t, bad.Set("bs", "16k"))
 		require.ErrorContains(t, bad.Resolve(gib), "nrfiles=8")
 	})
+	t.Run("blockalign", func(t *testing.T) {
+		os, ls := offsets(job(t, map[string]string{"rw": "randwrite", "bssplit": "512/50:4k/50", "blockalign": "4k"}), 2000)
+		small := 0
+		for i := range os {
+			require.Zero(t, os[i]%4096, "offset %d", os[i])
+			if ls[i] == 512 {
+				small++
+			}
+		}
+		require.Positive(t, small, "sizes below the alignment still drawn")
+		bad := NewJob("t")
+		require.NoError(t, bad.Set("blockalign", "8m"))
+		require.NoError(t, bad.Set("size", "4m"))
+		require.ErrorContains(t, bad.Resolve(gib), "blockalign")
+	})
 	t.Run("rwmix both ways", func(t *testing.T) {
 		require.Equal(t, 70, job(t, map[string]string{"rwmixread": "70", "rwmixwrite": "30"}).RWMixRead)
 		j := NewJob("t")
