@@ -78,6 +78,7 @@ func printHelp(w io.Writer) {
        ftlsim run JOBFILE [options]  run a fio job file (drive and output options apply)
        ftlsim scenario [NAME [--PARAM=VALUE ...] [options]]  list or run a review procedure
        ftlsim review --drive=NAME[,NAME...] [--out=DIR] [--quick] [--jobs=N]  the whole review suite, as a report
+       ftlsim --version          this build's version
 
 Job options (fio's names and meanings):
   --name=NAME --rw=read|write|trim|randread|randwrite|randtrim|rw|randrw|trimwrite[:N]

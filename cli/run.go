@@ -53,6 +53,23 @@ func WithPolicies(reg *ftl.Registry) Option { return func(s *settings) { s.polic
 // (tests that run many files).
 func withRuntimeCap(ns int64) Option { return func(s *settings) { s.runtimeCap = ns } }
 
+// Version names this build: the module's version (or "devel") and, when
+// built from a repository, its commit.
+func Version() string {
+	v, rev := "devel", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				rev = " (" + s.Value[:12] + ")"
+			}
+		}
+	}
+	return "ftlsim " + v + rev
+}
+
 // Main runs the ftlsim command with arguments args (without the program
 // name), writing results to stdout and messages to stderr, and returns the
 // exit status: 0 on success, 1 when a run fails, 2 for bad input (one
@@ -80,6 +97,8 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 		err = drives(args[1:], stdout)
 	case args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
 		printHelp(stdout)
+	case args[0] == "--version" || args[0] == "version":
+		fmt.Fprintln(stdout, Version())
 	case args[0] == "replay":
 		err = runJob(args[1:], stdout, true, reg)
 	case args[0] == "run":

@@ -432,6 +432,13 @@ func TestRunJobFileErrors(t *testing.T) {
 	}
 }
 
+func TestVersion(t *testing.T) {
+	code, out, _ := runCmd(t, "--version")
+	require.Equal(t, exitOK, code)
+	require.True(t, strings.HasPrefix(out, "ftlsim "), out)
+	require.Equal(t, Version()+"\n", out)
+}
+
 func TestScenarioCommand(t *testing.T) {
 	code, out, _ := runCmd(t, "scenario")
 	require.Equal(t, exitOK, code)
