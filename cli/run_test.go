@@ -432,6 +432,25 @@ func TestRunJobFileErrors(t *testing.T) {
 	}
 }
 
+// TestScenarioLogs: a scenario writes its device log, a file a measured
+// step, and refuses fio's per-I/O logs rather than dropping them.
+func TestScenarioLogs(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runCmd(t, append([]string{"scenario", "trim-validation", "--torture_time=5s", "--measure_time=2s", "--write_device_log=" + filepath.Join(dir, "dev.csv")}, quick...)...)
+	require.Equal(t, exitOK, code, errOut)
+	for _, step := range []string{"clean", "dirty", "after-trim"} {
+		b, err := os.ReadFile(filepath.Join(dir, "dev_"+step+".csv"))
+		require.NoError(t, err, step)
+		require.GreaterOrEqual(t, strings.Count(string(b), "\n"), 3, step)
+	}
+	for _, opt := range []string{"write_iops_log", "write_bw_log", "write_lat_log"} {
+		code, _, errOut = runCmd(t, append([]string{"scenario", "torture", "--time=5s", "--" + opt + "=" + filepath.Join(dir, "x")}, quick...)...)
+		require.Equal(t, exitUsage, code)
+		require.Contains(t, errOut, "--"+opt)
+		require.Equal(t, 1, strings.Count(errOut, "\n"))
+	}
+}
+
 func TestVersion(t *testing.T) {
 	code, out, _ := runCmd(t, "--version")
 	require.Equal(t, exitOK, code)

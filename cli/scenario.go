@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -53,6 +54,11 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 	if err != nil {
 		return err
 	}
+	for _, l := range []struct{ name, val string }{{"write_iops_log", o.iopsLog}, {"write_bw_log", o.bwLog}, {"write_lat_log", o.latLog}} {
+		if l.val != "" {
+			return usage("--%s: a scenario's runs write no per-I/O logs; --write_device_log=FILE.csv writes each measured step's series, --output-format=json holds them too, and a job (ftlsim --rw=… or ftlsim run FILE) writes fio's logs", l.name)
+		}
+	}
 	steps, err := sc.Steps(overrides)
 	if err != nil {
 		return err
@@ -73,6 +79,19 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 		return err
 	}
 	ms = sim.CombineRepeated(ms)
+	if o.deviceLog != "" {
+		for _, m := range ms {
+			file := o.deviceLog
+			if len(ms) > 1 {
+				// One file a measured step: dev.csv → dev_clean.csv, …
+				ext := filepath.Ext(file)
+				file = strings.TrimSuffix(file, ext) + "_" + m.Label + ext
+			}
+			if err := writeDeviceLog(file, m.Result); err != nil {
+				return err
+			}
+		}
+	}
 	if o.format == "json" {
 		global := map[string]string{"drive": o.drive, "scenario": sc.Name}
 		for k, v := range overrides {
