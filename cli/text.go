@@ -100,6 +100,10 @@ func writeResults(w io.Writer, r *sim.Result) {
 	fmt.Fprintf(w, "  device: write amplification %.3f; host wrote %s, NAND programmed %s, read %s; GC moved %d units in %d runs (%d in background); %d erases; free blocks min %d, end %d\n",
 		dv.WriteAmplification, units.FormatBytes(dv.HostWriteBytes), units.FormatBytes(dv.NANDWriteBytes), units.FormatBytes(dv.NANDReadBytes),
 		dv.GCCopiedUnits, dv.GCRuns, dv.BackgroundGCRuns, dv.Erases, dv.FreeBlocksMin, dv.FreeBlocksEnd)
+	if dv.UnwrittenReadUnits > 0 {
+		fmt.Fprintf(w, "  reads: %.1f %% of the units read held no data (never written or trimmed): the drive answered them without reading flash\n",
+			100*float64(dv.UnwrittenReadUnits)/float64(max(1, dv.HostReadUnits)))
+	}
 	if dv.StoredBytes != dv.HostWriteBytes || dv.ParityBytes > 0 || dv.MapReads > 0 || dv.TrimIgnoredBytes > 0 {
 		fmt.Fprintf(w, "  firmware: data stored at %.1f %% of its size (%d units deduplicated); RAISE parity %s; mapping pages read %d, written %d; TRIM dropped %s\n",
 			100*dv.CompressionRatio(), dv.DedupedUnits, units.FormatBytes(dv.ParityBytes), dv.MapReads, dv.MapWrites, units.FormatBytes(dv.TrimIgnoredBytes))

@@ -57,7 +57,10 @@ type Counters struct {
 	// Logical units (the FTL).
 	HostWriteUnits int64 `json:"host_write_units"` // logical units written by the host
 	HostReadUnits  int64 `json:"host_read_units"`  // logical units read by the host
-	TrimUnits      int64 `json:"trim_units"`       // mapped logical units discarded by TRIM
+	// UnwrittenReadUnits is the logical units the host read that held no
+	// data (never written, or trimmed): they cost no flash read.
+	UnwrittenReadUnits int64 `json:"unwritten_read_units"`
+	TrimUnits          int64 `json:"trim_units"` // mapped logical units discarded by TRIM
 	// HostSlots is the device units the host's data took once stored
 	// (after compression).
 	HostSlots int64 `json:"host_slots"`

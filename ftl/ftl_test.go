@@ -47,11 +47,13 @@ func TestWriteReadTrim(t *testing.T) {
 		require.True(t, loc.Mapped)
 		require.Equal(t, uint32(lba+1), loc.Token)
 	}
+	require.Zero(t, f.Counters().UnwrittenReadUnits, "every unit read held data")
 	require.NoError(t, f.Trim(10, 20))
 	loc, err := f.Read(15)
 	require.NoError(t, err)
 	require.False(t, loc.Mapped)
 	require.Equal(t, int64(20), f.Counters().TrimUnits)
+	require.Equal(t, int64(1), f.Counters().UnwrittenReadUnits, "a trimmed unit read holds no data")
 	require.ErrorIs(t, f.Write(n, 0), ErrRange)
 	require.ErrorIs(t, f.Trim(n-1, 2), ErrRange)
 	_, err = f.Read(-1)

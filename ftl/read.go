@@ -35,6 +35,9 @@ func (f *FTL) ReadFor(lba int64, cause Cause, run *ReadRun) (Location, error) {
 	}
 	if cause == CauseHost {
 		f.cnt.HostReadUnits++
+		if !loc.Mapped {
+			f.cnt.UnwrittenReadUnits++
+		}
 	}
 	if !loc.Mapped || loc.Buffered {
 		return loc, nil
