@@ -15,8 +15,9 @@
 //	blkparse  blkparse's default text output; queue (Q) events are
 //	          replayed, RWBS R/W/D give read, write and discard, and the
 //	          summary block that ends the output is skipped
-//	iolog     fio's iolog, versions 2 (no timestamps) and 3 (milliseconds
-//	          from the start of the run)
+//	iolog     fio's iolog, versions 2 (no timestamps; "wait N" lines pause
+//	          N microseconds) and 3 (microseconds from the start of the
+//	          run, as fio's --write_iolog writes them)
 //
 // Open detects the format from the first lines when none is given, and
 // reads gzip-compressed files directly. Readers stream: memory does not

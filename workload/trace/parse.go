@@ -235,8 +235,10 @@ func parseBlkparse(r *Reader, f []string, rec *Record) (bool, error) {
 }
 
 // parseIOLog reads fio's iolog: "fio version N iolog", then file actions
-// (add, open, close) and I/O actions; version 3 lines start with a time
-// in milliseconds.
+// (add, open, close) and I/O actions. Version 3 lines start with the time
+// in microseconds since the start of the run (fio's utime_since_now);
+// version 2 has no times, but "wait N" lines pause for N microseconds
+// before the next I/O.
 func parseIOLog(r *Reader, f []string, rec *Record) (bool, error) {
 	if r.ver == 0 {
 		if len(f) == 4 && f[0] == "fio" && f[1] == "version" && f[3] == "iolog" && (f[2] == "2" || f[2] == "3") {
@@ -245,22 +247,31 @@ func parseIOLog(r *Reader, f []string, rec *Record) (bool, error) {
 		}
 		return false, r.fail("header", strings.Join(f, " "), `want "fio version 2 iolog" or "fio version 3 iolog"`)
 	}
-	var ms float64
+	var us float64
 	if r.ver == 3 {
 		if len(f) == 0 {
 			return false, nil
 		}
 		var err error
-		if ms, err = r.float("timestamp", f[0]); err != nil {
+		if us, err = r.float("timestamp", f[0]); err != nil {
 			return false, err
 		}
 		f = f[1:]
+	} else if len(f) >= 3 && f[1] == "wait" {
+		w, err := r.float("wait", f[2])
+		if err != nil {
+			return false, err
+		}
+		r.clock += int64(w * 1e3)
+		return false, nil
 	}
 	if len(f) < 2 {
 		return false, r.fail("record", strings.Join(f, " "), "want [timestamp] filename action [offset length]")
 	}
 	switch f[1] {
-	case "add", "open", "close", "wait", "sync", "datasync":
+	case "wait":
+		return false, r.fail("action", f[1], "wait lines belong to version 2 iologs (version 3 lines carry their times)")
+	case "add", "open", "close", "sync", "datasync":
 		return false, nil
 	case "read":
 		rec.Op = blockio.Read
@@ -282,6 +293,10 @@ func parseIOLog(r *Reader, f []string, rec *Record) (bool, error) {
 		return false, err
 	}
 	rec.Device = 0
-	rec.TimeNs = r.since(int64(ms*1e6), 1)
+	if r.ver == 3 {
+		rec.TimeNs = r.since(int64(us*1e3), 1)
+	} else {
+		rec.TimeNs = r.clock
+	}
 	return true, nil
 }

@@ -82,6 +82,7 @@ type Reader struct {
 	haveT0 bool
 	last   int64    // latest time returned, ns
 	ver    int      // iolog version
+	clock  int64    // iolog version 2: the time its wait lines have added up to, ns
 	fields []string // reused
 	close  func() error
 	done   bool

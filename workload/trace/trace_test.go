@@ -244,16 +244,22 @@ CPU0 (8,0):
 	require.Equal(t, int64(1e6), recs[1].TimeNs)
 	require.Equal(t, blockio.Trim, recs[2].Op)
 
-	v3 := "fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n5 /dev/sdb write 0 4096\n7 /dev/sdb read 4096 8192\n9 /dev/sdb trim 0 4096\n10 /dev/sdb close\n"
+	// Version 3 times are microseconds since the start (fio's
+	// utime_since_now): a line 2,000 µs after the first is 2 ms later.
+	v3 := "fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n5000 /dev/sdb write 0 4096\n7000 /dev/sdb read 4096 8192\n9000 /dev/sdb trim 0 4096\n10000 /dev/sdb close\n"
 	recs, err = readAll(t, "job.iolog", v3, "")
 	require.NoError(t, err)
 	require.Len(t, recs, 3)
 	require.Equal(t, int64(2e6), recs[1].TimeNs)
 	require.Equal(t, blockio.Trim, recs[2].Op)
-	v2 := "fio version 2 iolog\n/dev/sdb add\n/dev/sdb read 0 4096\n/dev/sdb write 4096 4096\n"
+	// Version 2: no times, but wait lines pause (microseconds).
+	v2 := "fio version 2 iolog\n/dev/sdb add\n/dev/sdb read 0 4096\n/dev/sdb wait 1500\n/dev/sdb write 4096 4096\n"
 	recs, err = readAll(t, "job.iolog", v2, trace.IOLog)
 	require.NoError(t, err)
 	require.Len(t, recs, 2)
+	require.Equal(t, []int64{0, 1_500_000}, []int64{recs[0].TimeNs, recs[1].TimeNs})
+	_, err = readAll(t, "job.iolog", "fio version 3 iolog\n5 /dev/sdb wait 10\n", trace.IOLog)
+	require.ErrorContains(t, err, "wait")
 
 	msr := "128166372003061629,hm,1,Read,383496192,32768,18598\n128166372003061700,hm,1,Write,0,4096,1\n"
 	recs, err = readAll(t, "hm.csv", msr, "")
@@ -388,4 +394,21 @@ func FuzzReaders(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRealFioIOLog reads the first 200 I/Os of a capture fio 3.33 wrote
+// with --write_iolog (4 KiB random writes at --rate_iops=1000 on the null
+// engine): they span the 0.2 s fio took to issue them.
+func TestRealFioIOLog(t *testing.T) {
+	b, err := os.ReadFile("testdata/fio-3.33-randwrite-1000iops.iolog")
+	require.NoError(t, err)
+	recs, err := readAll(t, "capture.iolog", string(b), "")
+	require.NoError(t, err)
+	require.Len(t, recs, 200)
+	span := float64(recs[len(recs)-1].TimeNs-recs[0].TimeNs) / 1e9
+	require.InEpsilon(t, 199.0/1000, span, 0.02, "1000 I/Os a second")
+	for _, r := range recs {
+		require.Equal(t, blockio.Write, r.Op)
+		require.Equal(t, int64(4096), r.Length)
+	}
 }
