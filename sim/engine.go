@@ -27,6 +27,9 @@ type Options struct {
 	RuntimeNs int64
 	// RampNs is excluded from statistics (but not from the series).
 	RampNs int64
+	// StartDelayNs holds the stream back this long after the group starts
+	// (fio's startdelay); its runtime, statistics and series start then.
+	StartDelayNs int64
 	// IntervalNs is the length of one series interval (default 1 s).
 	IntervalNs int64
 	// TimeScale divides open-loop timestamps (2 replays twice as fast).
@@ -185,7 +188,8 @@ type stream struct {
 	m           *metrics
 	start       int64
 	stopAt      int64
-	outstanding int // this stream's requests in flight (fio's iodepth level)
+	outstanding int  // this stream's requests in flight (fio's iodepth level)
+	waiting     bool // a closed-loop stream not started yet (Options.StartDelayNs)
 	exhausted   bool
 	next        workload.Item
 	haveNext    bool
@@ -241,17 +245,17 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		if o.IntervalNs <= 0 {
 			o.IntervalNs = Second
 		}
-		if o.QueueDepth < 0 || o.RuntimeNs < 0 || o.RampNs < 0 || o.TimeScale < 0 {
+		if o.QueueDepth < 0 || o.RuntimeNs < 0 || o.RampNs < 0 || o.TimeScale < 0 || o.StartDelayNs < 0 {
 			return nil, fmt.Errorf("sim: negative option in %+v", o)
 		}
 		if o.TimeScale == 0 {
 			o.TimeScale = 1
 		}
-		s := &stream{src: st.Source, o: o, start: e.now, stopAt: math.MaxInt64}
+		s := &stream{src: st.Source, o: o, start: e.now + o.StartDelayNs, stopAt: math.MaxInt64}
 		if o.RuntimeNs > 0 {
-			s.stopAt = e.now + o.RuntimeNs
+			s.stopAt = s.start + o.RuntimeNs
 		}
-		s.m = newMetrics(e.ctrl, e.now, o)
+		s.m = newMetrics(e.ctrl, s.start, o)
 		ss[i] = s
 	}
 	ncq := e.ctrl.Config().Host.QueueDepth
@@ -302,13 +306,21 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		ss[i].m.issued++
 		issued++
 	}
+	// fill starts a closed-loop stream: its queue filled to its depth.
+	fill := func(i int) {
+		s := ss[i]
+		s.waiting = false
+		for k := 0; k < s.o.QueueDepth && e.now < s.stopAt && s.pull(e.ctrl); k++ {
+			enqueue(i)
+		}
+	}
 	for i, s := range ss {
-		if s.o.QueueDepth > 0 {
-			// Closed loop: fill the stream's queue.
-			for k := 0; k < s.o.QueueDepth && e.now < s.stopAt && s.pull(e.ctrl); k++ {
-				enqueue(i)
-			}
-		} else {
+		switch {
+		case s.o.QueueDepth > 0 && s.start > e.now:
+			s.waiting = true // starts later (startdelay)
+		case s.o.QueueDepth > 0:
+			fill(i)
+		default:
 			s.haveNext = s.pull(e.ctrl)
 		}
 	}
@@ -316,6 +328,28 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		return nil, err
 	}
 	for {
+		// A delayed closed-loop stream starts at its time, if before the
+		// next completion and the next open-loop arrival.
+		late := -1
+		for i, s := range ss {
+			if s.waiting && (late < 0 || s.start < ss[late].start) {
+				late = i
+			}
+		}
+		if late >= 0 && (len(e.ev) == 0 || ss[late].start < e.ev[0].at) {
+			early := false
+			for _, s := range ss {
+				early = early || (s.o.QueueDepth == 0 && s.haveNext && s.next.At < s.stopAt && s.next.At < ss[late].start)
+			}
+			if !early {
+				e.now = max(e.now, ss[late].start)
+				fill(late)
+				if err := dispatch(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
 		// Open loop: the earliest next arrival, if before the next completion.
 		first := -1
 		for i, s := range ss {
@@ -403,7 +437,7 @@ func (e *Engine) RunJob(j *workload.Job, hooks Hooks) (*Result, error) {
 		return nil, err
 	}
 	return e.Run(workload.NewGenerator(j), Options{
-		Name: j.Name, QueueDepth: j.QueueDepth(), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, Hooks: hooks,
+		Name: j.Name, QueueDepth: j.QueueDepth(), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, StartDelayNs: j.StartDelayNs, Hooks: hooks,
 	})
 }
 

@@ -260,13 +260,15 @@ func newMetrics(c *controller.Controller, start int64, o Options) *metrics {
 	return m
 }
 
-func (m *metrics) busyFrom(t int64) { m.busyAt, m.busyNow = t, true }
-func (m *metrics) busyTo(t int64)   { m.busy += t - m.busyAt; m.busyNow = false }
+// busyFrom and busyTo mark the drive busy and idle again; a stream that
+// starts late (Options.StartDelayNs) counts busy time from its start.
+func (m *metrics) busyFrom(t int64) { m.busyAt, m.busyNow = max(t, m.start), true }
+func (m *metrics) busyTo(t int64)   { m.busy += max(0, t-m.busyAt); m.busyNow = false }
 
 // busyUntil is the busy time accumulated up to t.
 func (m *metrics) busyUntil(t int64) int64 {
 	if m.busyNow {
-		return m.busy + t - m.busyAt
+		return m.busy + max(0, t-m.busyAt)
 	}
 	return m.busy
 }

@@ -353,3 +353,34 @@ func TestResultsDoNotPinTheDrive(t *testing.T) {
 	require.Less(t, heap()-base, int64(16<<20), "four kept results hold at most a few MiB")
 	runtime.KeepAlive(kept)
 }
+
+// TestStartDelay: a job held back (fio's startdelay) issues nothing
+// before its start, runs its whole runtime after it, and the group ends
+// when it does; closed and open loop alike.
+func TestStartDelay(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	e.SecureErase()
+	for _, qd := range []int{8, 0} {
+		first := job(t, "rw", "randwrite", "runtime", "1", "time_based", "1", "norandommap", "1")
+		late := job(t, "rw", "randwrite", "runtime", "1", "time_based", "1", "norandommap", "1", "rate_iops", "2000", "startdelay", "500ms")
+		for _, j := range []*workload.Job{first, late} {
+			require.NoError(t, j.Resolve(e.Controller().CapacityBytes()))
+		}
+		var firstIssue int64 = -1
+		start := e.Now()
+		rs, err := e.RunGroup([]sim.Stream{
+			{Source: workload.NewGenerator(first), Options: sim.Options{Name: "first", QueueDepth: 8, RuntimeNs: sim.Second}},
+			{Source: workload.NewGenerator(late), Options: sim.Options{Name: "late", QueueDepth: qd, RuntimeNs: sim.Second, StartDelayNs: late.StartDelayNs,
+				Hooks: sim.Hooks{OnComplete: func(c sim.Completion) {
+					if firstIssue < 0 {
+						firstIssue = c.IssuedNs
+					}
+				}}}},
+		})
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, firstIssue, int64(0), "qd %d: the late job issued", qd)
+		require.Equal(t, rs[1].StartNs, start+sim.Second/2, "qd %d: its run starts after the delay", qd)
+		require.GreaterOrEqual(t, e.Now()-start, 7*sim.Second/5, "qd %d: the group ends with the late job", qd)
+		require.Positive(t, rs[1].Write.IOs)
+	}
+}

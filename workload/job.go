@@ -3,6 +3,7 @@ package workload
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,6 +141,10 @@ type Job struct {
 	FileSize    int64
 	FileService FileService
 	fileSize    amount
+	// StartDelayNs holds the job back this long after its group starts
+	// (fio's startdelay; a range is resolved to a time in it).
+	StartDelayNs int64
+	startDelayHi int64
 	// BlockAlign makes random offsets multiples of it (fio's blockalign;
 	// 0: the smallest block size).
 	BlockAlign int64
@@ -275,6 +280,22 @@ var options = map[string]option{
 		return nil
 	}},
 	"ba": {"same as blockalign", nil},
+	"startdelay": {"hold the job back this long after its group starts (a range lo-hi: a time in it, drawn from randseed)", func(j *Job, v string) error {
+		lo, hi, isRange := strings.Cut(v, "-")
+		a, err := units.ParseDuration(lo)
+		if err != nil {
+			return err
+		}
+		j.StartDelayNs, j.startDelayHi = a, a
+		if isRange {
+			b, err := units.ParseDuration(hi)
+			if err != nil || b < a {
+				return fmt.Errorf("%q: want a time or a range lo-hi with lo <= hi", v)
+			}
+			j.startDelayHi = b
+		}
+		return nil
+	}},
 	"zonemode": {"none (zoned modes are refused: the simulated drives are conventional)", func(j *Job, v string) error {
 		switch strings.ToLower(strings.TrimSpace(v)) {
 		case "none":
@@ -617,6 +638,13 @@ func (j *Job) Resolve(capacity int64) error {
 		if j.Files > 1 && b.Bytes > j.FileSize {
 			return fmt.Errorf("%w: bs=%d: larger than each of the nrfiles=%d files (%d bytes)", ErrOption, b.Bytes, j.Files, j.FileSize)
 		}
+	}
+	if j.startDelayHi > j.StartDelayNs {
+		// fio draws a time in the range; here from the job's seed, so a
+		// run repeats.
+		r := rand.New(rand.NewPCG(j.RandSeed, 0x9e3779b97f4a7c15))
+		j.StartDelayNs += r.Int64N(j.startDelayHi - j.StartDelayNs + 1)
+		j.startDelayHi = j.StartDelayNs
 	}
 	if j.BlockAlign > j.Size {
 		return fmt.Errorf("%w: blockalign=%d: larger than size=%d", ErrOption, j.BlockAlign, j.Size)
