@@ -141,6 +141,10 @@ type Job struct {
 	FileSize    int64
 	FileService FileService
 	fileSize    amount
+	// Clone is the job's number among the clones numjobs makes (0 for
+	// the first); offset_increment moves each clone's range by it.
+	Clone           int
+	offsetIncrement amount
 	// StartDelayNs holds the job back this long after its group starts
 	// (fio's startdelay; a range is resolved to a time in it).
 	StartDelayNs int64
@@ -280,6 +284,25 @@ var options = map[string]option{
 		return nil
 	}},
 	"ba": {"same as blockalign", nil},
+	"offset_increment": {"each numjobs clone's offset moves this much further (bytes or N%)", func(j *Job, v string) (err error) {
+		j.offsetIncrement, err = parseAmount(v)
+		return
+	}},
+	"dedupe_mode": {"repeat or working_set: which earlier data a deduplicated buffer repeats (the drive stores a repeat alike either way)", func(j *Job, v string) error {
+		switch strings.ToLower(v) {
+		case "repeat", "working_set":
+			return nil
+		}
+		return fmt.Errorf("%q: allowed repeat, working_set", v)
+	}},
+	"dedupe_working_set_percentage": {"share of the range deduplicated buffers come from (as dedupe_mode)", func(j *Job, v string) error {
+		var p int
+		return setInt(&p, v, 0, 100)
+	}},
+	"dedupe_global": {"deduplicate across jobs (the drive stores a repeat alike either way)", func(j *Job, v string) error {
+		var p int
+		return setInt(&p, v, 0, 1)
+	}},
 	"startdelay": {"hold the job back this long after its group starts (a range lo-hi: a time in it, drawn from randseed)", func(j *Job, v string) error {
 		lo, hi, isRange := strings.Cut(v, "-")
 		a, err := units.ParseDuration(lo)
@@ -602,6 +625,9 @@ func (j *Job) Resolve(capacity int64) error {
 		}
 	}
 	j.Offset = j.offset.resolve(capacity)
+	if j.offsetIncrement.set {
+		j.Offset += int64(j.Clone) * j.offsetIncrement.resolve(capacity)
+	}
 	if j.Offset%512 != 0 {
 		return fmt.Errorf("%w: offset=%d: must be a multiple of 512", ErrOption, j.Offset)
 	}

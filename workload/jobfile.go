@@ -31,6 +31,7 @@ type FileJob struct {
 	Group   int               // 0-based group number
 	Options map[string]string // the options that applied, global ones included
 	Line    int               // line of the job's section header
+	Section string            // the section's name (clones of numjobs share it)
 }
 
 // hostOnly are fio options about the host's I/O path, not the device;
@@ -145,6 +146,7 @@ func ParseJobFileEnv(name string, r io.Reader, getenv func(string) string) (*Job
 		}
 		numjobs := 1
 		stonewall := false
+		waitFor, waitLine := "", ""
 		j := NewJob(sec.name)
 		given := map[string]string{}
 		for _, kv := range append(append([][3]string{}, global...), sec.opts...) {
@@ -152,6 +154,9 @@ func ParseJobFileEnv(name string, r io.Reader, getenv func(string) string) (*Job
 			switch {
 			case key == "stonewall" || key == "wait_for_previous":
 				stonewall = val == "" || val == "1" || val == "true"
+				continue
+			case key == "wait_for":
+				waitFor, waitLine = val, at
 				continue
 			case key == "numjobs":
 				n, err := strconv.Atoi(val)
@@ -187,6 +192,24 @@ func ParseJobFileEnv(name string, r io.Reader, getenv func(string) string) (*Job
 		if stonewall && len(jf.Jobs) > 0 {
 			group++
 		}
+		if waitFor != "" {
+			// fio's wait_for: start once the named job has finished. Here
+			// the job starts a group after the named job's group, as
+			// stonewall does.
+			found := false
+			for _, o := range jf.Jobs {
+				if o.Section == waitFor {
+					found = true
+					if o.Group == group {
+						group++
+						break
+					}
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("%s:%s: %w: wait_for=%s: no job of that name before [%s]", name, waitLine, ErrOption, waitFor, sec.name)
+			}
+		}
 		for k := 0; k < numjobs; k++ {
 			c := *j
 			c.set = j.set
@@ -195,7 +218,8 @@ func ParseJobFileEnv(name string, r io.Reader, getenv func(string) string) (*Job
 			if numjobs > 1 {
 				c.Name = fmt.Sprintf("%s.%d", j.Name, k)
 			}
-			jf.Jobs = append(jf.Jobs, FileJob{Job: &c, Group: group, Options: given, Line: sec.line})
+			c.Clone = k
+			jf.Jobs = append(jf.Jobs, FileJob{Job: &c, Group: group, Options: given, Line: sec.line, Section: sec.name})
 		}
 	}
 	if len(jf.Jobs) == 0 {

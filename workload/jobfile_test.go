@@ -126,3 +126,34 @@ func TestJobFileReportsEngineOptions(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"ioengine", "cmd_type", "hostname"}, jf.Ignored)
 }
+
+// TestJobFileWaitForAndOffsetIncrement: wait_for starts a job in a group
+// after the named job's (an unknown name is an error naming the line);
+// offset_increment moves each numjobs clone's range further.
+func TestJobFileWaitForAndOffsetIncrement(t *testing.T) {
+	jf, err := ParseJobFile("w.fio", strings.NewReader(`[global]
+size=1m
+[writers]
+rw=write
+numjobs=2
+offset_increment=1m
+[other]
+rw=read
+[readers]
+wait_for=writers
+rw=randread
+`))
+	require.NoError(t, err)
+	var groups []int
+	for _, j := range jf.Jobs {
+		groups = append(groups, j.Group)
+	}
+	require.Equal(t, []int{0, 0, 0, 1}, groups, "readers wait for the writers' group")
+	for k, j := range jf.Jobs[:2] {
+		require.NoError(t, j.Job.Resolve(1<<30))
+		require.Equal(t, int64(k)<<20, j.Job.Offset, "clone %d", k)
+	}
+	_, err = ParseJobFile("w.fio", strings.NewReader("[a]\nwait_for=nobody\n"))
+	require.ErrorContains(t, err, "w.fio:2")
+	require.ErrorContains(t, err, "wait_for=nobody")
+}
