@@ -141,6 +141,7 @@ type Job struct {
 	FileSize    int64
 	FileService FileService
 	fileSize    amount
+	fillDevice  bool // fill_device: the range runs to the drive's end
 	// Clone is the job's number among the clones numjobs makes (0 for
 	// the first); offset_increment moves each clone's range by it.
 	Clone           int
@@ -302,6 +303,14 @@ var options = map[string]option{
 	"dedupe_global": {"deduplicate across jobs (the drive stores a repeat alike either way)", func(j *Job, v string) error {
 		var p int
 		return setInt(&p, v, 0, 1)
+	}},
+	"fill_device": {"write to the end of the drive from offset, whatever size says", func(j *Job, v string) error {
+		var b int
+		if err := setInt(&b, v, 0, 1); err != nil {
+			return err
+		}
+		j.fillDevice = b == 1
+		return nil
 	}},
 	"startdelay": {"hold the job back this long after its group starts (a range lo-hi: a time in it, drawn from randseed)", func(j *Job, v string) error {
 		lo, hi, isRange := strings.Cut(v, "-")
@@ -477,7 +486,9 @@ func Options() []string {
 func OptionHelp(name string) string { return options[name].help }
 
 // IsFlag reports whether option name is a switch that takes no value.
-func IsFlag(name string) bool { return name == "time_based" || name == "norandommap" }
+func IsFlag(name string) bool {
+	return name == "time_based" || name == "norandommap" || name == "fill_device" || name == "dedupe_global"
+}
 
 var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "blocksize_range": "bsrange", "ba": "blockalign"}
 
@@ -636,6 +647,8 @@ func (j *Job) Resolve(capacity int64) error {
 	}
 	files := int64(max(j.Files, 1))
 	switch {
+	case j.fillDevice:
+		j.Size = capacity - j.Offset
 	case j.size.set:
 		j.Size = j.size.resolve(capacity)
 	case j.fileSize.set:

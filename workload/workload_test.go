@@ -484,6 +484,10 @@ func TestFioJobOptionsDevicesSee(t *testing.T) {
 		require.NoError(t, bad.Set("size", "4m"))
 		require.ErrorContains(t, bad.Resolve(gib), "blockalign")
 	})
+	t.Run("fill_device", func(t *testing.T) {
+		j := job(t, map[string]string{"rw": "write", "size": "1m", "offset": "4g", "fill_device": "1"})
+		require.Equal(t, 16*gib-4*gib, j.Size, "to the drive's end, whatever size says")
+	})
 	t.Run("rwmix both ways", func(t *testing.T) {
 		require.Equal(t, 70, job(t, map[string]string{"rwmixread": "70", "rwmixwrite": "30"}).RWMixRead)
 		j := NewJob("t")
