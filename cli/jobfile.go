@@ -68,7 +68,7 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 				hooks.OnComplete = logs[i].complete
 			}
 			streams[i] = sim.Stream{Source: workload.NewGenerator(j.Job), Options: sim.Options{
-				Name: j.Job.Name, QueueDepth: j.Job.QueueDepth(), RuntimeNs: j.Job.RuntimeNs, RampNs: j.Job.RampNs, StartDelayNs: j.Job.StartDelayNs,
+				Name: j.Job.Name, QueueDepth: j.Job.QueueDepth(), RuntimeNs: j.Job.RuntimeNs, RampNs: j.Job.RampNs, StartDelayNs: j.Job.StartDelayNs, SteadyState: j.Job.SteadyState,
 				IntervalNs: o.intervalMsec * 1e6, Hooks: hooks,
 			}}
 		}

@@ -479,7 +479,7 @@ func runJob(args []string, stdout io.Writer, replay bool, reg *ftl.Registry) err
 		hooks.OnComplete = logs.complete
 	}
 	res, err := e.Run(src, sim.Options{
-		Name: o.job.Name, QueueDepth: o.job.QueueDepth(), RuntimeNs: o.job.RuntimeNs, RampNs: o.job.RampNs,
+		Name: o.job.Name, QueueDepth: o.job.QueueDepth(), RuntimeNs: o.job.RuntimeNs, RampNs: o.job.RampNs, StartDelayNs: o.job.StartDelayNs, SteadyState: o.job.SteadyState,
 		IntervalNs: o.intervalMsec * 1e6, Hooks: hooks, TimeScale: o.speedup,
 	})
 	if err != nil {

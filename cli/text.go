@@ -100,6 +100,15 @@ func writeResults(w io.Writer, r *sim.Result) {
 	fmt.Fprintf(w, "  device: write amplification %.3f; host wrote %s, NAND programmed %s, read %s; GC moved %d units in %d runs (%d in background); %d erases; free blocks min %d, end %d\n",
 		dv.WriteAmplification, units.FormatBytes(dv.HostWriteBytes), units.FormatBytes(dv.NANDWriteBytes), units.FormatBytes(dv.NANDReadBytes),
 		dv.GCCopiedUnits, dv.GCRuns, dv.BackgroundGCRuns, dv.Erases, dv.FreeBlocksMin, dv.FreeBlocksEnd)
+	if ss := r.SteadyState; ss != nil {
+		f := sim.FioSteadyJSON(ss)
+		attained := "no"
+		if ss.Attained {
+			attained = "yes"
+		}
+		fmt.Fprintf(w, "  steadystate: attained=%s over %d s, iops=%d, bw=%d KiB/s, %s (limit %s)\n",
+			attained, ss.DurationNs/1e9, f.Data.IOPSMean, f.Data.BWMean, strings.SplitN(f.SS, ":", 2)[0]+"="+f.Criterion, strings.SplitN(f.SS, ":", 2)[1])
+	}
 	if dv.UnwrittenReadUnits > 0 {
 		fmt.Fprintf(w, "  reads: %.1f %% of the units read held no data (never written or trimmed): the drive answered them without reading flash\n",
 			100*float64(dv.UnwrittenReadUnits)/float64(max(1, dv.HostReadUnits)))

@@ -30,6 +30,10 @@ type Options struct {
 	// StartDelayNs holds the stream back this long after the group starts
 	// (fio's startdelay); its runtime, statistics and series start then.
 	StartDelayNs int64
+	// SteadyState stops the stream once it is steady by fio's criterion,
+	// checked each series interval (Result.SteadyState says what it
+	// found). Zero: no detection.
+	SteadyState workload.SteadyState
 	// IntervalNs is the length of one series interval (default 1 s).
 	IntervalNs int64
 	// TimeScale divides open-loop timestamps (2 replays twice as fast).
@@ -376,6 +380,9 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		s := ss[ev.stream]
 		s.outstanding--
 		s.m.complete(ev)
+		if s.m.ss != nil && s.m.ss.done && s.stopAt > e.now {
+			s.stopAt = e.now // steady: fio stops the job
+		}
 		if outstanding == 0 {
 			for _, x := range ss {
 				x.m.busyTo(e.now)
@@ -437,7 +444,8 @@ func (e *Engine) RunJob(j *workload.Job, hooks Hooks) (*Result, error) {
 		return nil, err
 	}
 	return e.Run(workload.NewGenerator(j), Options{
-		Name: j.Name, QueueDepth: j.QueueDepth(), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, StartDelayNs: j.StartDelayNs, Hooks: hooks,
+		Name: j.Name, QueueDepth: j.QueueDepth(), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, StartDelayNs: j.StartDelayNs,
+		SteadyState: j.SteadyState, Hooks: hooks,
 	})
 }
 

@@ -2,9 +2,11 @@ package sim
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/ftlsim/ftlsim/ftl"
 )
@@ -59,6 +61,7 @@ type FioJob struct {
 	Geometry        FioGeometry        `json:"geometry"`
 	Power           FioPower           `json:"power"`
 	Series          FioSeries          `json:"series"`
+	SteadyState     *FioSteadyState    `json:"steadystate,omitempty"`
 }
 
 // FioSync is fio's sync object; simulated jobs issue no syncs.
@@ -245,6 +248,81 @@ func (r *Result) fioDir(d DirStats, dir int) FioDir {
 	return f
 }
 
+// FioSteadyState is fio's steadystate block: the criterion as fio writes
+// it ("iops_slope:0.100000%"), the window in seconds, whether it was
+// attained, the criterion's figure, and the window's samples (bw in KiB/s,
+// as fio's).
+type FioSteadyState struct {
+	SS           string        `json:"ss"`
+	Duration     int64         `json:"duration"`
+	Attained     int           `json:"attained"`
+	Criterion    string        `json:"criterion"`
+	MaxDeviation float64       `json:"max_deviation"`
+	Slope        float64       `json:"slope"`
+	Data         FioSteadyData `json:"data"`
+}
+
+// FioSteadyData is the window's samples and means.
+type FioSteadyData struct {
+	BWMean   int64   `json:"bw_mean"`
+	IOPSMean int64   `json:"iops_mean"`
+	IOPS     []int64 `json:"iops"`
+	BW       []int64 `json:"bw"`
+}
+
+// FioSteadyJSON writes what steady-state detection found as fio's
+// steadystate block (nil for nil).
+func FioSteadyJSON(s *SteadyState) *FioSteadyState { return fioSteady(s) }
+
+// fioSteady writes what steady-state detection found as fio does.
+func fioSteady(s *SteadyState) *FioSteadyState {
+	if s == nil {
+		return nil
+	}
+	pct := ""
+	if s.Percent {
+		pct = "%"
+	}
+	out := &FioSteadyState{
+		SS: fmt.Sprintf("%s:%f%s", s.Criterion, s.Limit, pct), Duration: s.DurationNs / 1e9,
+		MaxDeviation: s.MaxDeviation, Slope: s.Slope, Data: FioSteadyData{IOPS: []int64{}, BW: []int64{}},
+	}
+	if s.Attained {
+		out.Attained = 1
+	}
+	// The criterion's figure: the slope or the deviation, as a share of
+	// the mean when the limit is one.
+	fig, mean := s.MaxDeviation, 0.0
+	src := s.IOPS
+	if strings.HasPrefix(s.Criterion, "bw") {
+		src = s.BW
+	}
+	for _, v := range src {
+		mean += v
+	}
+	if len(src) > 0 {
+		mean /= float64(len(src))
+	}
+	if strings.HasSuffix(s.Criterion, "_slope") {
+		fig = math.Abs(s.Slope)
+	}
+	if s.Percent && mean > 0 {
+		fig = 100 * fig / mean
+	}
+	out.Criterion = fmt.Sprintf("%f%s", fig, pct)
+	var si, sb float64
+	for i := range s.IOPS {
+		out.Data.IOPS = append(out.Data.IOPS, int64(math.Round(s.IOPS[i])))
+		out.Data.BW = append(out.Data.BW, int64(math.Round(s.BW[i]/1024)))
+		si += s.IOPS[i]
+		sb += s.BW[i] / 1024
+	}
+	if n := float64(len(s.IOPS)); n > 0 {
+		out.Data.IOPSMean, out.Data.BWMean = int64(math.Round(si/n)), int64(math.Round(sb/n))
+	}
+	return out
+}
+
 // Fio converts the result to a fio job object; options are the job's
 // options as given.
 func (r *Result) Fio(options map[string]string) FioJob {
@@ -255,6 +333,7 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		IODepthLevel: map[string]float64{}, LatencyNs: map[string]float64{},
 		LatencyUs: map[string]float64{}, LatencyMs: map[string]float64{},
 		LatencyPct: 100, LatencyDepth: r.QueueDepth, IODepthSubmit: map[string]float64{}, IODepthComplete: map[string]float64{},
+		SteadyState: fioSteady(r.SteadyState),
 	}
 	// The engine submits and completes one request at a time.
 	for _, k := range []string{"0", "4", "8", "16", "32", "64", ">=64"} {

@@ -162,6 +162,9 @@ type Result struct {
 	// DepthCounts counts submissions by the queue depth they made, by
 	// DepthLevels.
 	DepthCounts []int64
+	// SteadyState is what steady-state detection found (nil without
+	// Options.SteadyState).
+	SteadyState *SteadyState
 }
 
 // GeometryOf describes drive c.
@@ -202,6 +205,7 @@ type metrics struct {
 	ivBusy    int64 // busy time at the start of the interval
 	latBucket [nLatencyBuckets]int64
 	depth     [nDepthLevels]int64
+	ss        *steady // nil without steady-state detection
 }
 
 // LatencyBucketsNs are the upper edges of fio's latency_ns, latency_us and
@@ -257,6 +261,11 @@ func newMetrics(c *controller.Controller, start int64, o Options) *metrics {
 	m.c0 = c.Counters()
 	m.ivStart = start
 	m.ivCounter = m.c0
+	iv := o.IntervalNs
+	if iv <= 0 {
+		iv = Second
+	}
+	m.ss = newSteady(o.SteadyState, start, iv)
 	return m
 }
 
@@ -336,6 +345,9 @@ func (m *metrics) closeInterval(end int64) {
 		iv.PowerW = m.c.Config().Power.EnergyJ(dk, g.PageBytes, int(m.c.SlotBytes()), iv.BusyNs, span) / (float64(span) / 1e9)
 	}
 	m.ivCounter = k
+	if end-m.ivStart == m.o.IntervalNs || (m.o.IntervalNs <= 0 && end-m.ivStart == Second) {
+		m.ss.observe(&iv, end, secs) // whole intervals only: not a run's last, partial one
+	}
 	m.series = append(m.series, iv)
 	if m.o.Hooks.OnInterval != nil {
 		m.o.Hooks.OnInterval(iv)
@@ -377,7 +389,7 @@ func (m *metrics) finish(end int64) *Result {
 	r := &Result{
 		Name: m.o.Name, StartNs: m.start, EndNs: end, RuntimeNs: measured,
 		Read: m.dir[0].stats(measured), Write: m.dir[1].stats(measured), Trim: m.dir[2].stats(measured),
-		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued,
+		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued, SteadyState: m.ss.result(),
 		// Copies: a slice of the metrics' arrays would keep the metrics,
 		// and through them the whole drive, alive as long as the result.
 		LatencyBuckets: append([]int64(nil), m.latBucket[:]...), DepthCounts: append([]int64(nil), m.depth[:]...),

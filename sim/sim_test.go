@@ -384,3 +384,38 @@ func TestStartDelay(t *testing.T) {
 		require.Positive(t, rs[1].Write.IOs)
 	}
 }
+
+// TestSteadyStateStopsTheJob: fio's steady-state detection. Random reads
+// of a filled drive are steady at once, so a job that asks for IOPS
+// within 5 % of their mean over 5 s stops after 5 s (8 s with 3 s of
+// ss_ramp), with fio's steadystate block; a limit nothing meets (a slope
+// of exactly 0) runs the whole runtime and says it was not attained.
+func TestSteadyStateStopsTheJob(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	e.SecureErase()
+	require.NoError(t, e.Precondition(workload.Precondition{Kind: workload.PreconditionFill}))
+	run := func(kv ...string) *sim.Result {
+		j := job(t, append([]string{"rw", "randread", "iodepth", "8", "runtime", "30", "time_based", "1", "ss_dur", "5s"}, kv...)...)
+		r, err := e.RunJob(j, sim.Hooks{})
+		require.NoError(t, err)
+		require.NotNil(t, r.SteadyState)
+		return r
+	}
+	r := run("ss", "iops:5%")
+	require.True(t, r.SteadyState.Attained)
+	require.InDelta(t, 5*sim.Second, r.RuntimeNs, 1e7, "stops once steady (then drains what is in flight)")
+	require.Len(t, r.SteadyState.IOPS, 5)
+	f := r.Fio(nil).SteadyState
+	require.Equal(t, "iops:5.000000%", f.SS)
+	require.Equal(t, 1, f.Attained)
+	require.Equal(t, int64(5), f.Duration)
+	require.Len(t, f.Data.BW, 5)
+	require.InEpsilon(t, r.Read.IOPS, float64(f.Data.IOPSMean), 0.01)
+
+	r = run("ss", "iops:5%", "ss_ramp", "3s")
+	require.InDelta(t, 8*sim.Second, r.RuntimeNs, 1e7, "the window starts after the ramp")
+
+	r = run("ss", "iops_slope:0%")
+	require.False(t, r.SteadyState.Attained)
+	require.InDelta(t, 30*sim.Second, r.RuntimeNs, 1e7)
+}

@@ -3,6 +3,7 @@ package workload
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -142,6 +143,9 @@ type Job struct {
 	FileService FileService
 	fileSize    amount
 	fillDevice  bool // fill_device: the range runs to the drive's end
+	// SteadyState stops the job early once it is steady (fio's
+	// steadystate, ss_dur, ss_ramp).
+	SteadyState SteadyState
 	// Clone is the job's number among the clones numjobs makes (0 for
 	// the first); offset_increment moves each clone's range by it.
 	Clone           int
@@ -312,6 +316,38 @@ var options = map[string]option{
 		j.fillDevice = b == 1
 		return nil
 	}},
+	"steadystate": {"iops|iops_slope|bw|bw_slope:LIMIT[%]: stop once steady over ss_dur (fio's criteria)", func(j *Job, v string) error {
+		name, lim, ok := strings.Cut(strings.ToLower(strings.TrimSpace(v)), ":")
+		c := j.SteadyState
+		switch name {
+		case "iops", "iops_slope", "bw", "bw_slope":
+			c.Bandwidth, c.Slope = strings.HasPrefix(name, "bw"), strings.HasSuffix(name, "_slope")
+		default:
+			return fmt.Errorf("%q: allowed iops, iops_slope, bw, bw_slope, each :LIMIT or :LIMIT%%", v)
+		}
+		if !ok {
+			return fmt.Errorf("%q: want a limit, e.g. %s:1%%", v, name)
+		}
+		c.Percent = strings.HasSuffix(lim, "%")
+		x, err := strconv.ParseFloat(strings.TrimSuffix(lim, "%"), 64)
+		if err != nil || x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%q: the limit must be a non-negative number, or a percentage", v)
+		}
+		c.Limit = x
+		j.SteadyState = c
+		return nil
+	}},
+	"steadystate_duration": {"the window steadystate is judged over (fio's ss_dur)", func(j *Job, v string) (err error) {
+		j.SteadyState.DurationNs, err = units.ParseDuration(v)
+		return
+	}},
+	"steadystate_ramp_time": {"time before steadystate starts collecting (fio's ss_ramp)", func(j *Job, v string) (err error) {
+		j.SteadyState.RampNs, err = units.ParseDuration(v)
+		return
+	}},
+	"ss":      {"same as steadystate", nil},
+	"ss_dur":  {"same as steadystate_duration", nil},
+	"ss_ramp": {"same as steadystate_ramp_time", nil},
 	"startdelay": {"hold the job back this long after its group starts (a range lo-hi: a time in it, drawn from randseed)", func(j *Job, v string) error {
 		lo, hi, isRange := strings.Cut(v, "-")
 		a, err := units.ParseDuration(lo)
@@ -490,7 +526,7 @@ func IsFlag(name string) bool {
 	return name == "time_based" || name == "norandommap" || name == "fill_device" || name == "dedupe_global"
 }
 
-var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "blocksize_range": "bsrange", "ba": "blockalign"}
+var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "blocksize_range": "bsrange", "ba": "blockalign", "ss": "steadystate", "ss_dur": "steadystate_duration", "ss_ramp": "steadystate_ramp_time"}
 
 // Set sets one option by its fio name; an unknown name is an error.
 func (j *Job) Set(name, value string) error {
@@ -509,6 +545,31 @@ func (j *Job) Set(name, value string) error {
 	}
 	j.set[name] = true
 	return nil
+}
+
+// SteadyState is fio's steady-state criterion (steadystate, or ss):
+// the job stops once, over the last DurationNs (ss_dur) after RampNs
+// (ss_ramp), its IOPS (or, with Bandwidth, bytes per second) stay within
+// Limit of their mean — or, with Slope, their least-squares slope is
+// within Limit per second. Limit is a percentage of the mean with
+// Percent. No DurationNs: no detection.
+type SteadyState struct {
+	Bandwidth, Slope   bool
+	Limit              float64
+	Percent            bool
+	DurationNs, RampNs int64
+}
+
+// Name is the criterion as fio names it: iops, iops_slope, bw or bw_slope.
+func (s SteadyState) Name() string {
+	n := "iops"
+	if s.Bandwidth {
+		n = "bw"
+	}
+	if s.Slope {
+		n += "_slope"
+	}
+	return n
 }
 
 // FileService is fio's file_service_type: which file of a job's nrfiles

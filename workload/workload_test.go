@@ -488,6 +488,15 @@ func TestFioJobOptionsDevicesSee(t *testing.T) {
 		j := job(t, map[string]string{"rw": "write", "size": "1m", "offset": "4g", "fill_device": "1"})
 		require.Equal(t, 16*gib-4*gib, j.Size, "to the drive's end, whatever size says")
 	})
+	t.Run("steadystate", func(t *testing.T) {
+		j := job(t, map[string]string{"ss": "iops_slope:0.3%", "ss_dur": "1800s", "ss_ramp": "10s"})
+		require.Equal(t, SteadyState{Slope: true, Limit: 0.3, Percent: true, DurationNs: 1800e9, RampNs: 10e9}, j.SteadyState)
+		require.Equal(t, "iops_slope", j.SteadyState.Name())
+		require.Equal(t, "bw", job(t, map[string]string{"steadystate": "bw:1000"}).SteadyState.Name())
+		for _, bad := range []string{"latency:1%", "iops", "iops:-1", "iops:x%"} {
+			require.Error(t, NewJob("t").Set("ss", bad), bad)
+		}
+	})
 	t.Run("rwmix both ways", func(t *testing.T) {
 		require.Equal(t, 70, job(t, map[string]string{"rwmixread": "70", "rwmixwrite": "30"}).RWMixRead)
 		j := NewJob("t")
