@@ -266,6 +266,8 @@ type FioSteadyState struct {
 type FioSteadyData struct {
 	BWMean   int64   `json:"bw_mean"`
 	IOPSMean int64   `json:"iops_mean"`
+	LatMean  *int64  `json:"lat_mean,omitempty"`
+	LatNs    []int64 `json:"lat_ns,omitempty"`
 	IOPS     []int64 `json:"iops"`
 	BW       []int64 `json:"bw"`
 }
@@ -294,8 +296,11 @@ func fioSteady(s *SteadyState) *FioSteadyState {
 	// the mean when the limit is one.
 	fig, mean := s.MaxDeviation, 0.0
 	src := s.IOPS
-	if strings.HasPrefix(s.Criterion, "bw") {
+	switch {
+	case strings.HasPrefix(s.Criterion, "bw"):
 		src = s.BW
+	case strings.HasPrefix(s.Criterion, "lat"):
+		src = s.Lat
 	}
 	for _, v := range src {
 		mean += v
@@ -319,6 +324,20 @@ func fioSteady(s *SteadyState) *FioSteadyState {
 	}
 	if n := float64(len(s.IOPS)); n > 0 {
 		out.Data.IOPSMean, out.Data.BWMean = int64(math.Round(si/n)), int64(math.Round(sb/n))
+	}
+	if strings.HasPrefix(s.Criterion, "lat") {
+		// fio adds the latencies when the criterion is on them.
+		var sl float64
+		out.Data.LatNs = []int64{}
+		for _, v := range s.Lat {
+			out.Data.LatNs = append(out.Data.LatNs, int64(math.Round(v)))
+			sl += v
+		}
+		m := int64(0)
+		if len(s.Lat) > 0 {
+			m = int64(math.Round(sl / float64(len(s.Lat))))
+		}
+		out.Data.LatMean = &m
 	}
 	return out
 }

@@ -415,6 +415,16 @@ func TestSteadyStateStopsTheJob(t *testing.T) {
 	r = run("ss", "iops:5%", "ss_ramp", "3s")
 	require.InDelta(t, 8*sim.Second, r.RuntimeNs, 1e7, "the window starts after the ramp")
 
+	r = run("ss", "iops:5%", "ss_interval", "2s", "ss_dur", "6s")
+	require.Len(t, r.SteadyState.IOPS, 3, "a sample every 2 s over 6 s")
+	require.InDelta(t, 6*sim.Second, r.RuntimeNs, 1e7)
+
+	r = run("ss", "lat:5%")
+	require.True(t, r.SteadyState.Attained, "steady latency too")
+	lf := r.Fio(nil).SteadyState
+	require.Len(t, lf.Data.LatNs, 5)
+	require.InEpsilon(t, r.Read.Latency.Mean, float64(*lf.Data.LatMean), 0.05)
+
 	r = run("ss", "iops_slope:0%")
 	require.False(t, r.SteadyState.Attained)
 	require.InDelta(t, 30*sim.Second, r.RuntimeNs, 1e7)

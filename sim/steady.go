@@ -22,6 +22,7 @@ type SteadyState struct {
 	Slope        float64   // least-squares slope of the criterion's figure, per second
 	IOPS         []float64 // the window's IOPS, a sample an interval, oldest first
 	BW           []float64 // the window's bytes per second, alike
+	Lat          []float64 // the window's mean completion latencies (ns), alike
 }
 
 // steady watches a job's series for fio's steady-state criterion.
@@ -30,18 +31,25 @@ type steady struct {
 	window  int       // samples in a full window
 	iops    []float64 // the latest samples (rings)
 	bw      []float64
+	lat     []float64
 	n, head int
 	from    int64 // the check starts with intervals ending after this (ramp)
 	done    bool
 	last    SteadyState
+	// The sample being gathered: a check interval's I/Os, bytes, summed
+	// latencies and length (series intervals add up to one).
+	ios, bytes, latSum, secs float64
+	every                    float64 // check interval, s
 }
 
 func newSteady(c workload.SteadyState, start, intervalNs int64) *steady {
 	if c.DurationNs <= 0 {
 		return nil
 	}
-	w := max(2, int((c.DurationNs+intervalNs-1)/intervalNs))
-	return &steady{c: c, window: w, iops: make([]float64, w), bw: make([]float64, w), from: start + c.RampNs}
+	every := max(c.CheckNs, intervalNs)
+	w := max(2, int((c.DurationNs+every-1)/every))
+	return &steady{c: c, window: w, iops: make([]float64, w), bw: make([]float64, w), lat: make([]float64, w),
+		from: start + c.RampNs, every: float64(every) / 1e9}
 }
 
 // observe takes an interval that ended at end, lasting secs, and reports
@@ -50,8 +58,24 @@ func (s *steady) observe(iv *Interval, end int64, secs float64) bool {
 	if s == nil || s.done || end <= s.from || secs <= 0 {
 		return false
 	}
+	// Series intervals add up to a check interval's sample (fio's
+	// ss_interval, 1 s by default).
+	ios := iv.IOPS * secs
+	s.ios += ios
+	s.bytes += float64(iv.Bytes)
+	s.latSum += iv.MeanLatencyNs * ios
+	s.secs += secs
+	if s.secs < s.every-1e-9 {
+		return false
+	}
 	at := (s.head + s.n) % s.window
-	s.iops[at], s.bw[at] = iv.IOPS, float64(iv.Bytes)/secs
+	s.iops[at], s.bw[at] = s.ios/s.secs, s.bytes/s.secs
+	s.lat[at] = 0
+	if s.ios > 0 {
+		s.lat[at] = s.latSum / s.ios
+	}
+	step := s.secs
+	s.ios, s.bytes, s.latSum, s.secs = 0, 0, 0, 0
 	if s.n < s.window {
 		s.n++
 	} else {
@@ -68,17 +92,20 @@ func (s *steady) observe(iv *Interval, end int64, secs float64) bool {
 		}
 		return xs
 	}
-	s.last.IOPS, s.last.BW = ordered(s.iops), ordered(s.bw)
+	s.last.IOPS, s.last.BW, s.last.Lat = ordered(s.iops), ordered(s.bw), ordered(s.lat)
 	xs := s.last.IOPS
-	if s.c.Bandwidth {
+	switch {
+	case s.c.Bandwidth:
 		xs = s.last.BW
+	case s.c.Latency:
+		xs = s.last.Lat
 	}
 	mean := stat.Mean(xs, nil)
 	var dev float64
 	ts := make([]float64, len(xs))
 	for i, v := range xs {
 		dev = math.Max(dev, math.Abs(v-mean))
-		ts[i] = float64(i) * secs
+		ts[i] = float64(i) * step
 	}
 	_, slope := stat.LinearRegression(ts, xs, nil, false)
 	s.last.MaxDeviation, s.last.Slope = dev, slope

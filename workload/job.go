@@ -316,14 +316,14 @@ var options = map[string]option{
 		j.fillDevice = b == 1
 		return nil
 	}},
-	"steadystate": {"iops|iops_slope|bw|bw_slope:LIMIT[%]: stop once steady over ss_dur (fio's criteria)", func(j *Job, v string) error {
+	"steadystate": {"iops|bw|lat[_slope]:LIMIT[%]: stop once steady over ss_dur (fio's criteria; lat in ns)", func(j *Job, v string) error {
 		name, lim, ok := strings.Cut(strings.ToLower(strings.TrimSpace(v)), ":")
 		c := j.SteadyState
 		switch name {
-		case "iops", "iops_slope", "bw", "bw_slope":
-			c.Bandwidth, c.Slope = strings.HasPrefix(name, "bw"), strings.HasSuffix(name, "_slope")
+		case "iops", "iops_slope", "bw", "bw_slope", "lat", "lat_slope":
+			c.Bandwidth, c.Latency, c.Slope = strings.HasPrefix(name, "bw"), strings.HasPrefix(name, "lat"), strings.HasSuffix(name, "_slope")
 		default:
-			return fmt.Errorf("%q: allowed iops, iops_slope, bw, bw_slope, each :LIMIT or :LIMIT%%", v)
+			return fmt.Errorf("%q: allowed iops, iops_slope, bw, bw_slope, lat, lat_slope, each :LIMIT or :LIMIT%%", v)
 		}
 		if !ok {
 			return fmt.Errorf("%q: want a limit, e.g. %s:1%%", v, name)
@@ -345,9 +345,18 @@ var options = map[string]option{
 		j.SteadyState.RampNs, err = units.ParseDuration(v)
 		return
 	}},
-	"ss":      {"same as steadystate", nil},
-	"ss_dur":  {"same as steadystate_duration", nil},
-	"ss_ramp": {"same as steadystate_ramp_time", nil},
+	"steadystate_check_interval": {"how often steadystate takes a sample, each the average since the last (fio's ss_interval; default 1s)", func(j *Job, v string) (err error) {
+		d, err := units.ParseDuration(v)
+		if err == nil && d < 1e9 {
+			err = fmt.Errorf("%q: at least 1s (the series interval)", v)
+		}
+		j.SteadyState.CheckNs = d
+		return err
+	}},
+	"ss_interval": {"same as steadystate_check_interval", nil},
+	"ss":          {"same as steadystate", nil},
+	"ss_dur":      {"same as steadystate_duration", nil},
+	"ss_ramp":     {"same as steadystate_ramp_time", nil},
 	"startdelay": {"hold the job back this long after its group starts (a range lo-hi: a time in it, drawn from randseed)", func(j *Job, v string) error {
 		lo, hi, isRange := strings.Cut(v, "-")
 		a, err := units.ParseDuration(lo)
@@ -526,7 +535,7 @@ func IsFlag(name string) bool {
 	return name == "time_based" || name == "norandommap" || name == "fill_device" || name == "dedupe_global"
 }
 
-var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "blocksize_range": "bsrange", "ba": "blockalign", "ss": "steadystate", "ss_dur": "steadystate_duration", "ss_ramp": "steadystate_ramp_time"}
+var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "blocksize_range": "bsrange", "ba": "blockalign", "ss": "steadystate", "ss_dur": "steadystate_duration", "ss_ramp": "steadystate_ramp_time", "ss_interval": "steadystate_check_interval"}
 
 // Set sets one option by its fio name; an unknown name is an error.
 func (j *Job) Set(name, value string) error {
@@ -549,22 +558,30 @@ func (j *Job) Set(name, value string) error {
 
 // SteadyState is fio's steady-state criterion (steadystate, or ss):
 // the job stops once, over the last DurationNs (ss_dur) after RampNs
-// (ss_ramp), its IOPS (or, with Bandwidth, bytes per second) stay within
-// Limit of their mean — or, with Slope, their least-squares slope is
-// within Limit per second. Limit is a percentage of the mean with
-// Percent. No DurationNs: no detection.
+// (ss_ramp), its IOPS (or, with Bandwidth, bytes per second; with
+// Latency, mean completion latency) stay within Limit of their mean —
+// or, with Slope, their least-squares slope is within Limit per second.
+// Limit is a percentage of the mean with Percent. No DurationNs: no
+// detection.
 type SteadyState struct {
-	Bandwidth, Slope   bool
+	Bandwidth, Latency bool
+	Slope              bool
 	Limit              float64
 	Percent            bool
 	DurationNs, RampNs int64
+	// CheckNs is how often a sample is taken, each the average since the
+	// last (fio's ss_interval; 0: each series interval, 1 s).
+	CheckNs int64
 }
 
-// Name is the criterion as fio names it: iops, iops_slope, bw or bw_slope.
+// Name is the criterion as fio names it: iops, bw or lat, with _slope.
 func (s SteadyState) Name() string {
 	n := "iops"
-	if s.Bandwidth {
+	switch {
+	case s.Bandwidth:
 		n = "bw"
+	case s.Latency:
+		n = "lat"
 	}
 	if s.Slope {
 		n += "_slope"

@@ -66,6 +66,8 @@ var hostOnly = map[string]bool{
 	"latency_window": true, "latency_percentile": true, "latency_run": true, "ratemin": true,
 	"rate_min": true, "ratecycle": true, "grace_time": true, "numa_cpu_nodes": true,
 	"openfiles": true, "unlink": true, "unlink_each_loop": true, "donorname": true, "inplace": true,
+	"verify_dump": true, "verify_fatal": true, "verify_async": true, "verify_state_save": true,
+	"verify_state_load": true, "verify_offset": true, "verify_only": true, "verify_header_seed": true,
 	"new_group": true, "create_serialize": true, "exit_what": true, "error_dump": true, "std_redirect": true, "nr_files": true, "numa_mem_policy": true, "flow": true, "flow_id": true,
 	"flow_sleep": true, "flow_watermark": true, "ignore_error": true, "clat_percentiles": true,
 	"lat_percentiles": true, "slat_percentiles": true, "verify_pattern": true, "exitall_on_error": true,

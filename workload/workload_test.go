@@ -496,6 +496,8 @@ func TestFioJobOptionsDevicesSee(t *testing.T) {
 		for _, bad := range []string{"latency:1%", "iops", "iops:-1", "iops:x%"} {
 			require.Error(t, NewJob("t").Set("ss", bad), bad)
 		}
+		require.Equal(t, int64(10e9), job(t, map[string]string{"ss": "lat:5%", "ss_interval": "10"}).SteadyState.CheckNs)
+		require.Error(t, NewJob("t").Set("ss_interval", "500ms"))
 	})
 	t.Run("rwmix both ways", func(t *testing.T) {
 		require.Equal(t, 70, job(t, map[string]string{"rwmixread": "70", "rwmixwrite": "30"}).RWMixRead)
