@@ -67,10 +67,9 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 			if logs[i].active() {
 				hooks.OnComplete = logs[i].complete
 			}
-			streams[i] = sim.Stream{Source: workload.NewGenerator(j.Job), Options: sim.Options{
-				Name: j.Job.Name, QueueDepth: j.Job.QueueDepth(), RuntimeNs: j.Job.RuntimeNs, RampNs: j.Job.RampNs, StartDelayNs: j.Job.StartDelayNs, SteadyState: j.Job.SteadyState,
-				IntervalNs: o.intervalMsec * 1e6, Hooks: hooks,
-			}}
+			so := sim.JobOptions(j.Job)
+			so.IntervalNs, so.Hooks = o.intervalMsec*1e6, hooks
+			streams[i] = sim.Stream{Source: workload.NewGenerator(j.Job), Options: so}
 		}
 		rs, err := e.RunGroup(streams)
 		if err != nil {

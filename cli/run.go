@@ -478,10 +478,9 @@ func runJob(args []string, stdout io.Writer, replay bool, reg *ftl.Registry) err
 	if logs.active() {
 		hooks.OnComplete = logs.complete
 	}
-	res, err := e.Run(src, sim.Options{
-		Name: o.job.Name, QueueDepth: o.job.QueueDepth(), RuntimeNs: o.job.RuntimeNs, RampNs: o.job.RampNs, StartDelayNs: o.job.StartDelayNs, SteadyState: o.job.SteadyState,
-		IntervalNs: o.intervalMsec * 1e6, Hooks: hooks, TimeScale: o.speedup,
-	})
+	so := sim.JobOptions(o.job)
+	so.IntervalNs, so.Hooks, so.TimeScale = o.intervalMsec*1e6, hooks, o.speedup
+	res, err := e.Run(src, so)
 	if err != nil {
 		var pe *trace.ParseError
 		if errors.As(err, &pe) || (tsrc != nil && errors.Is(err, tsrc.Err())) {

@@ -30,6 +30,11 @@ type Options struct {
 	// StartDelayNs holds the stream back this long after the group starts
 	// (fio's startdelay); its runtime, statistics and series start then.
 	StartDelayNs int64
+	// ThinkNs pauses a closed-loop stream after every ThinkBlocks I/Os
+	// (default 1) have completed, before it issues more (fio's thinktime,
+	// thinktime_blocks): with one block, at most one I/O is in flight.
+	ThinkNs     int64
+	ThinkBlocks int
 	// SteadyState stops the stream once it is steady by fio's criterion,
 	// checked each series interval (Result.SteadyState says what it
 	// found). Zero: no detection.
@@ -192,8 +197,10 @@ type stream struct {
 	m           *metrics
 	start       int64
 	stopAt      int64
-	outstanding int  // this stream's requests in flight (fio's iodepth level)
-	waiting     bool // a closed-loop stream not started yet (Options.StartDelayNs)
+	outstanding int   // this stream's requests in flight (fio's iodepth level)
+	waiting     bool  // a closed-loop stream not issuing until resumeAt (startdelay, thinktime)
+	resumeAt    int64 // when a waiting stream issues again
+	sinceThink  int   // I/Os issued since its last think time
 	exhausted   bool
 	next        workload.Item
 	haveNext    bool
@@ -249,11 +256,14 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		if o.IntervalNs <= 0 {
 			o.IntervalNs = Second
 		}
-		if o.QueueDepth < 0 || o.RuntimeNs < 0 || o.RampNs < 0 || o.TimeScale < 0 || o.StartDelayNs < 0 {
+		if o.QueueDepth < 0 || o.RuntimeNs < 0 || o.RampNs < 0 || o.TimeScale < 0 || o.StartDelayNs < 0 || o.ThinkNs < 0 || o.ThinkBlocks < 0 {
 			return nil, fmt.Errorf("sim: negative option in %+v", o)
 		}
 		if o.TimeScale == 0 {
 			o.TimeScale = 1
+		}
+		if o.ThinkBlocks == 0 {
+			o.ThinkBlocks = 1
 		}
 		s := &stream{src: st.Source, o: o, start: e.now + o.StartDelayNs, stopAt: math.MaxInt64}
 		if o.RuntimeNs > 0 {
@@ -308,20 +318,24 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 	enqueue := func(i int) {
 		e.q = append(e.q, pending{it: ss[i].next, iss: e.now, stream: int32(i)})
 		ss[i].m.issued++
+		ss[i].sinceThink++
 		issued++
 	}
+	// issueMore is whether a closed-loop stream may issue another I/O:
+	// with think time, not past its block count.
+	issueMore := func(s *stream) bool { return s.o.ThinkNs == 0 || s.sinceThink < s.o.ThinkBlocks }
 	// fill starts a closed-loop stream: its queue filled to its depth.
 	fill := func(i int) {
 		s := ss[i]
 		s.waiting = false
-		for k := 0; k < s.o.QueueDepth && e.now < s.stopAt && s.pull(e.ctrl); k++ {
+		for k := 0; k < s.o.QueueDepth && issueMore(s) && e.now < s.stopAt && s.pull(e.ctrl); k++ {
 			enqueue(i)
 		}
 	}
 	for i, s := range ss {
 		switch {
 		case s.o.QueueDepth > 0 && s.start > e.now:
-			s.waiting = true // starts later (startdelay)
+			s.waiting, s.resumeAt = true, s.start // starts later (startdelay)
 		case s.o.QueueDepth > 0:
 			fill(i)
 		default:
@@ -336,17 +350,18 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		// next completion and the next open-loop arrival.
 		late := -1
 		for i, s := range ss {
-			if s.waiting && (late < 0 || s.start < ss[late].start) {
+			if s.waiting && (late < 0 || s.resumeAt < ss[late].resumeAt) {
 				late = i
 			}
 		}
-		if late >= 0 && (len(e.ev) == 0 || ss[late].start < e.ev[0].at) {
+		if late >= 0 && (len(e.ev) == 0 || ss[late].resumeAt < e.ev[0].at) {
 			early := false
 			for _, s := range ss {
-				early = early || (s.o.QueueDepth == 0 && s.haveNext && s.next.At < s.stopAt && s.next.At < ss[late].start)
+				early = early || (s.o.QueueDepth == 0 && s.haveNext && s.next.At < s.stopAt && s.next.At < ss[late].resumeAt)
 			}
 			if !early {
-				e.now = max(e.now, ss[late].start)
+				e.now = max(e.now, ss[late].resumeAt)
+				ss[late].sinceThink = 0
 				fill(late)
 				if err := dispatch(); err != nil {
 					return nil, err
@@ -389,7 +404,15 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 			}
 			idleSince = e.now
 		}
-		if s.o.QueueDepth > 0 && e.now < s.stopAt && s.pull(e.ctrl) {
+		switch {
+		case s.o.QueueDepth == 0 || s.waiting:
+		case !issueMore(s):
+			// Think time: once its blocks have all completed, the stream
+			// pauses, then issues its next blocks.
+			if s.outstanding == 0 && e.now+s.o.ThinkNs < s.stopAt {
+				s.waiting, s.resumeAt = true, e.now+s.o.ThinkNs
+			}
+		case e.now < s.stopAt && s.pull(e.ctrl):
 			enqueue(int(ev.stream))
 		}
 		if err := dispatch(); err != nil {
@@ -443,10 +466,19 @@ func (e *Engine) RunJob(j *workload.Job, hooks Hooks) (*Result, error) {
 	if err := j.Resolve(e.ctrl.CapacityBytes()); err != nil {
 		return nil, err
 	}
-	return e.Run(workload.NewGenerator(j), Options{
+	o := JobOptions(j)
+	o.Hooks = hooks
+	return e.Run(workload.NewGenerator(j), o)
+}
+
+// JobOptions are the run options a resolved job asks for: its name, queue
+// depth (0 when paced: open loop), runtime, ramp, start delay, think time
+// and steady-state criterion. Callers add the series interval and hooks.
+func JobOptions(j *workload.Job) Options {
+	return Options{
 		Name: j.Name, QueueDepth: j.QueueDepth(), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, StartDelayNs: j.StartDelayNs,
-		SteadyState: j.SteadyState, Hooks: hooks,
-	})
+		ThinkNs: j.ThinkNs, ThinkBlocks: j.ThinkBlocks, SteadyState: j.SteadyState,
+	}
 }
 
 // Precondition runs the jobs of p (none, a fill, or a fill and torture).

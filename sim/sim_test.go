@@ -429,3 +429,26 @@ func TestSteadyStateStopsTheJob(t *testing.T) {
 	require.False(t, r.SteadyState.Attained)
 	require.InDelta(t, 30*sim.Second, r.RuntimeNs, 1e7)
 }
+
+// TestThinkTime: fio's thinktime pauses a job after its blocks complete.
+// With one block (the default) at most one I/O is in flight, whatever
+// the iodepth, and each I/O takes its service time plus the pause; with
+// four blocks, four at a time.
+func TestThinkTime(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	e.SecureErase()
+	require.NoError(t, e.Precondition(workload.Precondition{Kind: workload.PreconditionFill}))
+	run := func(kv ...string) *sim.Result {
+		j := job(t, append([]string{"rw", "randread", "iodepth", "16", "runtime", "1", "time_based", "1"}, kv...)...)
+		r, err := e.RunJob(j, sim.Hooks{})
+		require.NoError(t, err)
+		return r
+	}
+	one := run("thinktime", "1000") // microseconds
+	require.Equal(t, int64(0), one.DepthCounts[1], "never two in flight")
+	perIO := float64(sim.Second) / one.Read.IOPS
+	require.InDelta(t, 1e6+one.Read.Latency.Mean, perIO, 0.02*perIO, "each I/O: its service time and the pause")
+	four := run("thinktime", "1ms", "thinktime_blocks", "4")
+	require.Greater(t, four.Read.IOPS, 3*one.Read.IOPS, "four I/Os a pause")
+	require.Zero(t, four.DepthCounts[3], "never more than four in flight")
+}

@@ -143,6 +143,10 @@ type Job struct {
 	FileService FileService
 	fileSize    amount
 	fillDevice  bool // fill_device: the range runs to the drive's end
+	// ThinkNs pauses the job after every ThinkBlocks I/Os have completed
+	// (fio's thinktime, thinktime_blocks; default one block).
+	ThinkNs     int64
+	ThinkBlocks int
 	// SteadyState stops the job early once it is steady (fio's
 	// steadystate, ss_dur, ss_ramp).
 	SteadyState SteadyState
@@ -357,6 +361,15 @@ var options = map[string]option{
 	"ss":          {"same as steadystate", nil},
 	"ss_dur":      {"same as steadystate_duration", nil},
 	"ss_ramp":     {"same as steadystate_ramp_time", nil},
+	"thinktime": {"pause after I/Os complete before issuing more (microseconds, or with a unit)", func(j *Job, v string) (err error) {
+		j.ThinkNs, err = microseconds(v)
+		return
+	}},
+	"thinktime_blocks": {"I/Os issued between think times (default 1: at most one in flight)", func(j *Job, v string) error { return setInt(&j.ThinkBlocks, v, 1, 65536) }},
+	"thinktime_spin": {"part of thinktime the host spins (the drive sees the same pause)", func(j *Job, v string) error {
+		_, err := microseconds(v)
+		return err
+	}},
 	"startdelay": {"hold the job back this long after its group starts (a range lo-hi: a time in it, drawn from randseed)", func(j *Job, v string) error {
 		lo, hi, isRange := strings.Cut(v, "-")
 		a, err := units.ParseDuration(lo)
@@ -587,6 +600,19 @@ func (s SteadyState) Name() string {
 		n += "_slope"
 	}
 	return n
+}
+
+// microseconds parses a time whose bare numbers are microseconds (fio's
+// thinktime) or that carries a unit.
+func microseconds(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("%q: must not be negative", v)
+		}
+		return n * 1000, nil
+	}
+	return units.ParseDuration(v)
 }
 
 // FileService is fio's file_service_type: which file of a job's nrfiles

@@ -68,7 +68,7 @@ func TestJobFileErrors(t *testing.T) {
 	cases := []struct{ text, want string }{
 		{"[a]\nrw=sideways\n", "e.fio:2: invalid job option: rw=sideways"},
 		{"[a]\nzonemode=zbd\n", `e.fio:2: invalid job option: zonemode=zbd: "zbd": the simulated drives are conventional`},
-		{"[a]\nthinktime=100\n", `e.fio:2: invalid job option: option "thinktime" is not one ftlsim can honour`},
+		{"[a]\nkb_base=1000\n", `e.fio:2: invalid job option: option "kb_base" is not one ftlsim can honour`},
 		{"rw=read\n", "e.fio:1: invalid job option: option \"rw=read\" before any [section]"},
 		{"[a\n", "e.fio:1: invalid job option: malformed section header"},
 		{"[global]\nbs=4k\n", "no job sections"},
