@@ -97,7 +97,7 @@ Drive options:
   --gc=POLICY          greedy, fifo, cost-benefit, random, d-choices:D
   --precondition=none|fill|torture[:TIME]   run before the job (after a secure erase)
 Output:
-  --output-format=normal|json  --output=FILE
+  --output-format=normal|json|json+  --output=FILE
   --write_iops_log=NAME --write_bw_log=NAME --write_lat_log=NAME --log_avg_msec=MS
   --write_device_log=FILE.csv --device_log_msec=MS
 Replay options (with the drive and output options):

@@ -88,7 +88,7 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 					return err
 				}
 			}
-			fj := r.Fio(group[i].Options)
+			fj := o.fio(r, group[i].Options)
 			fj.GroupID = g
 			fioJobs = append(fioJobs, fj)
 			jo := *o
@@ -97,7 +97,7 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 			texts = append(texts, func() { writeJobText(out, &jo, r) })
 		}
 	}
-	if o.format == "json" {
+	if o.json() {
 		return sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
 	}
 	writeDriveText(out, o, c, preNs)

@@ -53,6 +53,18 @@ func WithPolicies(reg *ftl.Registry) Option { return func(s *settings) { s.polic
 // (tests that run many files).
 func withRuntimeCap(ns int64) Option { return func(s *settings) { s.runtimeCap = ns } }
 
+// json reports whether the output is fio's JSON (json or json+).
+func (o *options) json() bool { return o.format == "json" || o.format == "json+" }
+
+// fio converts a result to a fio job object, with json+'s latency bins
+// when asked for.
+func (o *options) fio(r *sim.Result, opts map[string]string) sim.FioJob {
+	if o.format == "json+" {
+		return r.FioPlus(opts)
+	}
+	return r.Fio(opts)
+}
+
 // Version names this build: the module's version (or "devel") and, when
 // built from a repository, its commit.
 func Version() string {
@@ -272,9 +284,9 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 		o.precondition = p
 		return nil
 	})
-	str(&o.format, "output-format", "normal or json", func(v string) error {
-		if v != "normal" && v != "json" {
-			return errors.New("allowed normal, json")
+	str(&o.format, "output-format", "normal, json or json+ (json with each direction's latency distribution, fio's clat_ns bins)", func(v string) error {
+		if v != "normal" && v != "json" && v != "json+" {
+			return errors.New("allowed normal, json, json+")
 		}
 		return nil
 	})
@@ -496,12 +508,12 @@ func runJob(args []string, stdout io.Writer, replay bool, reg *ftl.Registry) err
 			return err
 		}
 	}
-	if o.format == "json" {
+	if o.json() {
 		global := map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String()}
 		if o.precondition.Kind == workload.PreconditionTorture {
 			global["precondition"] = fmt.Sprintf("torture:%ds", o.precondition.TortureNs/1e9)
 		}
-		return sim.WriteFioJSON(out, global, res.Fio(o.given))
+		return sim.WriteFioJSON(out, global, o.fio(res, o.given))
 	}
 	writeText(out, o, c, res, preNs, time.Since(wall), tsrc)
 	return nil

@@ -451,6 +451,30 @@ func TestScenarioLogs(t *testing.T) {
 	}
 }
 
+// TestJSONPlus: --output-format=json+ is the JSON with fio's latency
+// bins, which count every completion.
+func TestJSONPlus(t *testing.T) {
+	code, out, errOut := runCmd(t, append([]string{"--rw=randread", "--runtime=1", "--output-format=json+"}, quick...)...)
+	require.Equal(t, exitOK, code, errOut)
+	var doc struct {
+		Jobs []struct {
+			Read struct {
+				TotalIOs int64 `json:"total_ios"`
+				ClatNs   struct {
+					Bins map[string]int64 `json:"bins"`
+				} `json:"clat_ns"`
+			} `json:"read"`
+		} `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	var n int64
+	for _, c := range doc.Jobs[0].Read.ClatNs.Bins {
+		n += c
+	}
+	require.Positive(t, n)
+	require.Equal(t, doc.Jobs[0].Read.TotalIOs, n)
+}
+
 func TestVersion(t *testing.T) {
 	code, out, _ := runCmd(t, "--version")
 	require.Equal(t, exitOK, code)

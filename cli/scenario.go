@@ -92,14 +92,14 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 			}
 		}
 	}
-	if o.format == "json" {
+	if o.json() {
 		global := map[string]string{"drive": o.drive, "scenario": sc.Name}
 		for k, v := range overrides {
 			global[k] = v
 		}
 		var jobs []sim.FioJob
 		for _, m := range ms {
-			jobs = append(jobs, m.Result.Fio(map[string]string{"scenario": sc.Name, "step": m.Label}))
+			jobs = append(jobs, o.fio(m.Result, map[string]string{"scenario": sc.Name, "step": m.Label}))
 		}
 		return sim.WriteFioJSON(out, global, jobs...)
 	}

@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -595,6 +597,18 @@ func Combine(parts []*Result) *Result {
 			a.IOPS, a.BWBytes = float64(a.IOs)/secs, float64(a.Bytes)/secs
 		}
 		a.Latency.Percentiles = nil
+		// The distributions add up bin by bin.
+		counts := map[int64]int64{}
+		for _, p := range parts {
+			for _, b := range d(p).Latency.Bins {
+				counts[b.Ns] += b.Count
+			}
+		}
+		a.Latency.Bins = nil
+		for ns, c := range counts {
+			a.Latency.Bins = append(a.Latency.Bins, LatencyBin{Ns: ns, Count: c})
+		}
+		slices.SortFunc(a.Latency.Bins, func(x, y LatencyBin) int { return cmp.Compare(x.Ns, y.Ns) })
 	}
 	out.Power.EnergyJ = energy
 	if secs > 0 {

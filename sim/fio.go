@@ -78,6 +78,9 @@ type FioLat struct {
 	Stddev     float64          `json:"stddev"`
 	N          int64            `json:"N"`
 	Percentile map[string]int64 `json:"percentile,omitempty"`
+	// Bins is fio's json+ latency distribution: the count of each bin,
+	// keyed by its latency in ns (only with FioPlus).
+	Bins map[string]int64 `json:"bins,omitempty"`
 }
 
 // FioDir is one direction (read, write or trim) of a job.
@@ -340,6 +343,26 @@ func fioSteady(s *SteadyState) *FioSteadyState {
 		out.Data.LatMean = &m
 	}
 	return out
+}
+
+// FioPlus is Fio with fio's json+ additions: each direction's completion
+// latency distribution (clat_ns bins), as fio's --output-format=json+
+// writes it for tools such as fio_jsonplus_clat2csv.
+func (r *Result) FioPlus(options map[string]string) FioJob {
+	j := r.Fio(options)
+	for _, d := range []struct {
+		dst *FioLat
+		src LatencyStats
+	}{{&j.Read.ClatNs, r.Read.Latency}, {&j.Write.ClatNs, r.Write.Latency}, {&j.Trim.ClatNs, r.Trim.Latency}} {
+		if len(d.src.Bins) == 0 {
+			continue
+		}
+		d.dst.Bins = make(map[string]int64, len(d.src.Bins))
+		for _, b := range d.src.Bins {
+			d.dst.Bins[strconv.FormatInt(b.Ns, 10)] += b.Count
+		}
+	}
+	return j
 }
 
 // Fio converts the result to a fio job object; options are the job's

@@ -19,6 +19,15 @@ type LatencyStats struct {
 	N           int64
 	// Percentiles maps each of DefaultPercentiles to a latency.
 	Percentiles map[float64]int64
+	// Bins is the latency distribution: each non-empty histogram bin's
+	// middle latency (ns) with its count, lowest first (fio's json+
+	// bins).
+	Bins []LatencyBin
+}
+
+// LatencyBin is one bin of a latency distribution.
+type LatencyBin struct {
+	Ns, Count int64
 }
 
 // DirStats are the statistics of one direction (read, write or trim).
@@ -377,6 +386,11 @@ func (l *latency) stats(runtime int64) DirStats {
 	s.Latency.Stdev = math.Sqrt(max(0, l.sumsq/n-s.Latency.Mean*s.Latency.Mean))
 	for _, p := range DefaultPercentiles {
 		s.Latency.Percentiles[p] = l.h.ValueAtQuantile(p)
+	}
+	for _, b := range l.h.Distribution() {
+		if b.Count > 0 {
+			s.Latency.Bins = append(s.Latency.Bins, LatencyBin{Ns: (b.From + b.To) / 2, Count: b.Count})
+		}
 	}
 	return s
 }

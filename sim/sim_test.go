@@ -452,3 +452,37 @@ func TestThinkTime(t *testing.T) {
 	require.Greater(t, four.Read.IOPS, 3*one.Read.IOPS, "four I/Os a pause")
 	require.Zero(t, four.DepthCounts[3], "never more than four in flight")
 }
+
+// TestLatencyBins: the latency distribution (fio's json+ bins) counts
+// every completion once, and results combined from parts add theirs.
+func TestLatencyBins(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	e.SecureErase()
+	var parts []*sim.Result
+	for range 2 {
+		r, err := e.RunJob(job(t, "rw", "randrw", "iodepth", "8", "runtime", "1", "time_based", "1"), sim.Hooks{})
+		require.NoError(t, err)
+		parts = append(parts, r)
+	}
+	sum := func(bins []sim.LatencyBin) (n int64) {
+		for i, b := range bins {
+			require.Positive(t, b.Count)
+			if i > 0 {
+				require.Greater(t, b.Ns, bins[i-1].Ns, "lowest first")
+			}
+			n += b.Count
+		}
+		return
+	}
+	r := parts[0]
+	require.Equal(t, r.Read.IOs, sum(r.Read.Latency.Bins))
+	require.Equal(t, r.Write.IOs, sum(r.Write.Latency.Bins))
+	var jsonSum int64
+	for _, c := range r.FioPlus(nil).Read.ClatNs.Bins {
+		jsonSum += c
+	}
+	require.Equal(t, r.Read.IOs, jsonSum)
+	require.Nil(t, r.Fio(nil).Read.ClatNs.Bins, "plain json has no bins")
+	c := sim.Combine(parts)
+	require.Equal(t, parts[0].Write.IOs+parts[1].Write.IOs, sum(c.Write.Latency.Bins))
+}
