@@ -29,6 +29,18 @@ type logSet struct {
 	bytes [3]int64
 	lat   [3]int64
 	used  [3]bool
+	// The last whole window, written when the next one closes, so that
+	// the run's last sliver (the I/Os in flight when it stopped) joins it
+	// instead of making a short window of its own that would drag every
+	// average of the log down.
+	pend *window
+}
+
+// window is one averaging window of a log: its end, its length and what
+// completed in it, by direction.
+type window struct {
+	end, ns       int64
+	n, bytes, lat [3]int64
 }
 
 func openLogs(o *options) (*logSet, error) { return openLogsN(o, 1) }
@@ -96,9 +108,20 @@ func (ls *logSet) complete(c sim.Completion) {
 	ls.lat[d] += c.DoneNs - c.IssuedNs
 }
 
-// flush writes the window ending at winEnd and starts the next.
+// flush closes the window ending at winEnd, writes the one before it, and
+// starts the next.
 func (ls *logSet) flush() {
-	secs := float64(ls.avgNs) / 1e9
+	if ls.pend != nil {
+		ls.write(ls.pend)
+	}
+	ls.pend = &window{end: ls.winEnd, ns: ls.avgNs, n: ls.n, bytes: ls.bytes, lat: ls.lat}
+	ls.n, ls.bytes, ls.lat = [3]int64{}, [3]int64{}, [3]int64{}
+	ls.winEnd += ls.avgNs
+}
+
+// write writes window w's averages to every log, by direction.
+func (ls *logSet) write(w *window) {
+	secs := float64(w.ns) / 1e9
 	for d := 0; d < 3; d++ {
 		if !ls.used[d] {
 			continue
@@ -107,30 +130,41 @@ func (ls *logSet) flush() {
 			var v int64
 			switch l.kind {
 			case "iops":
-				v = int64(float64(ls.n[d])/secs + 0.5)
+				v = int64(float64(w.n[d])/secs + 0.5)
 			case "bw":
-				v = int64(float64(ls.bytes[d])/1024/secs + 0.5)
+				v = int64(float64(w.bytes[d])/1024/secs + 0.5)
 			case "lat", "clat":
-				if ls.n[d] > 0 {
-					v = ls.lat[d] / ls.n[d]
+				if w.n[d] > 0 {
+					v = w.lat[d] / w.n[d]
 				}
 			}
-			fmt.Fprintf(l.w, "%d, %d, %d, 0, 0\n", ls.winEnd/1e6, v, d)
+			fmt.Fprintf(l.w, "%d, %d, %d, 0, 0\n", w.end/1e6, v, d)
 		}
 	}
-	ls.n, ls.bytes, ls.lat = [3]int64{}, [3]int64{}, [3]int64{}
-	ls.winEnd += ls.avgNs
 }
 
 func (ls *logSet) close(res *sim.Result) error {
 	if ls.avgNs > 0 && ls.active() {
-		// Windows up to the end of the run, the last one partial.
+		// Windows up to the end of the run; what completed after the last
+		// whole one joins it (or, in a run shorter than a window, makes
+		// the only one, as long as the run).
 		end := res.EndNs - res.StartNs
 		for ls.winEnd <= end {
 			ls.flush()
 		}
-		if ls.winEnd-ls.avgNs < end {
-			ls.flush()
+		if rest := end - (ls.winEnd - ls.avgNs); rest > 0 {
+			if ls.pend == nil {
+				ls.pend = &window{end: end}
+			}
+			for d := range 3 {
+				ls.pend.n[d] += ls.n[d]
+				ls.pend.bytes[d] += ls.bytes[d]
+				ls.pend.lat[d] += ls.lat[d]
+			}
+			ls.pend.ns += rest
+		}
+		if ls.pend != nil {
+			ls.write(ls.pend)
 		}
 	}
 	var first error

@@ -605,3 +605,37 @@ func TestResizeNeedsStatedSizes(t *testing.T) {
 		require.Equal(t, exitOK, code, "%v: %s", args, errOut)
 	}
 }
+
+// TestAveragedLogsMatchTheJSON: averaged logs end with the run (the I/Os
+// in flight when it stopped join the last window rather than making a
+// short one), so their mean is the JSON's IOPS, as fio's fiologparser
+// computes it.
+func TestAveragedLogsMatchTheJSON(t *testing.T) {
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "lg")
+	code, out, errOut := runCmd(t, append([]string{"--rw=randread", "--iodepth=8", "--runtime=5", "--write_iops_log=" + prefix, "--log_avg_msec=1000", "--output-format=json"}, quick...)...)
+	require.Equal(t, exitOK, code, errOut)
+	var doc struct {
+		Jobs []struct {
+			Read struct {
+				IOPS float64 `json:"iops"`
+			} `json:"read"`
+		} `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	b, err := os.ReadFile(prefix + "_iops.1.log")
+	require.NoError(t, err)
+	var sum float64
+	var n, last int64
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var ts, v int64
+		_, err := fmt.Sscanf(line, "%d, %d,", &ts, &v)
+		require.NoError(t, err, line)
+		sum += float64(v)
+		n++
+		last = ts
+	}
+	require.Equal(t, int64(5), n, "a window a second, none after the run")
+	require.Equal(t, int64(5000), last)
+	require.InEpsilon(t, doc.Jobs[0].Read.IOPS, sum/float64(n), 0.001)
+}
