@@ -99,6 +99,7 @@ Drive options:
 Output:
   --output-format=normal|json|json+  --output=FILE
   --write_iops_log=NAME --write_bw_log=NAME --write_lat_log=NAME --log_avg_msec=MS
+  --write_hist_log=NAME --log_hist_msec=MS   (fio's completion-latency histograms)
   --write_device_log=FILE.csv --device_log_msec=MS
 Replay options (with the drive and output options):
   --format=msr|spc|disksim|heimdall|blkparse|iolog   (default: detected; gzip is read directly)

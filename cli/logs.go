@@ -34,6 +34,7 @@ type logSet struct {
 	// instead of making a short window of its own that would drag every
 	// average of the log down.
 	pend *window
+	hist *histLog // write_hist_log (nil without)
 }
 
 // window is one averaging window of a log: its end, its length and what
@@ -66,10 +67,17 @@ func openLogsN(o *options, n int) (*logSet, error) {
 			return nil, err
 		}
 	}
+	if o.histLog != "" {
+		h, err := openHistLog(o.histLog, n, o.logHistMsec)
+		if err != nil {
+			return nil, err
+		}
+		ls.hist = h
+	}
 	return ls, nil
 }
 
-func (ls *logSet) active() bool { return len(ls.logs) > 0 }
+func (ls *logSet) active() bool { return len(ls.logs) > 0 || ls.hist != nil }
 
 func dir(op blockio.Op) int {
 	switch op {
@@ -82,6 +90,9 @@ func dir(op blockio.Op) int {
 }
 
 func (ls *logSet) complete(c sim.Completion) {
+	if ls.hist != nil {
+		ls.hist.complete(c)
+	}
 	d := dir(c.Op)
 	ls.used[d] = true
 	if ls.avgNs == 0 {
@@ -144,7 +155,11 @@ func (ls *logSet) write(w *window) {
 }
 
 func (ls *logSet) close(res *sim.Result) error {
-	if ls.avgNs > 0 && ls.active() {
+	var first error
+	if ls.hist != nil {
+		first = ls.hist.close(res)
+	}
+	if ls.avgNs > 0 && len(ls.logs) > 0 {
 		// Windows up to the end of the run; what completed after the last
 		// whole one joins it (or, in a run shorter than a window, makes
 		// the only one, as long as the run).
@@ -167,7 +182,6 @@ func (ls *logSet) close(res *sim.Result) error {
 			ls.write(ls.pend)
 		}
 	}
-	var first error
 	for _, l := range ls.logs {
 		if err := l.w.Flush(); err != nil && first == nil {
 			first = err

@@ -161,6 +161,8 @@ type options struct {
 	bwLog        string
 	latLog       string
 	logAvgMsec   int64
+	histLog      string
+	logHistMsec  int64
 	deviceLog    string
 	intervalMsec int64
 
@@ -206,7 +208,7 @@ func (m mode) String() string {
 func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 	replay := m == modeReplay
 	o := &options{policies: reg, job: workload.NewJob("ftlsim"), given: map[string]string{}, drive: "generic-mlc",
-		format: "normal", precondition: workload.Precondition{Kind: workload.PreconditionNone}, intervalMsec: 1000, logAvgMsec: 0,
+		format: "normal", precondition: workload.Precondition{Kind: workload.PreconditionNone}, intervalMsec: 1000, logAvgMsec: 0, logHistMsec: 1000,
 		replay: replay, speedup: 1, devices: "merge", beyond: "wrap"}
 	fs := flag.NewFlagSet("ftlsim", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -295,6 +297,8 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 	str(&o.bwLog, "write_bw_log", "write NAME_bw.1.log", nil)
 	str(&o.latLog, "write_lat_log", "write NAME_lat.1.log, NAME_clat.1.log, NAME_slat.1.log", nil)
 	msec(&o.logAvgMsec, "log_avg_msec", "average log entries over this many ms (0: one per I/O)", 0)
+	str(&o.histLog, "write_hist_log", "write NAME_clat_hist.1.log: completion-latency histograms (fio's 1,856 bins) every log_hist_msec", nil)
+	msec(&o.logHistMsec, "log_hist_msec", "interval of the histogram log, in ms (default 1000)", 1)
 	str(&o.deviceLog, "write_device_log", "write the per-interval series as CSV", nil)
 	msec(&o.intervalMsec, "device_log_msec", "interval of the series, in ms (default 1000)", 1)
 	if replay {

@@ -54,7 +54,7 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 	if err != nil {
 		return err
 	}
-	for _, l := range []struct{ name, val string }{{"write_iops_log", o.iopsLog}, {"write_bw_log", o.bwLog}, {"write_lat_log", o.latLog}} {
+	for _, l := range []struct{ name, val string }{{"write_iops_log", o.iopsLog}, {"write_bw_log", o.bwLog}, {"write_lat_log", o.latLog}, {"write_hist_log", o.histLog}} {
 		if l.val != "" {
 			return usage("--%s: a scenario's runs write no per-I/O logs; --write_device_log=FILE.csv writes each measured step's series, --output-format=json holds them too, and a job (ftlsim --rw=… or ftlsim run FILE) writes fio's logs", l.name)
 		}

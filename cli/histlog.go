@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"math/bits"
+	"os"
+
+	"github.com/ftlsim/ftlsim/blockio"
+	"github.com/ftlsim/ftlsim/sim"
+)
+
+// fio's completion-latency histogram (stat.h): 29 groups of 64 bins, the
+// first two groups 1 ns wide, each later one twice as wide as the one
+// before. A histogram log line is "time_ms, ddir, bs, " and the 1,856
+// bins' counts over the interval, as fio's write_hist_log writes them
+// (tools/hist/fio-histo-log-pctiles.py reads them).
+const (
+	histBits   = 6
+	histVal    = 1 << histBits
+	histGroups = 29
+	histBins   = histGroups * histVal
+)
+
+// histBin is fio's plat_val_to_idx: the bin of a latency of ns.
+func histBin(ns int64) int {
+	if ns < 0 {
+		ns = 0
+	}
+	v := uint64(ns)
+	msb := 0
+	if v > 0 {
+		msb = 63 - bits.LeadingZeros64(v)
+	}
+	if msb <= histBits {
+		return int(v)
+	}
+	errBits := msb - histBits
+	idx := (errBits+1)<<histBits + int((histVal-1)&(v>>uint(errBits)))
+	return min(idx, histBins-1)
+}
+
+// histLog writes fio's completion-latency histogram log for reads and
+// writes (fio's tools know no trim histograms), a line a direction for
+// every interval of log_hist_msec.
+type histLog struct {
+	f       *os.File
+	w       *bufio.Writer
+	everyNs int64
+	winEnd  int64
+	counts  [2][histBins]int64 // the current interval
+	used    [2]bool
+	bs      [2]int64 // the block size of the direction's latest I/O
+	// The last whole interval, written when the next one closes, so that
+	// the I/Os in flight when the run stopped join it (as in the averaged
+	// logs) instead of making an interval of their own.
+	pend    [2][histBins]int64
+	pendEnd int64 // 0: none
+}
+
+func openHistLog(prefix string, n int, everyMsec int64) (*histLog, error) {
+	f, err := os.Create(fmt.Sprintf("%s_clat_hist.%d.log", prefix, n))
+	if err != nil {
+		return nil, err
+	}
+	return &histLog{f: f, w: bufio.NewWriter(f), everyNs: everyMsec * 1e6, winEnd: everyMsec * 1e6}, nil
+}
+
+func (h *histLog) complete(c sim.Completion) {
+	d := 0
+	switch c.Op {
+	case blockio.Read:
+	case blockio.Write:
+		d = 1
+	default:
+		return
+	}
+	for c.DoneNs >= h.winEnd {
+		h.flush(h.winEnd)
+		h.winEnd += h.everyNs
+	}
+	h.used[d] = true
+	h.bs[d] = c.Length
+	h.counts[d][histBin(c.DoneNs-c.IssuedNs)]++
+}
+
+// flush closes the interval ending at end and writes the one before it.
+func (h *histLog) flush(end int64) {
+	if h.pendEnd > 0 {
+		h.write()
+	}
+	h.pend, h.pendEnd = h.counts, end
+	h.counts = [2][histBins]int64{}
+}
+
+// write writes the pending interval, a line a direction used.
+func (h *histLog) write() {
+	for d := range 2 {
+		if !h.used[d] {
+			continue
+		}
+		fmt.Fprintf(h.w, "%d, %d, %d", h.pendEnd/1e6, d, h.bs[d])
+		for _, c := range h.pend[d] {
+			fmt.Fprintf(h.w, ", %d", c)
+		}
+		fmt.Fprintln(h.w)
+	}
+}
+
+// close writes the intervals up to the run's end — what completed after
+// the last whole one joins it — and closes the file.
+func (h *histLog) close(res *sim.Result) error {
+	end := res.EndNs - res.StartNs
+	for h.winEnd <= end {
+		h.flush(h.winEnd)
+		h.winEnd += h.everyNs
+	}
+	if h.pendEnd == 0 {
+		h.pendEnd = end // a run shorter than an interval
+	}
+	for d := range 2 {
+		for i, c := range h.counts[d] {
+			h.pend[d][i] += c
+		}
+	}
+	h.write()
+	if err := h.w.Flush(); err != nil {
+		h.f.Close()
+		return err
+	}
+	return h.f.Close()
+}
