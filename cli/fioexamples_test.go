@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,6 +62,38 @@ func TestFioExamples(t *testing.T) {
 		t.Logf("%s: %d of %d", k, len(outcomes[k]), len(files))
 		for _, x := range outcomes[k] {
 			t.Logf("  %s", x)
+		}
+	}
+}
+
+// TestJobFilesExerciseEveryOption runs the job files in testdata/jobs,
+// written to use every fio option ftlsim honours beyond the basics (see
+// their comments), through the command: each runs, and every job in it
+// completes I/O.
+func TestJobFilesExerciseEveryOption(t *testing.T) {
+	t.Setenv("FTLSIM_TEST_RUNTIME", "3s") // ${VAR} in a job file
+	files, err := filepath.Glob(filepath.Join("testdata", "jobs", "*.fio"))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(files), 3)
+	for _, f := range files {
+		var out, errOut bytes.Buffer
+		code := Main([]string{"run", f, "--drive=generic-mlc-small", "--capacity=4GiB", "--output-format=json"}, &out, &errOut)
+		require.Equal(t, exitOK, code, "%s: %s", f, errOut.String())
+		var doc struct {
+			Jobs []struct {
+				Name string `json:"jobname"`
+				Read struct {
+					TotalIOs int64 `json:"total_ios"`
+				} `json:"read"`
+				Write struct {
+					TotalIOs int64 `json:"total_ios"`
+				} `json:"write"`
+			} `json:"jobs"`
+		}
+		require.NoError(t, json.Unmarshal(out.Bytes(), &doc), f)
+		require.NotEmpty(t, doc.Jobs, f)
+		for _, j := range doc.Jobs {
+			require.Positive(t, j.Read.TotalIOs+j.Write.TotalIOs, "%s: job %s", f, j.Name)
 		}
 	}
 }
