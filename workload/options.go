@@ -1,0 +1,495 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ftlsim/ftlsim/internal/units"
+)
+
+// option is one job option ftlsim understands.
+type option struct {
+	help string
+	set  func(j *Job, v string) error
+}
+
+var options = map[string]option{
+	"name": {"job name", func(j *Job, v string) error { j.Name = v; return nil }},
+	"rw": {"read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite; :N after a sequential pattern skips N bytes after each I/O (negative: backwards), after a random one takes a new random offset every N I/Os", func(j *Job, v string) error {
+		name, mod, hasMod := strings.Cut(v, ":")
+		p, ok := patternNames[strings.ToLower(strings.TrimSpace(name))]
+		if !ok {
+			return fmt.Errorf("%q: allowed read, write, trim, randread, randwrite, randtrim, rw, randrw, trimwrite", v)
+		}
+		j.Pattern, j.Skip, j.RandomEvery = p, 0, 0
+		if !hasMod {
+			return nil
+		}
+		mod = strings.TrimSpace(mod)
+		if p.Random() {
+			n, err := strconv.Atoi(mod)
+			if err != nil || n < 1 {
+				return fmt.Errorf("%q: after a random pattern, :N is the number of I/Os per random offset, a positive integer", v)
+			}
+			j.RandomEvery = n
+			return nil
+		}
+		neg := strings.HasPrefix(mod, "-")
+		b, err := units.ParseSize(strings.TrimPrefix(mod, "-"), false)
+		if err != nil {
+			return fmt.Errorf("%q: after a sequential pattern, :N is the bytes to skip after each I/O: %w", v, err)
+		}
+		if neg {
+			b = -b
+		}
+		j.Skip = b
+		return nil
+	}},
+	"readwrite": {"same as rw", nil},
+	"bs": {"block size (4k, 128k, …)", func(j *Job, v string) error {
+		// fio's bs=r,w,t: ftlsim uses one size for every direction.
+		if strings.Contains(v, ",") {
+			parts := strings.Split(v, ",")
+			for _, p := range parts[1:] {
+				if p != "" && p != parts[0] {
+					return fmt.Errorf("%q: per-direction block sizes are not supported; use one size or bssplit", v)
+				}
+			}
+			v = parts[0]
+		}
+		if lo, hi, ok := strings.Cut(v, "-"); ok {
+			bs, err := bsRange(lo, hi)
+			if err == nil {
+				j.BS = bs
+			}
+			return err
+		}
+		b, err := units.ParseSize(v, false)
+		if err != nil {
+			return err
+		}
+		j.BS = []BlockSize{{b, 100}}
+		return nil
+	}},
+	"blocksize":       {"same as bs", nil},
+	"blocksize_range": {"same as bsrange", nil},
+	"timeout":         {"same as runtime", nil},
+	"bsrange": {"block sizes from lo to hi: 4k-64k (as bs=4k-64k)", func(j *Job, v string) error {
+		v, _, _ = strings.Cut(v, ",") // fio's per-direction ranges: the first applies
+		lo, hi, ok := strings.Cut(v, "-")
+		if !ok {
+			return fmt.Errorf("%q: want lo-hi, e.g. 4k-64k", v)
+		}
+		bs, err := bsRange(lo, hi)
+		if err == nil {
+			j.BS = bs
+		}
+		return err
+	}},
+	"nrfiles": {"files the job's range is split into (each a region of filesize bytes)", func(j *Job, v string) error { return setInt(&j.Files, v, 1, 1<<20) }},
+	"filesize": {"bytes of each file (default size/nrfiles); with no size, size = nrfiles × filesize", func(j *Job, v string) (err error) {
+		v, _, _ = strings.Cut(v, "-") // fio's filesize range: the low end
+		j.fileSize, err = parseAmount(v)
+		return
+	}},
+	"file_service_type": {"roundrobin (the default), sequential or random: which file each I/O goes to", func(j *Job, v string) error {
+		name, _, _ := strings.Cut(strings.ToLower(v), ":")
+		switch name {
+		case "roundrobin":
+			j.FileService = FileRoundRobin
+		case "sequential":
+			j.FileService = FileSequential
+		case "random":
+			j.FileService = FileRandom
+		default:
+			return fmt.Errorf("%q: allowed roundrobin, sequential, random", v)
+		}
+		return nil
+	}},
+	"blockalign": {"random offsets are multiples of this (default the smallest block size)", func(j *Job, v string) error {
+		v, _, _ = strings.Cut(v, ",") // fio's per-direction alignments: the first applies
+		b, err := units.ParseSize(v, false)
+		if err != nil || b <= 0 || b%512 != 0 {
+			return fmt.Errorf("%q: want a positive multiple of 512 bytes", v)
+		}
+		j.BlockAlign = b
+		return nil
+	}},
+	"ba": {"same as blockalign", nil},
+	"offset_increment": {"each numjobs clone's offset moves this much further (bytes or N%)", func(j *Job, v string) (err error) {
+		j.offsetIncrement, err = parseAmount(v)
+		return
+	}},
+	"dedupe_mode": {"repeat or working_set: which earlier data a deduplicated buffer repeats (the drive stores a repeat alike either way)", func(j *Job, v string) error {
+		switch strings.ToLower(v) {
+		case "repeat", "working_set":
+			return nil
+		}
+		return fmt.Errorf("%q: allowed repeat, working_set", v)
+	}},
+	"dedupe_working_set_percentage": {"share of the range deduplicated buffers come from (as dedupe_mode)", func(j *Job, v string) error {
+		var p int
+		return setInt(&p, v, 0, 100)
+	}},
+	"dedupe_global": {"deduplicate across jobs (the drive stores a repeat alike either way)", func(j *Job, v string) error {
+		var p int
+		return setInt(&p, v, 0, 1)
+	}},
+	"fill_device": {"write to the end of the drive from offset, whatever size says", func(j *Job, v string) error {
+		var b int
+		if err := setInt(&b, v, 0, 1); err != nil {
+			return err
+		}
+		j.fillDevice = b == 1
+		return nil
+	}},
+	"steadystate": {"iops|bw|lat[_slope]:LIMIT[%]: stop once steady over ss_dur (fio's criteria; lat in ns)", func(j *Job, v string) error {
+		name, lim, ok := strings.Cut(strings.ToLower(strings.TrimSpace(v)), ":")
+		c := j.SteadyState
+		switch name {
+		case "iops", "iops_slope", "bw", "bw_slope", "lat", "lat_slope":
+			c.Bandwidth, c.Latency, c.Slope = strings.HasPrefix(name, "bw"), strings.HasPrefix(name, "lat"), strings.HasSuffix(name, "_slope")
+		default:
+			return fmt.Errorf("%q: allowed iops, iops_slope, bw, bw_slope, lat, lat_slope, each :LIMIT or :LIMIT%%", v)
+		}
+		if !ok {
+			return fmt.Errorf("%q: want a limit, e.g. %s:1%%", v, name)
+		}
+		c.Percent = strings.HasSuffix(lim, "%")
+		x, err := strconv.ParseFloat(strings.TrimSuffix(lim, "%"), 64)
+		if err != nil || x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%q: the limit must be a non-negative number, or a percentage", v)
+		}
+		c.Limit = x
+		j.SteadyState = c
+		return nil
+	}},
+	"steadystate_duration": {"the window steadystate is judged over (fio's ss_dur)", func(j *Job, v string) (err error) {
+		j.SteadyState.DurationNs, err = units.ParseDuration(v)
+		return
+	}},
+	"steadystate_ramp_time": {"time before steadystate starts collecting (fio's ss_ramp)", func(j *Job, v string) (err error) {
+		j.SteadyState.RampNs, err = units.ParseDuration(v)
+		return
+	}},
+	"steadystate_check_interval": {"how often steadystate takes a sample, each the average since the last (fio's ss_interval; default 1s)", func(j *Job, v string) (err error) {
+		d, err := units.ParseDuration(v)
+		if err == nil && d < 1e9 {
+			err = fmt.Errorf("%q: at least 1s (the series interval)", v)
+		}
+		j.SteadyState.CheckNs = d
+		return err
+	}},
+	"ss_interval": {"same as steadystate_check_interval", nil},
+	"ss":          {"same as steadystate", nil},
+	"ss_dur":      {"same as steadystate_duration", nil},
+	"ss_ramp":     {"same as steadystate_ramp_time", nil},
+	"thinktime": {"pause after I/Os complete before issuing more (microseconds, or with a unit)", func(j *Job, v string) (err error) {
+		j.ThinkNs, err = microseconds(v)
+		return
+	}},
+	"thinktime_blocks": {"I/Os issued between think times (default 1: at most one in flight)", func(j *Job, v string) error { return setInt(&j.ThinkBlocks, v, 1, 65536) }},
+	"thinktime_spin": {"part of thinktime the host spins (the drive sees the same pause)", func(j *Job, v string) error {
+		_, err := microseconds(v)
+		return err
+	}},
+	"startdelay": {"hold the job back this long after its group starts (a range lo-hi: a time in it, drawn from randseed)", func(j *Job, v string) error {
+		lo, hi, isRange := strings.Cut(v, "-")
+		a, err := units.ParseDuration(lo)
+		if err != nil {
+			return err
+		}
+		j.StartDelayNs, j.startDelayHi = a, a
+		if isRange {
+			b, err := units.ParseDuration(hi)
+			if err != nil || b < a {
+				return fmt.Errorf("%q: want a time or a range lo-hi with lo <= hi", v)
+			}
+			j.startDelayHi = b
+		}
+		return nil
+	}},
+	"zonemode": {"none (zoned modes are refused: the simulated drives are conventional)", func(j *Job, v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "none":
+			return nil
+		case "zbd":
+			return fmt.Errorf("%q: the simulated drives are conventional, not zoned block devices; allowed none", v)
+		}
+		return fmt.Errorf("%q: only none is supported (strided zones are not modelled yet)", v)
+	}},
+	"loops": {"run the job this many times over its range", func(j *Job, v string) error { return setInt(&j.Loops, v, 1, 1_000_000) }},
+	"rate": {"bytes per second (10m: 10 MiB/s), issued at that pace", func(j *Job, v string) error {
+		v, _, _ = strings.Cut(v, ",") // fio's per-direction rates: the first applies to all
+		b, err := units.ParseSize(v, false)
+		if err != nil || b <= 0 {
+			return fmt.Errorf("%q: want a positive rate in bytes per second", v)
+		}
+		j.RateBytes = b
+		return nil
+	}},
+	"rate_process": {"linear (evenly spaced) or poisson (exponential gaps)", func(j *Job, v string) error {
+		switch strings.ToLower(v) {
+		case "linear":
+			j.Poisson = false
+		case "poisson":
+			j.Poisson = true
+		default:
+			return fmt.Errorf("%q: allowed linear, poisson", v)
+		}
+		return nil
+	}},
+	"buffer_pattern": {"written data repeats this pattern (a string or 0x… bytes): compressible", func(j *Job, v string) error {
+		if strings.TrimSpace(v) == "" {
+			return fmt.Errorf("empty pattern")
+		}
+		// A short pattern repeated over a buffer compresses to almost
+		// nothing; buffer_compress_percentage, if set, still applies.
+		j.Data.CompressPct = 99
+		return nil
+	}},
+	"bssplit": {"size/percent pairs: 4k/10:64k/50:32k/40", func(j *Job, v string) error {
+		bs, err := ParseBSSplit(v)
+		if err == nil {
+			j.BS = bs
+		}
+		return err
+	}},
+	"iodepth": {"outstanding I/Os (1-65536)", func(j *Job, v string) error { return setInt(&j.IODepth, v, 1, 65536) }},
+	"size":    {"bytes or N% of the drive", func(j *Job, v string) (err error) { j.size, err = parseAmount(v); return }},
+	"offset": {"start of the range: bytes or N%", func(j *Job, v string) (err error) {
+		if t := strings.TrimSpace(v); t == "0" || t == "0%" {
+			j.offset = amount{set: true}
+			return nil
+		}
+		j.offset, err = parseAmount(v)
+		return
+	}},
+	"io_size": {"bytes to transfer (default size)", func(j *Job, v string) (err error) { j.ioSize, err = parseAmount(v); return }},
+	"runtime": {"time limit (s, or with ms/m/h)", func(j *Job, v string) (err error) {
+		j.RuntimeNs, err = units.ParseDuration(v)
+		return
+	}},
+	"ramp_time": {"time excluded from statistics", func(j *Job, v string) (err error) {
+		j.RampNs, err = units.ParseDuration(v)
+		return
+	}},
+	"time_based": {"run for runtime, wrapping around", func(j *Job, v string) error { return setBool(&j.TimeBased, v) }},
+	"number_ios": {"stop after this many I/Os", func(j *Job, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q: must be a positive integer", v)
+		}
+		j.NumberIOs = n
+		return nil
+	}},
+	"rwmixread": {"percent reads in mixed patterns", func(j *Job, v string) error {
+		if err := setInt(&j.RWMixRead, v, 0, 100); err != nil {
+			return err
+		}
+		if j.set["rwmixwrite"] && j.RWMixRead+j.rwmixWrite != 100 {
+			return fmt.Errorf("%d with rwmixwrite=%d: the two must add up to 100", j.RWMixRead, j.rwmixWrite)
+		}
+		return nil
+	}},
+	"rwmixwrite": {"percent writes in mixed patterns", func(j *Job, v string) error {
+		if err := setInt(&j.rwmixWrite, v, 0, 100); err != nil {
+			return err
+		}
+		if j.set["rwmixread"] && j.RWMixRead+j.rwmixWrite != 100 {
+			return fmt.Errorf("%d with rwmixread=%d: the two must add up to 100", j.rwmixWrite, j.RWMixRead)
+		}
+		j.RWMixRead = 100 - j.rwmixWrite
+		return nil
+	}},
+	"random_distribution": {"random, zipf:θ, pareto:h, normal:dev, zoned:a/r:…", func(j *Job, v string) (err error) {
+		j.Distribution, err = ParseDistribution(v)
+		return
+	}},
+	"randseed": {"seed of the random offsets", func(j *Job, v string) error {
+		n, err := strconv.ParseUint(v, 0, 64)
+		if err != nil {
+			return fmt.Errorf("%q: must be an unsigned integer", v)
+		}
+		j.RandSeed = n
+		return nil
+	}},
+	"norandommap": {"do not visit every block once per pass", func(j *Job, v string) error { return setBool(&j.NoRandomMap, v) }},
+	"buffer_compress_percentage": {"percent of written data a compressor removes", func(j *Job, v string) error {
+		var n int
+		if err := setInt(&n, v, 0, 100); err != nil {
+			return err
+		}
+		j.Data.CompressPct = uint8(n)
+		return nil
+	}},
+	"buffer_compress_chunk": {"size of the compressible runs (default 512)", func(j *Job, v string) error {
+		b, err := units.ParseSize(v, false)
+		if err != nil || b < 1 {
+			return fmt.Errorf("%q: must be a positive size", v)
+		}
+		j.CompressChunk = b
+		return nil
+	}},
+	"dedupe_percentage": {"percent of written blocks that repeat earlier ones", func(j *Job, v string) error {
+		var n int
+		if err := setInt(&n, v, 0, 100); err != nil {
+			return err
+		}
+		j.Data.DedupePct = uint8(n)
+		return nil
+	}},
+	"data": {"named data pattern: " + strings.Join(DataPatternNames(), ", "), func(j *Job, v string) error {
+		d, ok := dataPatterns[v]
+		if !ok {
+			return fmt.Errorf("%q: allowed %s", v, strings.Join(DataPatternNames(), ", "))
+		}
+		j.Data = d.Data
+		return nil
+	}},
+	"percentage_random": {"percent of I/Os at random offsets (the rest sequential)", func(j *Job, v string) error {
+		return setInt(&j.PercentageRandom, v, 0, 100)
+	}},
+	"rate_iops": {"issue at most this many I/Os per second", func(j *Job, v string) error { return setInt(&j.RateIOPS, v, 1, 10_000_000) }},
+}
+
+// Options returns the names of the job options Set accepts.
+func Options() []string {
+	var n []string
+	for k := range options {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// OptionHelp returns a one-line description of option name.
+func OptionHelp(name string) string { return options[name].help }
+
+// IsFlag reports whether option name is a switch that takes no value.
+func IsFlag(name string) bool {
+	return name == "time_based" || name == "norandommap" || name == "fill_device" || name == "dedupe_global"
+}
+
+var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "blocksize_range": "bsrange", "ba": "blockalign", "ss": "steadystate", "ss_dur": "steadystate_duration", "ss_ramp": "steadystate_ramp_time", "ss_interval": "steadystate_check_interval"}
+
+// Set sets one option by its fio name; an unknown name is an error.
+func (j *Job) Set(name, value string) error {
+	if a, ok := aliases[name]; ok {
+		name = a
+	}
+	o, ok := options[name]
+	if !ok {
+		return fmt.Errorf("%w: unknown option %q", ErrOption, name)
+	}
+	if err := o.set(j, value); err != nil {
+		return fmt.Errorf("%w: %s=%s: %w", ErrOption, name, value, err)
+	}
+	if j.set == nil {
+		j.set = map[string]bool{}
+	}
+	j.set[name] = true
+	return nil
+}
+
+// microseconds parses a time whose bare numbers are microseconds (fio's
+// thinktime) or that carries a unit.
+func microseconds(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("%q: must not be negative", v)
+		}
+		return n * 1000, nil
+	}
+	return units.ParseDuration(v)
+}
+
+func setInt(dst *int, v string, lo, hi int) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < lo || n > hi {
+		return fmt.Errorf("%q: must be an integer in %d..%d", v, lo, hi)
+	}
+	*dst = n
+	return nil
+}
+
+func setBool(dst *bool, v string) error {
+	switch strings.ToLower(v) {
+	case "", "1", "true", "yes", "on":
+		*dst = true
+	case "0", "false", "no", "off":
+		*dst = false
+	default:
+		return fmt.Errorf("%q: must be 0 or 1", v)
+	}
+	return nil
+}
+
+// ParseBSSplit parses fio's bssplit: size/percent pairs separated by
+// colons. Percentages left out share what remains; the total must be 100.
+func ParseBSSplit(s string) ([]BlockSize, error) {
+	if strings.Contains(s, ",") {
+		return nil, fmt.Errorf("%q: per-direction splits are not supported; give one list", s)
+	}
+	var out []BlockSize
+	var sum float64
+	blank := 0
+	for _, p := range strings.Split(s, ":") {
+		sz, pc, hasPC := strings.Cut(p, "/")
+		b, err := units.ParseSize(sz, false)
+		if err != nil {
+			return nil, err
+		}
+		bs := BlockSize{Bytes: b, Percent: -1}
+		if hasPC && pc != "" {
+			v, err := strconv.ParseFloat(pc, 64)
+			if err != nil || v < 0 || v > 100 {
+				return nil, fmt.Errorf("%q: percentage %q must be in 0..100", s, pc)
+			}
+			bs.Percent = v
+			sum += v
+		} else {
+			blank++
+		}
+		out = append(out, bs)
+	}
+	if sum > 100+1e-9 || (blank == 0 && sum < 100-1e-9) {
+		return nil, fmt.Errorf("%q: percentages sum to %g, must be 100", s, sum)
+	}
+	for i := range out {
+		if out[i].Percent < 0 {
+			out[i].Percent = (100 - sum) / float64(blank)
+		}
+	}
+	return out, nil
+}
+
+// bsRange is fio's bsrange=lo-hi: sizes drawn between lo and hi in
+// multiples of lo (fio aligns a drawn size down to the smallest size),
+// each equally likely here.
+func bsRange(lo, hi string) ([]BlockSize, error) {
+	a, err := units.ParseSize(strings.TrimSpace(lo), false)
+	if err != nil {
+		return nil, err
+	}
+	b, err := units.ParseSize(strings.TrimSpace(hi), false)
+	if err != nil {
+		return nil, err
+	}
+	if a <= 0 || b < a {
+		return nil, fmt.Errorf("%s-%s: want 0 < lo <= hi", lo, hi)
+	}
+	n := b / a
+	if n > 4096 {
+		return nil, fmt.Errorf("%s-%s: at most 4096 sizes (multiples of lo)", lo, hi)
+	}
+	out := make([]BlockSize, 0, n)
+	for k := int64(1); k <= n; k++ {
+		out = append(out, BlockSize{Bytes: k * a, Percent: 100 / float64(n)})
+	}
+	return out, nil
+}
