@@ -82,7 +82,7 @@ func printHelp(w io.Writer) {
 
 Job options (fio's names and meanings):
   --name=NAME --rw=read|write|trim|randread|randwrite|randtrim|rw|randrw|trimwrite[:N]
-  --bs=SIZE|LO-HI --bssplit=4k/10:64k/90 --iodepth=N --size=SIZE|N% --offset=SIZE|N%
+  --bs=SIZE|LO-HI|R,W[,T] --bssplit=4k/10:64k/90[,W-LIST[,T-LIST]] --iodepth=N --size=SIZE|N% --offset=SIZE|N%
   --io_size=SIZE --runtime=TIME --ramp_time=TIME --time_based --number_ios=N --loops=N --startdelay=TIME
   --thinktime=USEC --thinktime_blocks=N
   --ss=iops|bw|lat[_slope]:LIMIT[%] --ss_dur=TIME --ss_ramp=TIME --ss_interval=TIME   (stop once steady, as fio)

@@ -59,12 +59,19 @@ func writeDriveText(w io.Writer, o *options, c *controller.Controller, preNs int
 // writeJobText describes a generated job and its results.
 func writeJobText(w io.Writer, o *options, r *sim.Result) {
 	j := o.job
-	bs := make([]string, len(j.BS))
-	for i, b := range j.BS {
-		bs[i] = fmt.Sprintf("%s/%g%%", units.FormatBytes(b.Bytes), b.Percent)
+	sizes := func(l []workload.BlockSize) string {
+		bs := make([]string, len(l))
+		for i, b := range l {
+			bs[i] = fmt.Sprintf("%s/%g%%", units.FormatBytes(b.Bytes), b.Percent)
+		}
+		return strings.Join(bs, ":")
+	}
+	bs := sizes(j.BS)
+	if j.BSDir[1] != nil || j.BSDir[2] != nil {
+		bs = "read " + bs + ", write " + sizes(j.Sizes(1)) + ", trim " + sizes(j.Sizes(2))
 	}
 	fmt.Fprintf(w, "%s: rw=%s, bs=%s, iodepth=%d, range %s at offset %s, random_distribution=%s, randseed=%d\n",
-		j.Name, j.Pattern, strings.Join(bs, ":"), j.IODepth, units.FormatBytes(j.Size), units.FormatBytes(j.Offset), j.Distribution, j.RandSeed)
+		j.Name, j.Pattern, bs, j.IODepth, units.FormatBytes(j.Size), units.FormatBytes(j.Offset), j.Distribution, j.RandSeed)
 	writeResults(w, r)
 }
 

@@ -14,8 +14,8 @@ type Generator struct {
 	minBS   int64
 	align   int64 // random offsets are multiples of this (blockalign, default the smallest size)
 	blocks  int64
-	cum     []float64
-	pos     [3]int64 // sequential position per direction
+	cum     [3][]float64 // per direction: cumulative shares of its sizes
+	pos     [3]int64     // sequential position per direction
 	issued  int64
 	bytes   int64
 	version uint32
@@ -29,11 +29,13 @@ type Generator struct {
 func NewGenerator(j *Job) *Generator {
 	g := &Generator{j: j, rng: rand.New(rand.NewPCG(j.RandSeed, j.RandSeed^0x5851f42d4c957f2d))}
 	g.minBS = j.BS[0].Bytes
-	var c float64
-	for _, b := range j.BS {
-		g.minBS = min(g.minBS, b.Bytes)
-		c += b.Percent
-		g.cum = append(g.cum, c)
+	for d := range g.cum {
+		var c float64
+		for _, b := range j.Sizes(d) {
+			g.minBS = min(g.minBS, b.Bytes)
+			c += b.Percent
+			g.cum[d] = append(g.cum[d], c)
+		}
 	}
 	g.align = g.minBS
 	if j.BlockAlign > 0 {
@@ -83,12 +85,16 @@ func (g *Generator) Next(it *Item) bool {
 			op = blockio.Write
 		}
 	}
-	n := j.BS[0].Bytes
-	if len(j.BS) > 1 {
-		x := g.rng.Float64() * g.cum[len(g.cum)-1]
-		for i, c := range g.cum {
+	sizes, cum := j.BS, g.cum[0]
+	if d := int(min(op, blockio.Trim)); j.BSDir[d] != nil {
+		sizes, cum = j.BSDir[d], g.cum[d]
+	}
+	n := sizes[0].Bytes
+	if len(sizes) > 1 {
+		x := g.rng.Float64() * cum[len(cum)-1]
+		for i, c := range cum {
 			if x < c {
-				n = j.BS[i].Bytes
+				n = sizes[i].Bytes
 				break
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,9 +91,12 @@ func (a amount) resolve(capacity int64) int64 {
 // Job is a fio-style job: what to issue, where, how much and how deep.
 // Set fills it from options; Resolve checks it against a drive.
 type Job struct {
-	Name         string
-	Pattern      Pattern
-	BS           []BlockSize // one entry with 100 % unless bssplit is set
+	Name    string
+	Pattern Pattern
+	BS      []BlockSize // one entry with 100 % unless bssplit is set
+	// BSDir overrides BS for writes [1] and trims [2] (fio's bs=r,w,t and
+	// bssplit=r,w,t); nil entries take BS.
+	BSDir        [3][]BlockSize
 	IODepth      int
 	size         amount
 	offset       amount
@@ -236,6 +240,15 @@ func (j *Job) QueueDepth() int {
 	return j.IODepth
 }
 
+// Sizes returns the block sizes of direction d (0 reads, 1 writes, 2
+// trims).
+func (j *Job) Sizes(d int) []BlockSize {
+	if d > 0 && d < 3 && j.BSDir[d] != nil {
+		return j.BSDir[d]
+	}
+	return j.BS
+}
+
 // IsSet reports whether option name was given.
 func (j *Job) IsSet(name string) bool { return j.set[name] }
 
@@ -243,7 +256,7 @@ func (j *Job) IsSet(name string) bool { return j.set[name] }
 // byte range. Errors name the option and the allowed range.
 func (j *Job) Resolve(capacity int64) error {
 	minBS := int64(0)
-	for _, b := range j.BS {
+	for _, b := range slices.Concat(j.BS, j.BSDir[1], j.BSDir[2]) {
 		if b.Bytes <= 0 || b.Bytes%512 != 0 {
 			return fmt.Errorf("%w: bs=%d: block sizes must be positive multiples of 512", ErrOption, b.Bytes)
 		}
@@ -289,7 +302,7 @@ func (j *Job) Resolve(capacity int64) error {
 	if j.Size < minBS || j.Offset+j.Size > capacity {
 		return fmt.Errorf("%w: size=%d at offset=%d: must hold one block and end within the %d-byte drive", ErrOption, j.Size, j.Offset, capacity)
 	}
-	for _, b := range j.BS {
+	for _, b := range slices.Concat(j.BS, j.BSDir[1], j.BSDir[2]) {
 		if b.Bytes > j.Size {
 			return fmt.Errorf("%w: bs=%d: larger than size=%d", ErrOption, b.Bytes, j.Size)
 		}

@@ -62,7 +62,7 @@ var hostOnly = map[string]bool{
 	"apptag_mask": true, "http_host": true, "gpu_dev_id": true, "busy_poll": true, "pingpong": true,
 	// Host scheduling, reporting and error handling.
 	"log_prio": true, "cpus_allowed_policy": true, "cmdprio_percentage": true, "cmdprio_class": true,
-	"cmdprio": true, "verify_interval": true, "verify_backlog": true, "latency_target": true,
+	"cmdprio": true, "cmdprio_bssplit": true, "skip_bad": true, "block_error_percentiles": true, "verify_interval": true, "verify_backlog": true, "latency_target": true,
 	"latency_window": true, "latency_percentile": true, "latency_run": true, "ratemin": true,
 	"rate_min": true, "ratecycle": true, "grace_time": true, "numa_cpu_nodes": true,
 	"openfiles": true, "unlink": true, "unlink_each_loop": true, "donorname": true, "inplace": true,

@@ -49,45 +49,29 @@ var options = map[string]option{
 		return nil
 	}},
 	"readwrite": {"same as rw", nil},
-	"bs": {"block size (4k, 128k, …)", func(j *Job, v string) error {
-		// fio's bs=r,w,t: ftlsim uses one size for every direction.
-		if strings.Contains(v, ",") {
-			parts := strings.Split(v, ",")
-			for _, p := range parts[1:] {
-				if p != "" && p != parts[0] {
-					return fmt.Errorf("%q: per-direction block sizes are not supported; use one size or bssplit", v)
-				}
+	"bs": {"block size (4k, 128k, …; lo-hi: a range; r,w[,t]: per direction)", func(j *Job, v string) error {
+		return j.setSizes(v, func(p string) ([]BlockSize, error) {
+			if lo, hi, ok := strings.Cut(p, "-"); ok {
+				return bsRange(lo, hi)
 			}
-			v = parts[0]
-		}
-		if lo, hi, ok := strings.Cut(v, "-"); ok {
-			bs, err := bsRange(lo, hi)
-			if err == nil {
-				j.BS = bs
+			b, err := units.ParseSize(p, false)
+			if err != nil {
+				return nil, err
 			}
-			return err
-		}
-		b, err := units.ParseSize(v, false)
-		if err != nil {
-			return err
-		}
-		j.BS = []BlockSize{{b, 100}}
-		return nil
+			return []BlockSize{{b, 100}}, nil
+		})
 	}},
 	"blocksize":       {"same as bs", nil},
 	"blocksize_range": {"same as bsrange", nil},
 	"timeout":         {"same as runtime", nil},
-	"bsrange": {"block sizes from lo to hi: 4k-64k (as bs=4k-64k)", func(j *Job, v string) error {
-		v, _, _ = strings.Cut(v, ",") // fio's per-direction ranges: the first applies
-		lo, hi, ok := strings.Cut(v, "-")
-		if !ok {
-			return fmt.Errorf("%q: want lo-hi, e.g. 4k-64k", v)
-		}
-		bs, err := bsRange(lo, hi)
-		if err == nil {
-			j.BS = bs
-		}
-		return err
+	"bsrange": {"block sizes from lo to hi: 4k-64k (as bs=4k-64k; r,w[,t]: per direction)", func(j *Job, v string) error {
+		return j.setSizes(v, func(p string) ([]BlockSize, error) {
+			lo, hi, ok := strings.Cut(p, "-")
+			if !ok {
+				return nil, fmt.Errorf("%q: want lo-hi, e.g. 4k-64k", p)
+			}
+			return bsRange(lo, hi)
+		})
 	}},
 	"nrfiles": {"files the job's range is split into (each a region of filesize bytes)", func(j *Job, v string) error { return setInt(&j.Files, v, 1, 1<<20) }},
 	"filesize": {"bytes of each file (default size/nrfiles); with no size, size = nrfiles × filesize", func(j *Job, v string) (err error) {
@@ -110,7 +94,10 @@ var options = map[string]option{
 		return nil
 	}},
 	"blockalign": {"random offsets are multiples of this (default the smallest block size)", func(j *Job, v string) error {
-		v, _, _ = strings.Cut(v, ",") // fio's per-direction alignments: the first applies
+		v, err := oneForAll("blockalign", v)
+		if err != nil {
+			return err
+		}
 		b, err := units.ParseSize(v, false)
 		if err != nil || b <= 0 || b%512 != 0 {
 			return fmt.Errorf("%q: want a positive multiple of 512 bytes", v)
@@ -223,7 +210,10 @@ var options = map[string]option{
 	}},
 	"loops": {"run the job this many times over its range", func(j *Job, v string) error { return setInt(&j.Loops, v, 1, 1_000_000) }},
 	"rate": {"bytes per second (10m: 10 MiB/s), issued at that pace", func(j *Job, v string) error {
-		v, _, _ = strings.Cut(v, ",") // fio's per-direction rates: the first applies to all
+		v, err := oneForAll("rate", v)
+		if err != nil {
+			return err
+		}
 		b, err := units.ParseSize(v, false)
 		if err != nil || b <= 0 {
 			return fmt.Errorf("%q: want a positive rate in bytes per second", v)
@@ -251,12 +241,8 @@ var options = map[string]option{
 		j.Data.CompressPct = 99
 		return nil
 	}},
-	"bssplit": {"size/percent pairs: 4k/10:64k/50:32k/40", func(j *Job, v string) error {
-		bs, err := ParseBSSplit(v)
-		if err == nil {
-			j.BS = bs
-		}
-		return err
+	"bssplit": {"size/percent pairs: 4k/10:64k/50:32k/40 (r,w[,t]: per direction)", func(j *Job, v string) error {
+		return j.setSizes(v, ParseBSSplit)
 	}},
 	"iodepth": {"outstanding I/Os (1-65536)", func(j *Job, v string) error { return setInt(&j.IODepth, v, 1, 65536) }},
 	"size":    {"bytes or N% of the drive", func(j *Job, v string) (err error) { j.size, err = parseAmount(v); return }},
@@ -429,11 +415,57 @@ func setBool(dst *bool, v string) error {
 	return nil
 }
 
+// oneForAll reads fio's per-direction form "r,w,t" of an option ftlsim
+// applies to every direction alike: the values given must agree.
+func oneForAll(name, v string) (string, error) {
+	parts := strings.Split(v, ",")
+	for _, p := range parts[1:] {
+		if strings.TrimSpace(p) != strings.TrimSpace(parts[0]) {
+			return "", fmt.Errorf("%q: %s is one value for every direction here; per-direction values (r,w,t) must all be given and agree", v, name)
+		}
+	}
+	return strings.TrimSpace(parts[0]), nil
+}
+
+// setSizes sets the block sizes from fio's per-direction form "r,w,t",
+// each part parsed by parse: one part applies to every direction; with
+// more, reads take the first (an empty one keeps the read sizes), writes
+// the second, and trims the third or, when it is left out, the writes'.
+func (j *Job) setSizes(v string, parse func(string) ([]BlockSize, error)) error {
+	parts := strings.Split(v, ",")
+	if len(parts) > 3 {
+		return fmt.Errorf("%q: at most three sizes, for reads, writes and trims", v)
+	}
+	var dir [3][]BlockSize
+	for i, p := range parts {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		bs, err := parse(p)
+		if err != nil {
+			return err
+		}
+		dir[i] = bs
+	}
+	if len(parts) == 1 {
+		j.BS, j.BSDir = dir[0], [3][]BlockSize{}
+		return nil
+	}
+	if dir[0] != nil {
+		j.BS = dir[0]
+	}
+	if dir[2] == nil {
+		dir[2] = dir[1]
+	}
+	j.BSDir = [3][]BlockSize{nil, dir[1], dir[2]}
+	return nil
+}
+
 // ParseBSSplit parses fio's bssplit: size/percent pairs separated by
 // colons. Percentages left out share what remains; the total must be 100.
 func ParseBSSplit(s string) ([]BlockSize, error) {
 	if strings.Contains(s, ",") {
-		return nil, fmt.Errorf("%q: per-direction splits are not supported; give one list", s)
+		return nil, fmt.Errorf("%q: one list here (a job's bssplit takes r,w,t lists)", s)
 	}
 	var out []BlockSize
 	var sum float64

@@ -44,7 +44,8 @@ func TestSetAndResolve(t *testing.T) {
 	bad := []struct{ k, v string }{
 		{"rw", "up"}, {"bs", "4q"}, {"iodepth", "-1"}, {"size", "0%"}, {"rwmixread", "x"},
 		{"random_distribution", "zipf:1"}, {"random_distribution", "pareto:1.5"}, {"time_based", "maybe"},
-		{"randseed", "-1"}, {"nope", "1"}, {"bs", "4k,8k"},
+		{"randseed", "-1"}, {"nope", "1"}, {"bs", "4k,8k,16k,32k"}, {"bssplit", "4k/50,8k/50:16k/10"},
+		{"rate", ",10m"}, {"rate", "1m,2m"}, {"blockalign", "4k,8k"},
 	}
 	for _, b := range bad {
 		require.ErrorIs(t, NewJob("x").Set(b.k, b.v), ErrOption, "%s=%s", b.k, b.v)
@@ -394,7 +395,7 @@ func offsets(j *Job, n int) (off, length []int64) {
 // repeated buffer pattern, zones that leave their share out.
 func TestFioJobOptionsDevicesSee(t *testing.T) {
 	t.Run("bsrange", func(t *testing.T) {
-		for _, opts := range []map[string]string{{"bs": "4k-16k"}, {"bsrange": "4k-16k"}, {"blocksize_range": "4k-16k,1m"}} {
+		for _, opts := range []map[string]string{{"bs": "4k-16k"}, {"bsrange": "4k-16k"}, {"blocksize_range": "4k-16k"}} {
 			j := job(t, opts)
 			require.Len(t, j.BS, 4, opts)
 			_, ls := offsets(j, 2000)
@@ -407,6 +408,29 @@ func TestFioJobOptionsDevicesSee(t *testing.T) {
 			require.Len(t, seen, 4, "every multiple of the smallest size")
 		}
 		require.Error(t, NewJob("t").Set("bs", "16k-4k"))
+	})
+	t.Run("per direction", func(t *testing.T) {
+		// fio's bs=r,w[,t]: reads the first, writes the second, trims the
+		// third or the writes'; bssplit alike.
+		j := job(t, map[string]string{"rw": "randrw", "bs": "64k,4k", "norandommap": "1"})
+		require.Equal(t, int64(64<<10), j.Sizes(0)[0].Bytes)
+		require.Equal(t, int64(4<<10), j.Sizes(1)[0].Bytes)
+		require.Equal(t, int64(4<<10), j.Sizes(2)[0].Bytes)
+		g := NewGenerator(j)
+		var it Item
+		for range 200 {
+			require.True(t, g.Next(&it))
+			want := map[blockio.Op]int64{blockio.Read: 64 << 10, blockio.Write: 4 << 10}[it.Op]
+			require.Equal(t, want, it.Length, "%s", it.Op)
+		}
+		j = job(t, map[string]string{"bssplit": "64k/40:1024k/60,1024k/100"})
+		require.Len(t, j.Sizes(0), 2)
+		require.Equal(t, []BlockSize{{1 << 20, 100}}, j.Sizes(1))
+		require.Nil(t, job(t, map[string]string{"bs": "64k,4k"}).BSDir[0], "reads live in BS")
+		one := NewJob("t")
+		require.NoError(t, one.Set("bs", "64k,4k"))
+		require.NoError(t, one.Set("bs", "8k"))
+		require.Equal(t, int64(8<<10), one.Sizes(1)[0].Bytes, "a single size applies to every direction again")
 	})
 	t.Run("skip and backwards", func(t *testing.T) {
 		os, _ := offsets(job(t, map[string]string{"rw": "write:4k", "size": "1m"}), 3)
