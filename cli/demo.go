@@ -84,7 +84,7 @@ Job options (fio's names and meanings):
   --name=NAME --rw=read|write|trim|randread|randwrite|randtrim|rw|randrw|trimwrite[:N]
   --bs=SIZE|LO-HI|R,W[,T] --bssplit=4k/10:64k/90[,W-LIST[,T-LIST]] --iodepth=N --size=SIZE|N% --offset=SIZE|N%
   --io_size=SIZE --runtime=TIME --ramp_time=TIME --time_based --number_ios=N --loops=N --startdelay=TIME
-  --thinktime=USEC --thinktime_blocks=N
+  --thinktime=USEC --thinktime_blocks=N --fsync=N --fdatasync=N --sync=0|1 --end_fsync=1   (FLUSH commands)
   --ss=iops|bw|lat[_slope]:LIMIT[%] --ss_dur=TIME --ss_ramp=TIME --ss_interval=TIME   (stop once steady, as fio)
   --rwmixread=N --rwmixwrite=N --random_distribution=random|zipf:T|pareto:H|normal:D|zoned:A/R:...
   --randseed=N --norandommap --percentage_random=N --rate_iops=N --rate=BYTES --rate_process=linear|poisson

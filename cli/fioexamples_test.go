@@ -88,12 +88,18 @@ func TestJobFilesExerciseEveryOption(t *testing.T) {
 				Write struct {
 					TotalIOs int64 `json:"total_ios"`
 				} `json:"write"`
+				Sync struct {
+					TotalIOs int64 `json:"total_ios"`
+				} `json:"sync"`
 			} `json:"jobs"`
 		}
 		require.NoError(t, json.Unmarshal(out.Bytes(), &doc), f)
 		require.NotEmpty(t, doc.Jobs, f)
 		for _, j := range doc.Jobs {
 			require.Positive(t, j.Read.TotalIOs+j.Write.TotalIOs, "%s: job %s", f, j.Name)
+			if j.Name == "synced" {
+				require.Equal(t, j.Write.TotalIOs/8+1, j.Sync.TotalIOs, "a FLUSH every 8 writes, and one at the end")
+			}
 		}
 	}
 }

@@ -103,6 +103,11 @@ func writeResults(w io.Writer, r *sim.Result) {
 		}
 		fmt.Fprintln(w)
 	}
+	if sy := r.Sync; sy.IOs > 0 {
+		// fio's sync line: the FLUSH commands and how long they took.
+		fmt.Fprintf(w, "  sync (FLUSH): %d, lat (usec): min=%.1f, max=%.1f, avg=%.1f, stdev=%.1f\n",
+			sy.IOs, float64(sy.Latency.Min)/1e3, float64(sy.Latency.Max)/1e3, sy.Latency.Mean/1e3, sy.Latency.Stdev/1e3)
+	}
 	dv := r.Device
 	fmt.Fprintf(w, "  device: write amplification %.3f; host wrote %s, NAND programmed %s, read %s; GC moved %d units in %d runs (%d in background); %d erases; free blocks min %d, end %d\n",
 		dv.WriteAmplification, units.FormatBytes(dv.HostWriteBytes), units.FormatBytes(dv.NANDWriteBytes), units.FormatBytes(dv.NANDReadBytes),

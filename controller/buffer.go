@@ -36,6 +36,16 @@ func (b *writeBuffer) wait(t, n int64, stall *int64) (int64, error) {
 	return t, nil
 }
 
+// drainedAt returns when the last program of buffered data ends: the
+// time from which everything the buffer took is on flash.
+func (b *writeBuffer) drainedAt() int64 {
+	var t int64
+	for _, r := range b.rel {
+		t = max(t, r.at)
+	}
+	return t
+}
+
 // reset empties the buffer (its data discarded).
 func (b *writeBuffer) reset() { b.rel, b.used = b.rel[:0], 0 }
 

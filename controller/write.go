@@ -138,11 +138,14 @@ func (c *Controller) slotsFor(d blockio.Data) int {
 	return int(min(k, max(1, (stored+c.slot-1)/c.slot)))
 }
 
+// flush completes a FLUSH command: the partly filled pages are padded
+// and programmed, and the command completes once everything the write
+// buffer holds is on flash.
 func (c *Controller) flush(fw int64) (int64, error) {
 	err := c.ftl.Flush()
 	done := c.drain(fw)
 	if err != nil {
 		return 0, err
 	}
-	return c.linkTransfer(done, 0), nil
+	return c.linkTransfer(max(done, c.buf.drainedAt()), 0), nil
 }

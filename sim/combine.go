@@ -20,6 +20,7 @@ func Combine(parts []*Result) *Result {
 	out.Intervals = nil
 	dirs := []func(r *Result) *DirStats{
 		func(r *Result) *DirStats { return &r.Read }, func(r *Result) *DirStats { return &r.Write }, func(r *Result) *DirStats { return &r.Trim },
+		func(r *Result) *DirStats { return &r.Sync },
 	}
 	out.RuntimeNs, out.BusyNs, out.Issued = 0, 0, 0
 	for _, d := range dirs {

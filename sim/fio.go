@@ -64,7 +64,8 @@ type FioJob struct {
 	SteadyState     *FioSteadyState    `json:"steadystate,omitempty"`
 }
 
-// FioSync is fio's sync object; simulated jobs issue no syncs.
+// FioSync is fio's sync object: the FLUSH commands a job issued (fsync,
+// fdatasync, sync, end_fsync) and their latency.
 type FioSync struct {
 	LatNs    FioLat `json:"lat_ns"`
 	TotalIOs int64  `json:"total_ios"`
@@ -376,6 +377,7 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		LatencyUs: map[string]float64{}, LatencyMs: map[string]float64{},
 		LatencyPct: 100, LatencyDepth: r.QueueDepth, IODepthSubmit: map[string]float64{}, IODepthComplete: map[string]float64{},
 		SteadyState: fioSteady(r.SteadyState),
+		Sync:        FioSync{LatNs: fioLat(r.Sync.Latency, false), TotalIOs: r.Sync.IOs},
 	}
 	// The engine submits and completes one request at a time.
 	for _, k := range []string{"0", "4", "8", "16", "32", "64", ">=64"} {

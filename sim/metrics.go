@@ -158,14 +158,17 @@ type Result struct {
 	StartNs, EndNs    int64 // engine time
 	RuntimeNs         int64
 	Read, Write, Trim DirStats
-	Intervals         []Interval
-	Device            Device
-	Geometry          Geometry
-	BusyNs            int64   // time with at least one command outstanding
-	AvgServiceNs      float64 // mean completion latency over all directions
-	Power             PowerStats
-	Issued            int64
-	QueueDepth        int // the closed-loop depth (0: open loop)
+	// Sync is the FLUSH commands the job issued (fio's sync: fsync,
+	// fdatasync, sync, end_fsync); they carry no data.
+	Sync         DirStats
+	Intervals    []Interval
+	Device       Device
+	Geometry     Geometry
+	BusyNs       int64   // time with at least one command outstanding
+	AvgServiceNs float64 // mean completion latency over all directions
+	Power        PowerStats
+	Issued       int64
+	QueueDepth   int // the closed-loop depth (0: open loop)
 	// LatencyBuckets counts completions (after ramp) by LatencyBucketsNs.
 	LatencyBuckets []int64
 	// DepthCounts counts submissions by the queue depth they made, by
@@ -214,7 +217,8 @@ type metrics struct {
 	ivBusy    int64 // busy time at the start of the interval
 	latBucket [nLatencyBuckets]int64
 	depth     [nDepthLevels]int64
-	ss        *steady // nil without steady-state detection
+	ss        *steady  // nil without steady-state detection
+	sync      *latency // FLUSH commands (fio's sync)
 }
 
 // LatencyBucketsNs are the upper edges of fio's latency_ns, latency_us and
@@ -265,6 +269,7 @@ func newMetrics(c *controller.Controller, start int64, o Options) *metrics {
 	for i := range m.dir {
 		m.dir[i] = newLatency()
 	}
+	m.sync = newLatency()
 	c.FTL().ResetStats()
 	c.FTL().ResetFreeGroupsMin()
 	m.c0 = c.Counters()
@@ -296,6 +301,14 @@ func (m *metrics) complete(ev event) {
 		m.closeInterval(m.ivStart + m.o.IntervalNs)
 	}
 	lat := ev.at - ev.iss
+	if ev.req.Op == blockio.Flush {
+		// A FLUSH is fio's sync: its own statistics, no data, not an I/O
+		// of the series.
+		if ev.at >= m.rampEnd {
+			m.sync.add(lat, 0)
+		}
+		return
+	}
 	d := min(int(ev.req.Op), 2)
 	if ev.at >= m.rampEnd {
 		m.dir[d].add(lat, ev.req.Length)
@@ -403,6 +416,7 @@ func (m *metrics) finish(end int64) *Result {
 	r := &Result{
 		Name: m.o.Name, StartNs: m.start, EndNs: end, RuntimeNs: measured,
 		Read: m.dir[0].stats(measured), Write: m.dir[1].stats(measured), Trim: m.dir[2].stats(measured),
+		Sync:      m.sync.stats(measured),
 		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued, SteadyState: m.ss.result(),
 		// Copies: a slice of the metrics' arrays would keep the metrics,
 		// and through them the whole drive, alive as long as the result.

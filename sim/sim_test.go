@@ -486,3 +486,27 @@ func TestLatencyBins(t *testing.T) {
 	c := sim.Combine(parts)
 	require.Equal(t, parts[0].Write.IOs+parts[1].Write.IOs, sum(c.Write.Latency.Bins))
 }
+
+// TestFlushPutsTheBufferOnFlash: a FLUSH (fio's fsync) completes once the
+// write buffer's data is programmed — its partly filled page padded — so
+// with a flush after every write each write waits a page program, where
+// without one it is acknowledged from the buffer.
+func TestFlushPutsTheBufferOnFlash(t *testing.T) {
+	d := smallDrive(t, nil)
+	e := sim.New(d)
+	e.SecureErase()
+	run := func(kv ...string) *sim.Result {
+		r, err := e.RunJob(job(t, append([]string{"rw", "randwrite", "runtime", "1", "time_based", "1"}, kv...)...), sim.Hooks{})
+		require.NoError(t, err)
+		return r
+	}
+	plain := run()
+	synced := run("fsync", "1")
+	tm := d.Config().NAND.Timing
+	require.Zero(t, plain.Sync.IOs)
+	require.InDelta(t, synced.Write.IOs, synced.Sync.IOs, 1, "a FLUSH after every write")
+	require.GreaterOrEqual(t, synced.Sync.Latency.Mean, float64(tm.ProgLSBNs), "a flush waits at least a page program")
+	require.Less(t, synced.Write.IOPS, plain.Write.IOPS/10)
+	require.Greater(t, synced.Device.PaddedUnits, int64(0), "each flush pads its page")
+	require.Equal(t, synced.Sync.IOs, synced.Fio(nil).Sync.TotalIOs)
+}

@@ -23,6 +23,12 @@ type Generator struct {
 	run     int        // rw=randread:N: sequential I/Os left before the next random offset
 	files   [][3]int64 // nrfiles > 1 (sequential patterns): each file's position per direction
 	file    int        // nrfiles > 1: the file of the last I/O
+	// fsync/sync: a FLUSH follows every FsyncEvery writes; end_fsync:
+	// one ends the job.
+	writes     int64
+	flushNext  bool
+	endFlushed bool
+	lastAt     int64
 }
 
 // NewGenerator returns a generator for a resolved job.
@@ -59,10 +65,17 @@ func NewGenerator(j *Job) *Generator {
 // Next implements Source.
 func (g *Generator) Next(it *Item) bool {
 	j := g.j
-	if j.NumberIOs > 0 && g.issued >= j.NumberIOs {
-		return false
+	if g.flushNext {
+		g.flushNext = false
+		g.flush(it)
+		return true
 	}
-	if !j.TimeBased && j.NumberIOs == 0 && g.bytes >= j.IOSize {
+	if (j.NumberIOs > 0 && g.issued >= j.NumberIOs) || (!j.TimeBased && j.NumberIOs == 0 && g.bytes >= j.IOSize) {
+		if j.EndFsync && !g.endFlushed && g.writes > 0 {
+			g.endFlushed = true
+			g.flush(it)
+			return true
+		}
 		return false
 	}
 	var op blockio.Op
@@ -182,11 +195,21 @@ func (g *Generator) Next(it *Item) bool {
 		g.version++
 		it.Token = g.version
 		it.Data = j.Data
+		g.writes++
+		g.flushNext = j.FsyncEvery > 0 && g.writes%int64(j.FsyncEvery) == 0
 	} else {
 		it.Token = 0
 		it.Data = blockio.Data{}
 	}
+	g.lastAt = it.At
 	return true
+}
+
+// flush fills it with a FLUSH command, issued right after the last
+// request.
+func (g *Generator) flush(it *Item) {
+	*it = Item{At: g.lastAt}
+	it.Op = blockio.Flush
 }
 
 // Issued returns the number of requests issued so far.

@@ -146,6 +146,11 @@ type Job struct {
 	FileService FileService
 	fileSize    amount
 	fillDevice  bool // fill_device: the range runs to the drive's end
+	// FsyncEvery issues a FLUSH after every this many writes (fio's
+	// fsync and fdatasync; sync=1 flushes after each write). EndFsync
+	// issues one when the job ends (end_fsync).
+	FsyncEvery int
+	EndFsync   bool
 	// ThinkNs pauses the job after every ThinkBlocks I/Os have completed
 	// (fio's thinktime, thinktime_blocks; default one block).
 	ThinkNs     int64

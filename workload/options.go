@@ -174,6 +174,24 @@ var options = map[string]option{
 	"ss":          {"same as steadystate", nil},
 	"ss_dur":      {"same as steadystate_duration", nil},
 	"ss_ramp":     {"same as steadystate_ramp_time", nil},
+	"fsync": {"issue a FLUSH after every N writes (the write buffer's data then on flash)", func(j *Job, v string) error {
+		return setInt(&j.FsyncEvery, v, 0, 1<<30)
+	}},
+	"fdatasync": {"same as fsync for a drive (a FLUSH after every N writes)", func(j *Job, v string) error {
+		return setInt(&j.FsyncEvery, v, 0, 1<<30)
+	}},
+	"sync": {"1, sync or dsync: every write is followed by a FLUSH (none or 0: not)", func(j *Job, v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "1", "true", "sync", "dsync":
+			j.FsyncEvery = 1
+		case "0", "false", "none":
+			j.FsyncEvery = 0
+		default:
+			return fmt.Errorf("%q: allowed 0, 1, none, sync, dsync", v)
+		}
+		return nil
+	}},
+	"end_fsync": {"issue a FLUSH when the job ends", func(j *Job, v string) error { return setBool(&j.EndFsync, v) }},
 	"thinktime": {"pause after I/Os complete before issuing more (microseconds, or with a unit)", func(j *Job, v string) (err error) {
 		j.ThinkNs, err = microseconds(v)
 		return

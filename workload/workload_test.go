@@ -523,6 +523,25 @@ func TestFioJobOptionsDevicesSee(t *testing.T) {
 		require.Equal(t, int64(10e9), job(t, map[string]string{"ss": "lat:5%", "ss_interval": "10"}).SteadyState.CheckNs)
 		require.Error(t, NewJob("t").Set("ss_interval", "500ms"))
 	})
+	t.Run("fsync", func(t *testing.T) {
+		ops := func(opts map[string]string, n int) []blockio.Op {
+			g := NewGenerator(job(t, opts))
+			var out []blockio.Op
+			var it Item
+			for len(out) < n && g.Next(&it) {
+				out = append(out, it.Op)
+			}
+			return out
+		}
+		W, F := blockio.Write, blockio.Flush
+		require.Equal(t, []blockio.Op{W, W, F, W, W, F}, ops(map[string]string{"rw": "write", "fsync": "2"}, 6))
+		require.Equal(t, []blockio.Op{W, F, W, F}, ops(map[string]string{"rw": "write", "sync": "dsync"}, 4))
+		require.Equal(t, []blockio.Op{W, W, W, W, F}, ops(map[string]string{"rw": "write", "size": "16k", "end_fsync": "1"}, 100),
+			"io_size counts the data, and the job ends with a FLUSH")
+		require.Equal(t, []blockio.Op{blockio.Read, blockio.Read}, ops(map[string]string{"rw": "read", "size": "8k", "fsync": "1", "end_fsync": "1"}, 100),
+			"reads need no flush")
+		require.Error(t, NewJob("t").Set("sync", "maybe"))
+	})
 	t.Run("rwmix both ways", func(t *testing.T) {
 		require.Equal(t, 70, job(t, map[string]string{"rwmixread": "70", "rwmixwrite": "30"}).RWMixRead)
 		j := NewJob("t")
