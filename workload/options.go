@@ -465,6 +465,9 @@ func (j *Job) setSizes(v string, parse func(string) ([]BlockSize, error)) error 
 		}
 		dir[i] = bs
 	}
+	if dir[0] == nil && dir[1] == nil && dir[2] == nil {
+		return fmt.Errorf("%q: no size given", v)
+	}
 	if len(parts) == 1 {
 		j.BS, j.BSDir = dir[0], [3][]BlockSize{}
 		return nil
