@@ -32,9 +32,9 @@ func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result,
 		if j.IODepth > 0 {
 			mode = fmt.Sprintf("closed loop at queue depth %d", j.IODepth)
 		}
-		fmt.Fprintf(w, "%s: replay of %s (%s): %d requests (%.1f %% reads, %s read, %s written), %d devices (%s), %d wrapped, %d empty skipped, %.1f s recorded; %s\n",
+		fmt.Fprintf(w, "%s: replay of %s (%s): %d requests (%.1f %% reads, %s read, %s written, %d flushes), %d devices (%s), %d wrapped, %d empty skipped, %.1f s recorded; %s\n",
 			j.Name, o.traceFile, o.given["format"], s.Records, 100*s.ReadShare(), units.FormatBytes(s.ReadBytes), units.FormatBytes(s.WriteBytes),
-			s.Devices, o.devices, s.Wrapped, s.Skipped, float64(s.DurationNs)/1e9, mode)
+			s.Flushes, s.Devices, o.devices, s.Wrapped, s.Skipped, float64(s.DurationNs)/1e9, mode)
 		writeResults(w, r)
 	} else {
 		writeJobText(w, o, r)

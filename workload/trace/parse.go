@@ -238,7 +238,7 @@ func parseBlkparse(r *Reader, f []string, rec *Record) (bool, error) {
 // (add, open, close) and I/O actions. Version 3 lines start with the time
 // in microseconds since the start of the run (fio's utime_since_now);
 // version 2 has no times, but "wait N" lines pause for N microseconds
-// before the next I/O.
+// before the next I/O. sync and datasync lines are FLUSH commands.
 func parseIOLog(r *Reader, f []string, rec *Record) (bool, error) {
 	if r.ver == 0 {
 		if len(f) == 4 && f[0] == "fio" && f[1] == "version" && f[3] == "iolog" && (f[2] == "2" || f[2] == "3") {
@@ -271,7 +271,16 @@ func parseIOLog(r *Reader, f []string, rec *Record) (bool, error) {
 	switch f[1] {
 	case "wait":
 		return false, r.fail("action", f[1], "wait lines belong to version 2 iologs (version 3 lines carry their times)")
-	case "add", "open", "close", "sync", "datasync":
+	case "sync", "datasync":
+		// fio's fsync and fdatasync: a FLUSH of the drive.
+		*rec = Record{Op: blockio.Flush, Line: rec.Line}
+		if r.ver == 3 {
+			rec.TimeNs = r.since(int64(us*1e3), 1)
+		} else {
+			rec.TimeNs = r.clock
+		}
+		return true, nil
+	case "add", "open", "close":
 		return false, nil
 	case "read":
 		rec.Op = blockio.Read

@@ -28,6 +28,7 @@ type MapOptions struct {
 type Summary struct {
 	Records                          int64 // requests replayed
 	Reads, Writes, Trims             int64
+	Flushes                          int64 // FLUSH commands (fio iolog sync and datasync)
 	ReadBytes, WriteBytes, TrimBytes int64
 	Skipped                          int64 // zero-length records
 	Wrapped                          int64 // requests moved back into the drive
@@ -101,6 +102,13 @@ func (s *Source) Next(it *workload.Item) bool {
 				s.err = err
 			}
 			return false
+		}
+		if rec.Op == blockio.Flush {
+			s.sum.Records++
+			s.sum.Flushes++
+			s.sum.DurationNs = rec.TimeNs
+			it.At, it.Request = rec.TimeNs, blockio.Request{Op: blockio.Flush}
+			return true
 		}
 		if rec.Length == 0 {
 			s.sum.Skipped++

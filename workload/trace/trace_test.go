@@ -260,6 +260,12 @@ CPU0 (8,0):
 	require.Equal(t, []int64{0, 1_500_000}, []int64{recs[0].TimeNs, recs[1].TimeNs})
 	_, err = readAll(t, "job.iolog", "fio version 3 iolog\n5 /dev/sdb wait 10\n", trace.IOLog)
 	require.ErrorContains(t, err, "wait")
+	// fsync and fdatasync lines are FLUSH commands.
+	recs, err = readAll(t, "job.iolog", "fio version 3 iolog\n0 f write 0 4096\n2000 f sync\n3000 f datasync\n", trace.IOLog)
+	require.NoError(t, err)
+	require.Len(t, recs, 3)
+	require.Equal(t, []blockio.Op{blockio.Write, blockio.Flush, blockio.Flush}, []blockio.Op{recs[0].Op, recs[1].Op, recs[2].Op})
+	require.Equal(t, int64(2e6), recs[1].TimeNs)
 
 	msr := "128166372003061629,hm,1,Read,383496192,32768,18598\n128166372003061700,hm,1,Write,0,4096,1\n"
 	recs, err = readAll(t, "hm.csv", msr, "")
