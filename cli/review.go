@@ -59,7 +59,14 @@ func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
 			fmt.Fprintf(stderr, "\r\033[K[%s] %d/%d %s: %s, %.0f s simulated%s", bar, done+1, total, drive, step, float64(simNs)/1e9, eta)
 		}
 	}
-	ds, err := report.Run(report.Options{Drives: strings.Split(*drives, ","), Out: *out, Quick: *quick, Progress: progress, Policies: reg, Jobs: *jobs})
+	var done func(drive, step string, n, total int)
+	if !isTerminal(stderr) {
+		// Logs and CI: a line a finished run.
+		done = func(drive, step string, n, total int) {
+			fmt.Fprintf(stderr, "ftlsim: review: %d/%d %s %s done after %s\n", n, total, drive, step, time.Since(start).Round(time.Second))
+		}
+	}
+	ds, err := report.Run(report.Options{Drives: strings.Split(*drives, ","), Out: *out, Quick: *quick, Progress: progress, Done: done, Policies: reg, Jobs: *jobs})
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

@@ -33,6 +33,9 @@ type Options struct {
 	// Policies is where the drives' gc_policy names are looked up (nil:
 	// the built-in policies only).
 	Policies *ftl.Registry
+	// Done, when set, is told each run as it finishes (done of total,
+	// counting it).
+	Done func(drive, step string, done, total int)
 	// Jobs is how many runs of the suite run at once (0: one per CPU, at
 	// most 4, since each holds a whole simulated drive in memory: about
 	// 2.5 MiB per GiB of flash).
@@ -236,6 +239,7 @@ func Run(o Options) ([]Drive, error) {
 	var (
 		mu       sync.Mutex // guards drives, started, firstErr and Progress
 		started  int
+		finished int
 		firstErr error
 		wg       sync.WaitGroup
 	)
@@ -274,6 +278,10 @@ func Run(o Options) ([]Drive, error) {
 				if err == nil {
 					drives[t.drive].Config = cfg
 					drives[t.drive].Runs[s.name] = ms
+					finished++
+					if o.Done != nil {
+						o.Done(name, string(s.name), finished, len(tasks))
+					}
 				}
 				mu.Unlock()
 				// Each scenario builds a fresh drive; give its memory back

@@ -84,8 +84,15 @@ func TestQuickReview(t *testing.T) {
 
 	// Runs at once or one at a time: the same report, the same series.
 	one := t.TempDir()
-	_, err = Run(Options{Drives: []string{drv}, Out: one, Quick: true, Jobs: 1})
+	var finished []int
+	_, err = Run(Options{Drives: []string{drv}, Out: one, Quick: true, Jobs: 1,
+		Done: func(drive, step string, done, total int) {
+			require.Equal(t, len(suite(true)), total)
+			finished = append(finished, done)
+		}})
 	require.NoError(t, err)
+	require.Len(t, finished, len(suite(true)), "told of every run as it finishes")
+	require.Equal(t, len(suite(true)), finished[len(finished)-1])
 	again, err := os.ReadFile(filepath.Join(one, "report.md"))
 	require.NoError(t, err)
 	require.Equal(t, text, string(again))
