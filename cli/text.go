@@ -113,13 +113,14 @@ func writeResults(w io.Writer, r *sim.Result) {
 		dv.WriteAmplification, units.FormatBytes(dv.HostWriteBytes), units.FormatBytes(dv.NANDWriteBytes), units.FormatBytes(dv.NANDReadBytes),
 		dv.GCCopiedUnits, dv.GCRuns, dv.BackgroundGCRuns, dv.Erases, dv.FreeBlocksMin, dv.FreeBlocksEnd)
 	if ss := r.SteadyState; ss != nil {
-		f := sim.FioSteadyJSON(ss)
+		f := sim.FioSteady(ss)
 		attained := "no"
 		if ss.Attained {
 			attained = "yes"
 		}
-		fmt.Fprintf(w, "  steadystate: attained=%s over %d s, iops=%d, bw=%d KiB/s, %s (limit %s)\n",
-			attained, ss.DurationNs/1e9, f.Data.IOPSMean, f.Data.BWMean, strings.SplitN(f.SS, ":", 2)[0]+"="+f.Criterion, strings.SplitN(f.SS, ":", 2)[1])
+		_, limit, _ := strings.Cut(f.SS, ":")
+		fmt.Fprintf(w, "  steadystate: attained=%s over %d s, iops=%d, bw=%d KiB/s, %s=%s (limit %s)\n",
+			attained, ss.DurationNs/1e9, f.Data.IOPSMean, f.Data.BWMean, ss.Criterion, f.Criterion, limit)
 	}
 	if dv.UnwrittenReadUnits > 0 {
 		fmt.Fprintf(w, "  reads: %.1f %% of the units read held no data (never written or trimmed): the drive answered them without reading flash\n",

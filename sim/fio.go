@@ -276,12 +276,9 @@ type FioSteadyData struct {
 	BW       []int64 `json:"bw"`
 }
 
-// FioSteadyJSON writes what steady-state detection found as fio's
+// FioSteady writes what steady-state detection found as fio's
 // steadystate block (nil for nil).
-func FioSteadyJSON(s *SteadyState) *FioSteadyState { return fioSteady(s) }
-
-// fioSteady writes what steady-state detection found as fio does.
-func fioSteady(s *SteadyState) *FioSteadyState {
+func FioSteady(s *SteadyState) *FioSteadyState {
 	if s == nil {
 		return nil
 	}
@@ -376,7 +373,7 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		IODepthLevel: map[string]float64{}, LatencyNs: map[string]float64{},
 		LatencyUs: map[string]float64{}, LatencyMs: map[string]float64{},
 		LatencyPct: 100, LatencyDepth: r.QueueDepth, IODepthSubmit: map[string]float64{}, IODepthComplete: map[string]float64{},
-		SteadyState: fioSteady(r.SteadyState),
+		SteadyState: FioSteady(r.SteadyState),
 		Sync:        FioSync{LatNs: fioLat(r.Sync.Latency, false), TotalIOs: r.Sync.IOs},
 	}
 	// The engine submits and completes one request at a time.
