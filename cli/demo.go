@@ -75,7 +75,8 @@ func printHelp(w io.Writer) {
        ftlsim                    a short demonstration
        ftlsim drives [NAME]      list drive presets, or print one as YAML
        ftlsim replay FILE [options]  replay a block trace on a simulated SSD
-       ftlsim run JOBFILE [options]  run a fio job file (drive and output options apply)
+       ftlsim run JOBFILE [options]  run a fio job file (drive and output options apply; job options
+                                 set defaults the file overrides, as fio's do; --section=NAME runs one section)
        ftlsim scenario [NAME [--PARAM=VALUE ...] [options]]  list or run a review procedure
        ftlsim review --drive=NAME[,NAME...] [--out=DIR] [--quick] [--jobs=N]  the whole review suite, as a report
        ftlsim --version          this build's version

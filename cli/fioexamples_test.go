@@ -18,8 +18,22 @@ import (
 // runs: fio's own examples/ (fetch fio's repository and point it there).
 const fioExamplesEnv = "FTLSIM_FIO_EXAMPLES"
 
+// documentedInvocations are the command lines some of fio's examples say,
+// in their comments, to run them with: the section to run, or the
+// environment variables their ${VAR}s need.
+var documentedInvocations = map[string]struct {
+	args []string
+	env  map[string]string
+}{
+	"xnvme-compare.fio": {args: []string{"--section=default", "--ioengine=xnvme", "--xnvme_async=io_uring", "--filename=/dev/nvme0n1"}},
+	"xnvme-fdp.fio":     {args: []string{"--section=default", "--ioengine=xnvme", "--xnvme_async=io_uring_cmd", "--filename=/dev/ng0n1"}},
+	"xnvme-zoned.fio":   {args: []string{"--section=default", "--ioengine=xnvme", "--filename=/dev/nvme0n2"}},
+	"sprandom.fio":      {env: map[string]string{"FIO_BS": "4096"}},
+}
+
 // TestFioExamples runs every *.fio file in $FTLSIM_FIO_EXAMPLES on a
-// small drive, each job capped at 2 simulated seconds, and sorts them by
+// small drive, each job capped at 2 simulated seconds, as the file's
+// comments say to run it (documentedInvocations), and sorts them by
 // outcome: run, refused for an option (the message names the file and
 // line, and the option), or refused otherwise. It fails when a file makes
 // the command crash or gives a refusal that names neither; it logs the
@@ -36,7 +50,14 @@ func TestFioExamples(t *testing.T) {
 	outcomes := map[string][]string{}
 	for _, f := range files {
 		var out, errOut bytes.Buffer
-		code := Main([]string{"run", f, "--drive=generic-mlc"}, &out, &errOut, withRuntimeCap(2e9))
+		inv := documentedInvocations[filepath.Base(f)]
+		for k, v := range inv.env {
+			t.Setenv(k, v)
+		}
+		code := Main(append([]string{"run", f, "--drive=generic-mlc"}, inv.args...), &out, &errOut, withRuntimeCap(2e9))
+		for k := range inv.env {
+			require.NoError(t, os.Unsetenv(k))
+		}
 		msg := strings.TrimSpace(errOut.String())
 		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
 			msg = msg[i+1:] // the error, after any "not applied" note

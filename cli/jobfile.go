@@ -18,11 +18,14 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 	if err != nil {
 		return err
 	}
-	jf, err := workload.ParseJobFileName(o.traceFile)
+	f, err := os.Open(o.traceFile)
 	if err != nil {
-		if os.IsNotExist(err) {
-			return usageError{err}
-		}
+		return usageError{err}
+	}
+	defer f.Close()
+	jf, err := workload.ParseJobFileWith(o.traceFile, f, workload.ParseOptions{
+		Getenv: os.Getenv, Host: workload.ThisHost(), Sections: o.sections, Defaults: o.fileDefaults})
+	if err != nil {
 		return err
 	}
 	if len(jf.Ignored) > 0 {
@@ -33,9 +36,16 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 	if err != nil {
 		return err
 	}
+	noted := map[string]bool{}
 	for _, j := range jf.Jobs {
 		if err := j.Job.Resolve(c.CapacityBytes()); err != nil {
 			return fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
+		}
+		for _, n := range j.Job.Notes {
+			if msg := fmt.Sprintf("ftlsim: %s:%d: [%s]: note: %s", jf.Name, j.Line, j.Section, n); !noted[msg] {
+				noted[msg] = true // once for a section's numjobs clones
+				fmt.Fprintln(stderr, msg)
+			}
 		}
 		if cap := set.runtimeCap; cap > 0 && (j.Job.RuntimeNs == 0 || j.Job.RuntimeNs > cap) {
 			j.Job.RuntimeNs = cap

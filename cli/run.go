@@ -112,7 +112,7 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 	case args[0] == "--version" || args[0] == "version":
 		fmt.Fprintln(stdout, Version())
 	case args[0] == "replay":
-		err = runJob(args[1:], stdout, true, reg)
+		err = runJob(args[1:], stdout, stderr, true, reg)
 	case args[0] == "run":
 		err = runFile(args[1:], stdout, stderr, set)
 	case args[0] == "scenario":
@@ -120,7 +120,7 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 	case args[0] == "review":
 		err = review(args[1:], stdout, stderr, reg)
 	default:
-		err = runJob(args, stdout, false, reg)
+		err = runJob(args, stdout, stderr, false, reg)
 	}
 	if err == nil {
 		return exitOK
@@ -171,6 +171,10 @@ type options struct {
 	// replay
 	replay      bool
 	traceFile   string
+	// run JOBFILE: --section choices, and job options given on the
+	// command line, set before the file's own (as fio reads them).
+	sections     []string
+	fileDefaults [][2]string
 	traceFormat trace.Format
 	speedup     float64
 	devices     string
@@ -204,6 +208,23 @@ func (m mode) String() string {
 	return fmt.Sprintf("mode(%d)", uint8(m))
 }
 
+// hostOnlyArg reports whether command-line argument a is a host-side fio
+// option (--ioengine=io_uring, --sqthread_poll, --xnvme_async=…), and
+// splits it.
+func hostOnlyArg(a string) (key, val string, ok bool) {
+	kv, ok := strings.CutPrefix(a, "--")
+	if !ok {
+		if kv, ok = strings.CutPrefix(a, "-"); !ok {
+			return "", "", false
+		}
+	}
+	key, val, _ = strings.Cut(kv, "=")
+	if !workload.IsHostOnly(key) {
+		return "", "", false
+	}
+	return key, val, true
+}
+
 // parseArgs parses the command line of mode m.
 func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 	replay := m == modeReplay
@@ -225,8 +246,43 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 		jobOptions = workload.Options()
 	case modeReplay:
 		jobOptions = []string{"iodepth", "name"}
-	case modeJobFile, modeScenario:
-		// the jobs come from the file or the scenario
+	case modeJobFile:
+		// The jobs come from the file; job options on the command line
+		// are set before the file's own, as fio's are, and host-side
+		// ones (--ioengine, --filename, engine options) are taken and
+		// reported as not applied.
+		for _, name := range workload.Options() {
+			name := name
+			add := func(v string) error {
+				o.fileDefaults = append(o.fileDefaults, [2]string{name, v})
+				return nil
+			}
+			if workload.IsFlag(name) {
+				fs.BoolFunc(name, workload.OptionHelp(name), func(v string) error {
+					if v == "true" {
+						v = "1"
+					}
+					return add(v)
+				})
+			} else {
+				fs.Func(name, workload.OptionHelp(name), add)
+			}
+		}
+		fs.Func("section", "run only this job section of the file (may repeat)", func(v string) error {
+			o.sections = append(o.sections, v)
+			return nil
+		})
+		var rest []string
+		for _, a := range args {
+			if k, v, ok := hostOnlyArg(a); ok {
+				o.fileDefaults = append(o.fileDefaults, [2]string{k, v})
+				continue
+			}
+			rest = append(rest, a)
+		}
+		args = rest
+	case modeScenario:
+		// the jobs come from the scenario
 	default:
 		panic(fmt.Sprintf("cli: parseArgs with unknown %v", m))
 	}
@@ -436,7 +492,7 @@ func buildDrive(o *options) (*controller.Controller, error) {
 	return controller.New(cfg)
 }
 
-func runJob(args []string, stdout io.Writer, replay bool, reg *ftl.Registry) error {
+func runJob(args []string, stdout, stderr io.Writer, replay bool, reg *ftl.Registry) error {
 	m := modeJob
 	if replay {
 		m = modeReplay
@@ -470,6 +526,9 @@ func runJob(args []string, stdout io.Writer, replay bool, reg *ftl.Registry) err
 	} else {
 		if err := o.job.Resolve(c.CapacityBytes()); err != nil {
 			return err
+		}
+		for _, n := range o.job.Notes {
+			fmt.Fprintf(stderr, "ftlsim: note: %s\n", n)
 		}
 		src = workload.NewGenerator(o.job)
 	}

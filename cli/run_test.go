@@ -59,7 +59,6 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--rwmixread=101"}, "rwmixread"},
 		{[]string{"--runtime=soon"}, "runtime"},
 		{[]string{"--number_ios=0"}, "number_ios"},
-		{[]string{"--time_based"}, "runtime"},
 		{[]string{"--precondition=bake"}, "precondition"},
 		{[]string{"--output-format=xml"}, "output-format"},
 		{[]string{"--no-such-option=1"}, "--no-such-option"},
@@ -241,7 +240,8 @@ func TestParseArgsModes(t *testing.T) {
 		{modeReplay, "trace.csv --rw=randwrite", "unknown option --rw"},
 		{modeReplay, "", "replay takes one trace file (got 0)"},
 		{modeJobFile, "jobs.fio --precondition=torture:1m", ""},
-		{modeJobFile, "jobs.fio --iodepth=4", "unknown option --iodepth"},
+		{modeJobFile, "jobs.fio --iodepth=4 --section=a --ioengine=libaio", ""},
+		{modeJobFile, "jobs.fio --speedup=2", "unknown option --speedup"},
 		{modeJobFile, "a.fio b.fio", "run takes one job file (got 2)"},
 		{modeScenario, "--drive=generic-mlc-small", ""},
 		{modeScenario, "extra", "scenario parameters are --name=value"},
@@ -423,7 +423,7 @@ func TestRunJobFileErrors(t *testing.T) {
 		{[]string{"run", past}, "past.fio:1: [a]: invalid job option: offset"},
 		{[]string{"run"}, "one job file"},
 		{[]string{"run", filepath.Join(dir, "none.fio")}, "none.fio"},
-		{[]string{"run", bad, "--rw=read"}, "--rw"},
+		{[]string{"run", bad, "--rw=up"}, "command line --rw: invalid job option: rw=up"},
 	} {
 		code, _, errOut := runCmd(t, append(append([]string{}, c.args...), quick...)...)
 		require.Equal(t, exitUsage, code, "%v: %s", c.args, errOut)

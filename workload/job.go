@@ -179,6 +179,9 @@ type Job struct {
 
 	// Resolved against a capacity:
 	Offset, Size, IOSize int64
+	// Notes are what Resolve changed as fio would, with fio's warning
+	// (time_based with no runtime, for one): for the user to read.
+	Notes []string
 	set                  map[string]bool
 }
 
@@ -288,6 +291,10 @@ func (j *Job) Resolve(capacity int64) error {
 		j.Size = capacity - j.Offset
 	case j.size.set:
 		j.Size = j.size.resolve(capacity)
+		if j.fileSize.set {
+			// As fio: size is capped at the files' total size.
+			j.Size = min(j.Size, files*j.fileSize.resolve(capacity))
+		}
 	case j.fileSize.set:
 		j.Size = files * j.fileSize.resolve(capacity)
 	default:
@@ -339,7 +346,9 @@ func (j *Job) Resolve(capacity int64) error {
 		return fmt.Errorf("%w: rate and rate_iops: give one", ErrOption)
 	}
 	if j.TimeBased && j.RuntimeNs <= 0 {
-		return fmt.Errorf("%w: time_based needs runtime > 0", ErrOption)
+		// fio warns and runs the job as if time_based were not set.
+		j.TimeBased = false
+		j.Notes = append(j.Notes, "time_based without a runtime is ignored, as fio ignores it")
 	}
 	if j.RampNs < 0 || (j.RuntimeNs > 0 && j.RampNs >= j.RuntimeNs) {
 		return fmt.Errorf("%w: ramp_time=%dns: must be shorter than runtime", ErrOption, j.RampNs)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -75,6 +76,14 @@ var hostOnly = map[string]bool{
 	"randrepeat": true, "random_generator": true,
 }
 
+// IsHostOnly reports whether fio option name is about the host's I/O
+// path (engines, CPUs, reporting, error handling), with nothing in a
+// simulated drive to apply it to.
+func IsHostOnly(name string) bool {
+	name = strings.ToLower(name)
+	return hostOnly[name] || strings.HasPrefix(name, "http_") || strings.HasPrefix(name, "xnvme_") || strings.HasPrefix(name, "rdma_")
+}
+
 // ParseJobFileName reads a job file from disk.
 func ParseJobFileName(file string) (*JobFile, error) {
 	f, err := os.Open(file)
@@ -95,14 +104,43 @@ type section struct {
 // applies to the jobs after it), job sections, key=value or bare-key
 // lines, and ; or # comments (as in fio, a line ends at its first ; or #).
 // ${VAR} in a line is replaced by the environment variable VAR (empty when
-// unset), as fio does. Errors name the file and line.
+// unset), and fio's keywords $pagesize, $mb_memory and $ncpus by this
+// machine's values, as fio does (see ParseOptions). Errors name the file
+// and line.
 func ParseJobFile(name string, r io.Reader) (*JobFile, error) {
-	return ParseJobFileEnv(name, r, os.Getenv)
+	return ParseJobFileWith(name, r, ParseOptions{Getenv: os.Getenv, Host: ThisHost()})
 }
 
 // ParseJobFileEnv is ParseJobFile with the environment given: getenv
 // returns the value of a variable ("" when unset).
 func ParseJobFileEnv(name string, r io.Reader, getenv func(string) string) (*JobFile, error) {
+	return ParseJobFileWith(name, r, ParseOptions{Getenv: getenv, Host: ThisHost()})
+}
+
+// ParseOptions are what a job file is read with besides its text.
+type ParseOptions struct {
+	// Getenv returns the value of environment variable ("" when unset)
+	// for ${VAR}; nil: no variables are set.
+	Getenv func(string) string
+	// Host gives the values of fio's keywords $pagesize, $mb_memory and
+	// $ncpus (a zero value makes using one an error).
+	Host HostFacts
+	// Sections, when not empty, runs only the job sections of these names
+	// (fio's --section); [global] sections always apply.
+	Sections []string
+	// Defaults are options set before the file's first line, as fio's
+	// command-line job options are: the file's own options override
+	// them. Host-side ones are reported as not applied, like the file's.
+	Defaults [][2]string
+}
+
+// ParseJobFileWith parses a job file as ParseJobFile does, with the
+// environment, machine facts, sections and defaults of po.
+func ParseJobFileWith(name string, r io.Reader, po ParseOptions) (*JobFile, error) {
+	getenv := po.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	var secs []*section
@@ -130,8 +168,13 @@ func ParseJobFileEnv(name string, r io.Reader, getenv func(string) string) (*Job
 		if cur == nil {
 			return nil, fmt.Errorf("%s:%d: %w: option %q before any [section]", name, ln, ErrOption, line)
 		}
-		key, val, _ := strings.Cut(line, "=")
-		cur.opts = append(cur.opts, [3]string{strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(val), strconv.Itoa(ln)})
+		key, raw, _ := strings.Cut(line, "=")
+		key, raw = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(raw)
+		val, err := expandValue(raw, po.Host)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w: %s=%s: %w", name, ln, ErrOption, key, raw, err)
+		}
+		cur.opts = append(cur.opts, [3]string{key, val, strconv.Itoa(ln)})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -139,19 +182,30 @@ func ParseJobFileEnv(name string, r io.Reader, getenv func(string) string) (*Job
 	jf := &JobFile{Name: name}
 	seen := map[string]bool{}
 	var global [][3]string
+	for _, kv := range po.Defaults {
+		global = append(global, [3]string{strings.ToLower(kv[0]), kv[1], ""})
+	}
 	group := 0
+	ran := map[string]bool{}
 	for _, sec := range secs {
 		if strings.EqualFold(sec.name, "global") {
 			global = append(global, sec.opts...)
 			continue
 		}
+		if len(po.Sections) > 0 && !slices.Contains(po.Sections, sec.name) {
+			continue
+		}
+		ran[sec.name] = true
 		numjobs := 1
 		stonewall := false
 		waitFor, waitLine := "", ""
 		j := NewJob(sec.name)
 		given := map[string]string{}
 		for _, kv := range append(append([][3]string{}, global...), sec.opts...) {
-			key, val, at := kv[0], kv[1], kv[2]
+			key, val, at := kv[0], kv[1], name+":"+kv[2]
+			if kv[2] == "" {
+				at = "command line --" + key
+			}
 			switch {
 			case key == "stonewall" || key == "wait_for_previous":
 				stonewall = val == "" || val == "1" || val == "true"
@@ -162,14 +216,14 @@ func ParseJobFileEnv(name string, r io.Reader, getenv func(string) string) (*Job
 			case key == "numjobs":
 				n, err := strconv.Atoi(val)
 				if err != nil || n < 1 || n > 64 {
-					return nil, fmt.Errorf("%s:%s: %w: numjobs=%s: must be an integer in 1..64", name, at, ErrOption, val)
+					return nil, fmt.Errorf("%s: %w: numjobs=%s: must be an integer in 1..64", at, ErrOption, val)
 				}
 				numjobs = n
 				given[key] = val
 				continue
 			case key == "name":
 				continue // the section header names the job
-			case hostOnly[key] || strings.HasPrefix(key, "http_") || strings.HasPrefix(key, "xnvme_") || strings.HasPrefix(key, "rdma_"):
+			case IsHostOnly(key):
 				if !seen[key] {
 					seen[key] = true
 					jf.Ignored = append(jf.Ignored, key)
@@ -178,15 +232,15 @@ func ParseJobFileEnv(name string, r io.Reader, getenv func(string) string) (*Job
 			}
 			if _, ok := options[key]; !ok {
 				if _, alias := aliases[key]; !alias {
-					return nil, fmt.Errorf("%s:%s: %w: option %q is not one ftlsim can honour (it knows %s, and ignores host-side options such as ioengine)",
-						name, at, ErrOption, key, strings.Join(Options(), ", "))
+					return nil, fmt.Errorf("%s: %w: option %q is not one ftlsim can honour (it knows %s, and ignores host-side options such as ioengine)",
+						at, ErrOption, key, strings.Join(Options(), ", "))
 				}
 			}
 			if IsFlag(key) && val == "" {
 				val = "1"
 			}
 			if err := j.Set(key, val); err != nil {
-				return nil, fmt.Errorf("%s:%s: %w", name, at, err)
+				return nil, fmt.Errorf("%s: %w", at, err)
 			}
 			given[key] = val
 		}
@@ -221,6 +275,17 @@ func ParseJobFileEnv(name string, r io.Reader, getenv func(string) string) (*Job
 			}
 			c.Clone = k
 			jf.Jobs = append(jf.Jobs, FileJob{Job: &c, Group: group, Options: given, Line: sec.line, Section: sec.name})
+		}
+	}
+	for _, want := range po.Sections {
+		if !ran[want] {
+			var have []string
+			for _, sec := range secs {
+				if !strings.EqualFold(sec.name, "global") {
+					have = append(have, sec.name)
+				}
+			}
+			return nil, fmt.Errorf("%s: %w: --section=%s: no job section of that name (the file has %s)", name, ErrOption, want, strings.Join(have, ", "))
 		}
 	}
 	if len(jf.Jobs) == 0 {

@@ -157,3 +157,67 @@ rw=randread
 	require.ErrorContains(t, err, "w.fio:2")
 	require.ErrorContains(t, err, "wait_for=nobody")
 }
+
+// TestJobFileKeywordsAndArithmetic: fio's $pagesize, $mb_memory and
+// $ncpus take the machine's values, a value holding them is computed in
+// integers as bc would, and a value in ( ) is an expression with size
+// suffixes.
+func TestJobFileKeywordsAndArithmetic(t *testing.T) {
+	host := HostFacts{PageSize: 4096, MBMemory: 8000, NCPUs: 6}
+	jf, err := ParseJobFileWith("k.fio", strings.NewReader(`[a]
+size=5*1024*1024*$mb_memory/8 # 5/8 of the memory
+bs=$pagesize
+numjobs=$ncpus
+offset=(1m+64k*2)
+`), ParseOptions{Host: host})
+	require.NoError(t, err)
+	require.Len(t, jf.Jobs, int(host.NCPUs))
+	j := jf.Jobs[0].Job
+	require.NoError(t, j.Resolve(1<<40))
+	require.Equal(t, 5*1024*1024*host.MBMemory/8, j.Size)
+	require.Equal(t, host.PageSize, j.BS[0].Bytes)
+	require.Equal(t, int64(1<<20+2*64<<10), j.Offset)
+
+	_, err = ParseJobFileWith("k.fio", strings.NewReader("[a]\nsize=$mb_memory*1m\n"), ParseOptions{})
+	require.ErrorContains(t, err, "k.fio:2")
+	require.ErrorContains(t, err, "$mb_memory")
+
+	for _, c := range []struct {
+		in   string
+		want int64
+	}{
+		{"2+3*4", 14}, {"(2+3)*4", 20}, {"7/2", 3}, {"-7/2", -3}, {"7%4", 3}, {"2^10", 1024}, {"2^3^2", 512}, {"--3", 3},
+	} {
+		got, err := evalExpr(c.in, false)
+		require.NoError(t, err, c.in)
+		require.Equal(t, c.want, got, c.in)
+	}
+	for _, bad := range []string{"", "1+", "(1", "1/0", "2^-1", "9223372036854775807*2", "1k", "1 2"} {
+		_, err := evalExpr(bad, false)
+		require.ErrorIs(t, err, errExpr, bad)
+	}
+	got, err := evalExpr("(4k*3 + 1m)", true)
+	require.NoError(t, err)
+	require.Equal(t, int64(12<<10+1<<20), got)
+	_, err = evalExpr("(10s)", true)
+	require.ErrorContains(t, err, "time suffixes")
+}
+
+// TestJobFileSectionsAndDefaults: --section runs only the named job
+// sections (an unknown one is an error listing those there are), and
+// command-line options apply before the file's own, which override them.
+func TestJobFileSectionsAndDefaults(t *testing.T) {
+	text := "[global]\nbs=4k\n[default]\n[override]\nrw=${FIO_RW}\n"
+	jf, err := ParseJobFileWith("s.fio", strings.NewReader(text), ParseOptions{
+		Sections: []string{"default"}, Defaults: [][2]string{{"rw", "randread"}, {"bs", "64k"}, {"ioengine", "xnvme"}}})
+	require.NoError(t, err)
+	require.Len(t, jf.Jobs, 1)
+	require.Equal(t, RandRead, jf.Jobs[0].Job.Pattern, "from the command line")
+	require.Equal(t, int64(4096), jf.Jobs[0].Job.BS[0].Bytes, "the file's global overrides the command line")
+	require.Equal(t, []string{"ioengine"}, jf.Ignored)
+	_, err = ParseJobFileWith("s.fio", strings.NewReader(text), ParseOptions{Sections: []string{"nope"}})
+	require.ErrorContains(t, err, "--section=nope")
+	require.ErrorContains(t, err, "default, override")
+	_, err = ParseJobFileWith("s.fio", strings.NewReader(text), ParseOptions{})
+	require.ErrorContains(t, err, "s.fio:5", "the override section's empty rw")
+}

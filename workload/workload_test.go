@@ -51,13 +51,22 @@ func TestSetAndResolve(t *testing.T) {
 		require.ErrorIs(t, NewJob("x").Set(b.k, b.v), ErrOption, "%s=%s", b.k, b.v)
 	}
 	for _, c := range []map[string]string{{"offset": "16g"}, {"size": "17g"}, {"bs": "1000"}, {"offset": "1000"},
-		{"size": "1g", "offset": "15.5g"}, {"time_based": "1"}, {"bs": "2g", "size": "1g"}} {
+		{"size": "1g", "offset": "15.5g"}, {"bs": "2g", "size": "1g"}} {
 		j := NewJob("x")
 		for k, v := range c {
 			require.NoError(t, j.Set(k, v))
 		}
 		require.ErrorIs(t, j.Resolve(16*gib), ErrOption, "%v", c)
 	}
+
+	// As fio: time_based with no runtime is dropped with a note, and a
+	// size beyond nrfiles × filesize is capped there.
+	j = job(t, map[string]string{"time_based": "1", "size": "1g"})
+	require.False(t, j.TimeBased)
+	require.Len(t, j.Notes, 1)
+	j = job(t, map[string]string{"size": "100g", "filesize": "1g", "nrfiles": "2"})
+	require.Equal(t, 2*gib, j.Size)
+	require.Equal(t, gib, j.FileSize)
 }
 
 func TestBSSplit(t *testing.T) {
