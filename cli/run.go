@@ -169,16 +169,16 @@ type options struct {
 	policies *ftl.Registry // where --gc and drive descriptions find policies
 
 	// replay
-	replay      bool
-	traceFile   string
+	replay    bool
+	traceFile string
 	// run JOBFILE: --section choices, and job options given on the
 	// command line, set before the file's own (as fio reads them).
 	sections     []string
 	fileDefaults [][2]string
-	traceFormat trace.Format
-	speedup     float64
-	devices     string
-	beyond      string
+	traceFormat  trace.Format
+	speedup      float64
+	devices      string
+	beyond       string
 }
 
 // mode is the command whose line parseArgs parses; it decides which job

@@ -182,7 +182,7 @@ type Job struct {
 	// Notes are what Resolve changed as fio would, with fio's warning
 	// (time_based with no runtime, for one): for the user to read.
 	Notes []string
-	set                  map[string]bool
+	set   map[string]bool
 }
 
 // NewJob returns a job with fio's defaults: rw=read, bs=4k, iodepth=1,
