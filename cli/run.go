@@ -272,15 +272,6 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 			o.sections = append(o.sections, v)
 			return nil
 		})
-		var rest []string
-		for _, a := range args {
-			if k, v, ok := hostOnlyArg(a); ok {
-				o.fileDefaults = append(o.fileDefaults, [2]string{k, v})
-				continue
-			}
-			rest = append(rest, a)
-		}
-		args = rest
 	case modeScenario:
 		// the jobs come from the scenario
 	default:
@@ -376,6 +367,17 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 		})
 		str(&o.devices, "devices", "merge, or partition:N", nil)
 		str(&o.beyond, "beyond", "wrap or reject requests past the drive", nil)
+	}
+	if m == modeJobFile {
+		var rest []string
+		for _, a := range args {
+			if k, v, ok := hostOnlyArg(a); ok && fs.Lookup(k) == nil {
+				o.fileDefaults = append(o.fileDefaults, [2]string{k, v})
+				continue
+			}
+			rest = append(rest, a)
+		}
+		args = rest
 	}
 	// Positional arguments may stand among the options.
 	var positional []string

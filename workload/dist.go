@@ -18,6 +18,9 @@ const (
 	Pareto
 	Normal
 	Zoned
+	// Sequence visits the blocks Distribution.Sequence lists, in that
+	// order, again and again (fio's sequence:2,0,1).
+	Sequence
 )
 
 // Zone is one access%/range% pair of a zoned distribution.
@@ -28,6 +31,9 @@ type Distribution struct {
 	Kind  DistKind
 	Param float64 // θ for zipf, h for pareto, deviation % for normal
 	Zones []Zone
+	// Sequence is the block indexes of a sequence distribution, in units
+	// of the job's smallest block size.
+	Sequence []int64
 }
 
 // String renders the distribution in fio's syntax.
@@ -45,6 +51,12 @@ func (d Distribution) String() string {
 			parts[i] = strconv.FormatFloat(z.Access, 'g', -1, 64) + "/" + strconv.FormatFloat(z.Range, 'g', -1, 64)
 		}
 		return "zoned:" + strings.Join(parts, ":")
+	case Sequence:
+		parts := make([]string, len(d.Sequence))
+		for i, b := range d.Sequence {
+			parts[i] = strconv.FormatInt(b, 10)
+		}
+		return "sequence:" + strings.Join(parts, ",")
 	}
 	return "random"
 }
@@ -53,7 +65,8 @@ func (d Distribution) String() string {
 // (θ > 0, θ ≠ 1), pareto:h (0 < h < 1), normal:dev (0 < dev ≤ 100, the
 // standard deviation in percent of the range) or zoned:a/r:a/r… (access and
 // range percentages, each list summing to 100; a zone may leave either out,
-// and the zones that do share what the others leave, as in fio).
+// and the zones that do share what the others leave, as in fio) or
+// sequence:b,b,… (up to 64 block indexes, visited in order).
 func ParseDistribution(s string) (Distribution, error) {
 	name, arg, _ := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
 	num := func(lo, hi float64, what string) (float64, error) {
@@ -84,6 +97,19 @@ func ParseDistribution(s string) (Distribution, error) {
 	case "normal":
 		v, err := num(0, 100, "deviation %")
 		return Distribution{Kind: Normal, Param: v}, err
+	case "sequence":
+		var seq []int64
+		for _, p := range strings.Split(arg, ",") {
+			b, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+			if err != nil || b < 0 || b > 1<<40 {
+				return Distribution{}, fmt.Errorf("random_distribution %q: %q: block indexes are integers from 0", s, p)
+			}
+			seq = append(seq, b)
+		}
+		if len(seq) > 64 {
+			return Distribution{}, fmt.Errorf("random_distribution %q: %d blocks, at most 64", s, len(seq))
+		}
+		return Distribution{Kind: Sequence, Sequence: seq}, nil
 	case "zoned":
 		// As fio: a zone may leave out its access or range percentage
 		// ("20/" or "/10"); what the others leave is shared among those.
@@ -139,7 +165,7 @@ func ParseDistribution(s string) (Distribution, error) {
 		}
 		return Distribution{Kind: Zoned, Zones: zs}, nil
 	}
-	return Distribution{}, fmt.Errorf("random_distribution %q: allowed random, zipf:θ, pareto:h, normal:dev, zoned:a/r:…", s)
+	return Distribution{}, fmt.Errorf("random_distribution %q: allowed random, zipf:θ, pareto:h, normal:dev, zoned:a/r:…, sequence:b,b,…", s)
 }
 
 // sampler draws block indexes in [0, n) from a distribution.

@@ -29,6 +29,7 @@ type Generator struct {
 	flushNext  bool
 	endFlushed bool
 	lastAt     int64
+	seqIssued  [3]int64 // random_distribution=sequence: I/Os per direction
 }
 
 // NewGenerator returns a generator for a resolved job.
@@ -118,7 +119,22 @@ func (g *Generator) Next(it *Item) bool {
 	if j.RandomEvery > 1 {
 		g.run = (g.run + j.RandomEvery - 1) % j.RandomEvery
 	}
-	if j.Pattern.Random() && fresh && (j.PercentageRandom >= 100 || g.rng.IntN(100) < j.PercentageRandom) {
+	if j.Pattern.Random() && j.Distribution.Kind == Sequence {
+		// fio's sequence: the listed blocks in turn (in units of the
+		// smallest block size), moving on by the sequence's length each
+		// pass with random_sequence_stride; past the range, the job ends.
+		seq, d := j.Distribution.Sequence, min(int(op), 2)
+		k := g.seqIssued[d]
+		b := seq[k%int64(len(seq))]
+		if j.SequenceStride {
+			b += k / int64(len(seq)) * int64(len(seq))
+		}
+		off = j.Offset + b*g.minBS
+		if off+n > end {
+			return false
+		}
+		g.seqIssued[d]++
+	} else if j.Pattern.Random() && fresh && (j.PercentageRandom >= 100 || g.rng.IntN(100) < j.PercentageRandom) {
 		off = j.Offset + g.s.next()*g.align
 		if off+n > end {
 			off = j.Offset + (j.Size-n)/g.align*g.align

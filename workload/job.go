@@ -176,6 +176,10 @@ type Job struct {
 	// every this many I/Os, continuing sequentially between (fio's
 	// rw=randread:8).
 	RandomEvery int
+	// SequenceStride moves a sequence distribution on by its length after
+	// each pass (fio's random_sequence_stride); the job ends when the
+	// sequence passes the end of its range.
+	SequenceStride bool
 
 	// Resolved against a capacity:
 	Offset, Size, IOSize int64
@@ -328,6 +332,14 @@ func (j *Job) Resolve(capacity int64) error {
 		r := rand.New(rand.NewPCG(j.RandSeed, 0x9e3779b97f4a7c15))
 		j.StartDelayNs += r.Int64N(j.startDelayHi - j.StartDelayNs + 1)
 		j.startDelayHi = j.StartDelayNs
+	}
+	if j.Distribution.Kind == Sequence && j.Pattern.Random() {
+		for _, b := range j.Distribution.Sequence {
+			if (b+1)*minBS > j.Size {
+				return fmt.Errorf("%w: random_distribution=%s: block %d is past the %d-byte range (%d blocks of %d bytes)",
+					ErrOption, j.Distribution, b, j.Size, j.Size/minBS, minBS)
+			}
+		}
 	}
 	if j.BlockAlign > j.Size {
 		return fmt.Errorf("%w: blockalign=%d: larger than size=%d", ErrOption, j.BlockAlign, j.Size)

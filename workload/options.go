@@ -309,7 +309,10 @@ var options = map[string]option{
 		j.RWMixRead = 100 - j.rwmixWrite
 		return nil
 	}},
-	"random_distribution": {"random, zipf:θ, pareto:h, normal:dev, zoned:a/r:…", func(j *Job, v string) (err error) {
+	"random_sequence_stride": {"with random_distribution=sequence: each pass of the sequence moves on by its length (0: the same blocks each pass)", func(j *Job, v string) error {
+		return setBool(&j.SequenceStride, v)
+	}},
+	"random_distribution": {"random, zipf:θ, pareto:h, normal:dev, zoned:a/r:…, sequence:b,b,…", func(j *Job, v string) (err error) {
 		j.Distribution, err = ParseDistribution(v)
 		return
 	}},

@@ -579,3 +579,38 @@ func TestFioJobOptionsDevicesSee(t *testing.T) {
 		require.Error(t, err)
 	})
 }
+
+// TestSequenceDistribution: fio's sequence:2,0,1 visits blocks 2, 0, 1
+// and again; with random_sequence_stride each pass moves on by the
+// sequence's length, and the job ends where the next pass would leave its
+// range. A block past the range is an error.
+func TestSequenceDistribution(t *testing.T) {
+	for _, c := range []struct {
+		stride string
+		want   []int64
+	}{
+		{"0", []int64{2, 0, 1, 2, 0, 1, 2, 0}},
+		{"1", []int64{2, 0, 1, 5, 3, 4}}, // 6 blocks of 4k: the third pass would pass the end
+	} {
+		j := NewJob("s")
+		for k, v := range map[string]string{"rw": "randread", "bs": "4k", "size": "24k", "io_size": "32k",
+			"random_distribution": "sequence:2,0,1", "random_sequence_stride": c.stride} {
+			require.NoError(t, j.Set(k, v))
+		}
+		require.NoError(t, j.Resolve(gib))
+		g := NewGenerator(j)
+		var got []int64
+		var it Item
+		for g.Next(&it) {
+			got = append(got, it.Offset/4096)
+		}
+		require.Equal(t, c.want, got, "stride %s", c.stride)
+	}
+	j := NewJob("s")
+	require.NoError(t, j.Set("rw", "randread"))
+	require.NoError(t, j.Set("size", "8k"))
+	require.NoError(t, j.Set("random_distribution", "sequence:1,2"))
+	require.ErrorContains(t, j.Resolve(gib), "block 2 is past")
+	_, err := ParseDistribution("sequence:1,x")
+	require.Error(t, err)
+}
