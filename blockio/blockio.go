@@ -48,6 +48,9 @@ type Data struct {
 	DedupePct   uint8
 }
 
+// Range is one extent of a multi-range command, in bytes.
+type Range struct{ Offset, Length int64 }
+
 // Request is one host command. Offset and Length are in bytes and must be
 // multiples of 512 (the sector size); Flush ignores them.
 type Request struct {
@@ -55,6 +58,15 @@ type Request struct {
 	Offset int64
 	Length int64
 	Data   Data // content of written data
+	// Ranges, when set on a TRIM, are the extents one command
+	// deallocates (an NVMe Dataset Management command with several
+	// ranges; fio's num_range). Offset is then the first one's and
+	// Length their total.
+	Ranges []Range
+	// FUA is Force Unit Access: a write completes only once its data is
+	// on flash, not in the write buffer; a read first commits buffered
+	// data it covers to flash and reads it from there.
+	FUA bool
 	// Token is an opaque payload stamp for written data (tests use it
 	// to check that reads return the latest write).
 	Token uint32

@@ -122,6 +122,23 @@ func (c *Controller) Validate(r blockio.Request) error {
 	if r.Op > blockio.Flush {
 		return fmt.Errorf("%w: op %d", ErrRequest, r.Op)
 	}
+	if len(r.Ranges) > 0 {
+		if r.Op != blockio.Trim {
+			return fmt.Errorf("%w: %s with %d ranges: only TRIM takes several", ErrRequest, r.Op, len(r.Ranges))
+		}
+		total := int64(0)
+		for i, rg := range r.Ranges {
+			if err := c.Validate(blockio.Request{Op: blockio.Trim, Offset: rg.Offset, Length: rg.Length}); err != nil {
+				return fmt.Errorf("range %d: %w", i, err)
+			}
+			total += rg.Length
+		}
+		if total != r.Length || r.Offset != r.Ranges[0].Offset {
+			return fmt.Errorf("%w: TRIM of %d ranges: length %d and offset %d must be their total (%d) and the first's (%d)",
+				ErrRequest, len(r.Ranges), r.Length, r.Offset, total, r.Ranges[0].Offset)
+		}
+		return nil
+	}
 	if r.Offset < 0 || r.Offset%512 != 0 {
 		return fmt.Errorf("%w: offset %d, must be a non-negative multiple of 512", ErrRequest, r.Offset)
 	}
@@ -180,14 +197,49 @@ func (c *Controller) Submit(now int64, r blockio.Request) (int64, error) {
 	c.fwFree = fw
 	switch r.Op {
 	case blockio.Read:
+		if r.FUA {
+			c.cnt.FUACommands++
+			if c.buffered(r) {
+				// The buffered data the read covers is committed to
+				// flash first, and read from there.
+				t, err := c.flush(fw)
+				if err != nil {
+					return 0, err
+				}
+				fw = t
+			}
+		}
 		return c.read(fw, r)
 	case blockio.Write:
+		if r.FUA {
+			// The write completes once its data is programmed: the
+			// buffer is flushed behind it, its page padded if partly
+			// filled, as a FLUSH would.
+			c.cnt.FUACommands++
+			done, err := c.write(fw, r)
+			if err != nil {
+				return 0, err
+			}
+			t, err := c.flush(done)
+			return max(done, t), err
+		}
 		return c.write(fw, r)
 	case blockio.Trim:
 		return c.trim(fw, r)
 	default:
 		return c.flush(fw)
 	}
+}
+
+// buffered reports whether any unit request r covers waits in the write
+// buffer, not yet on flash.
+func (c *Controller) buffered(r blockio.Request) bool {
+	for lba := r.Offset / c.unit; lba <= (r.Offset+r.Length-1)/c.unit; lba++ {
+		if loc, err := c.ftl.Lookup(lba); err == nil && loc.Buffered {
+			return true
+		}
+	}
+	return false
 }
 
 // invariantsEvery is how often, in commands, a build with -tags invariants

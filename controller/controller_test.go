@@ -325,3 +325,58 @@ func FuzzParseConfig(f *testing.F) {
 		_, _ = d.Submit(0, blockio.Request{Op: blockio.Write, Offset: 0, Length: 4096})
 	})
 }
+
+// TestForceUnitAccess: a write with FUA completes only once its data is
+// programmed (at least a lower-page program after a buffered write's
+// completion), a FUA read of data still in the buffer waits for it to be
+// programmed, and a FUA read of data on flash costs what a plain read
+// does. Each FUA command is counted.
+func TestForceUnitAccess(t *testing.T) {
+	cfg, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	tProg := cfg.NAND.Timing.ProgLSBNs
+	at := int64(0)
+	d, err := controller.New(cfg)
+	require.NoError(t, err)
+	lat := func(r blockio.Request) int64 {
+		t.Helper()
+		start := at
+		done, err := d.Submit(start, r)
+		require.NoError(t, err)
+		at = done + 1e7 // the next request finds the drive idle
+		return done - start
+	}
+	plain := lat(blockio.Request{Op: blockio.Write, Offset: 0, Length: 4096})
+	fua := lat(blockio.Request{Op: blockio.Write, Offset: 1 << 20, Length: 4096, FUA: true})
+	require.GreaterOrEqual(t, fua, plain+tProg, "a FUA write waits for its program")
+
+	lat(blockio.Request{Op: blockio.Write, Offset: 2 << 20, Length: 4096})
+	fuaBuffered := lat(blockio.Request{Op: blockio.Read, Offset: 2 << 20, Length: 4096, FUA: true})
+	require.GreaterOrEqual(t, fuaBuffered, tProg, "the buffered data is committed before the read")
+	readPlain := lat(blockio.Request{Op: blockio.Read, Offset: 2 << 20, Length: 4096})
+	readFUA := lat(blockio.Request{Op: blockio.Read, Offset: 2 << 20, Length: 4096, FUA: true})
+	require.Equal(t, readPlain, readFUA, "data on flash: FUA changes nothing")
+	require.Equal(t, int64(3), d.Counters().FUACommands)
+}
+
+// TestMultiRangeTrim: one TRIM command of several ranges unmaps each
+// range's whole units, and a command whose length is not the ranges'
+// total, or that lists a range past the drive, is refused.
+func TestMultiRangeTrim(t *testing.T) {
+	cfg, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	d, err := controller.New(cfg)
+	require.NoError(t, err)
+	at := int64(0)
+	for i := int64(0); i < 16; i++ {
+		at, err = d.Submit(at, blockio.Request{Op: blockio.Write, Offset: i * 4096, Length: 4096})
+		require.NoError(t, err)
+	}
+	rs := []blockio.Range{{Offset: 0, Length: 4096}, {Offset: 8 * 4096, Length: 8192}, {Offset: 15 * 4096, Length: 4096}}
+	_, err = d.Submit(at, blockio.Request{Op: blockio.Trim, Offset: 0, Length: 4 * 4096, Ranges: rs})
+	require.NoError(t, err)
+	require.Equal(t, 4*4096/(d.CapacityBytes()/d.FTL().UserUnits()), d.Counters().TrimUnits)
+	require.Error(t, d.Validate(blockio.Request{Op: blockio.Trim, Offset: 0, Length: 4096, Ranges: rs}))
+	require.Error(t, d.Validate(blockio.Request{Op: blockio.Trim, Offset: 0, Length: 4096, Ranges: []blockio.Range{{Offset: d.CapacityBytes(), Length: 4096}}}))
+	require.Error(t, d.Validate(blockio.Request{Op: blockio.Write, Offset: 0, Length: 4096, Ranges: rs[:1]}))
+}

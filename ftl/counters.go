@@ -53,6 +53,9 @@ type Counters struct {
 	HostReadBytes  int64 `json:"host_read_bytes"`  // bytes the host read
 	HostWriteBytes int64 `json:"host_write_bytes"` // bytes the host wrote
 	HostTrimBytes  int64 `json:"host_trim_bytes"`  // bytes the host trimmed
+	// FUACommands is the reads and writes the host sent with Force Unit
+	// Access: each waited for its data to be on flash.
+	FUACommands int64 `json:"fua_commands"`
 
 	// Logical units (the FTL).
 	HostWriteUnits int64 `json:"host_write_units"` // logical units written by the host

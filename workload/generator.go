@@ -113,6 +113,65 @@ func (g *Generator) Next(it *Item) bool {
 			}
 		}
 	}
+	off, ok := g.offset(op, n)
+	if !ok {
+		return false
+	}
+	if op == blockio.Trim && j.NumRange > 1 {
+		// fio's num_range: one TRIM command of that many ranges, each
+		// of a block size at the next offset the pattern gives.
+		rs := make([]blockio.Range, 1, j.NumRange)
+		rs[0] = blockio.Range{Offset: off, Length: n}
+		for len(rs) < j.NumRange {
+			o, ok := g.offset(op, n)
+			if !ok {
+				break
+			}
+			rs = append(rs, blockio.Range{Offset: o, Length: n})
+		}
+		it.Ranges = rs
+		n *= int64(len(rs))
+	} else {
+		it.Ranges = nil
+	}
+	it.At = 0
+	switch {
+	case j.Poisson && (j.RateIOPS > 0 || j.RateBytes > 0):
+		// Exponential gaps with the mean the rate gives.
+		it.At = int64(g.at)
+		mean := 1e9 / float64(j.RateIOPS)
+		if j.RateBytes > 0 {
+			mean = float64(n) * 1e9 / float64(j.RateBytes)
+		}
+		g.at += g.rng.ExpFloat64() * mean
+	case j.RateIOPS > 0:
+		it.At = g.issued * 1e9 / int64(j.RateIOPS)
+	case j.RateBytes > 0:
+		it.At = g.bytes * 1e9 / j.RateBytes
+	}
+	g.issued++
+	g.bytes += n
+	it.Op, it.Offset, it.Length = op, off, n
+	it.FUA = (op == blockio.Write && j.WriteFUA) || (op == blockio.Read && j.ReadFUA)
+	if op == blockio.Write {
+		g.version++
+		it.Token = g.version
+		it.Data = j.Data
+		g.writes++
+		g.flushNext = j.FsyncEvery > 0 && g.writes%int64(j.FsyncEvery) == 0
+	} else {
+		it.Token = 0
+		it.Data = blockio.Data{}
+	}
+	g.lastAt = it.At
+	return true
+}
+
+// offset returns the offset of the next I/O of direction op and n bytes,
+// as the job's pattern places it; false when the pattern has run out
+// (a strided sequence past its range).
+func (g *Generator) offset(op blockio.Op, n int64) (int64, bool) {
+	j := g.j
 	end := j.Offset + j.Size
 	var off int64
 	fresh := g.run == 0
@@ -131,7 +190,7 @@ func (g *Generator) Next(it *Item) bool {
 		}
 		off = j.Offset + b*g.minBS
 		if off+n > end {
-			return false
+			return 0, false
 		}
 		g.seqIssued[d]++
 	} else if j.Pattern.Random() && fresh && (j.PercentageRandom >= 100 || g.rng.IntN(100) < j.PercentageRandom) {
@@ -189,36 +248,7 @@ func (g *Generator) Next(it *Item) bool {
 			pos[d] = off + n + j.Skip
 		}
 	}
-	it.At = 0
-	switch {
-	case j.Poisson && (j.RateIOPS > 0 || j.RateBytes > 0):
-		// Exponential gaps with the mean the rate gives.
-		it.At = int64(g.at)
-		mean := 1e9 / float64(j.RateIOPS)
-		if j.RateBytes > 0 {
-			mean = float64(n) * 1e9 / float64(j.RateBytes)
-		}
-		g.at += g.rng.ExpFloat64() * mean
-	case j.RateIOPS > 0:
-		it.At = g.issued * 1e9 / int64(j.RateIOPS)
-	case j.RateBytes > 0:
-		it.At = g.bytes * 1e9 / j.RateBytes
-	}
-	g.issued++
-	g.bytes += n
-	it.Op, it.Offset, it.Length = op, off, n
-	if op == blockio.Write {
-		g.version++
-		it.Token = g.version
-		it.Data = j.Data
-		g.writes++
-		g.flushNext = j.FsyncEvery > 0 && g.writes%int64(j.FsyncEvery) == 0
-	} else {
-		it.Token = 0
-		it.Data = blockio.Data{}
-	}
-	g.lastAt = it.At
-	return true
+	return off, true
 }
 
 // flush fills it with a FLUSH command, issued right after the last

@@ -180,6 +180,12 @@ type Job struct {
 	// each pass (fio's random_sequence_stride); the job ends when the
 	// sequence passes the end of its range.
 	SequenceStride bool
+	// WriteFUA and ReadFUA send writes and reads with Force Unit Access
+	// (fio's writefua, readfua).
+	WriteFUA, ReadFUA bool
+	// NumRange is the ranges each TRIM command carries, each a block at
+	// the next offset of the pattern (fio's num_range; 0 and 1: one).
+	NumRange int
 
 	// Resolved against a capacity:
 	Offset, Size, IOSize int64

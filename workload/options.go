@@ -309,6 +309,9 @@ var options = map[string]option{
 		j.RWMixRead = 100 - j.rwmixWrite
 		return nil
 	}},
+	"num_range": {"ranges per TRIM command (1..256), each a block at the next offset", func(j *Job, v string) error { return setInt(&j.NumRange, v, 1, 256) }},
+	"writefua": {"writes with Force Unit Access: each completes once its data is on flash", func(j *Job, v string) error { return setBool(&j.WriteFUA, v) }},
+	"readfua":  {"reads with Force Unit Access: buffered data they cover is committed to flash first", func(j *Job, v string) error { return setBool(&j.ReadFUA, v) }},
 	"random_sequence_stride": {"with random_distribution=sequence: each pass of the sequence moves on by its length (0: the same blocks each pass)", func(j *Job, v string) error {
 		return setBool(&j.SequenceStride, v)
 	}},
@@ -378,7 +381,8 @@ func OptionHelp(name string) string { return options[name].help }
 
 // IsFlag reports whether option name is a switch that takes no value.
 func IsFlag(name string) bool {
-	return name == "time_based" || name == "norandommap" || name == "fill_device" || name == "dedupe_global"
+	return name == "time_based" || name == "norandommap" || name == "fill_device" || name == "dedupe_global" ||
+		name == "writefua" || name == "readfua"
 }
 
 var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "blocksize_range": "bsrange", "ba": "blockalign", "ss": "steadystate", "ss_dur": "steadystate_duration", "ss_ramp": "steadystate_ramp_time", "ss_interval": "steadystate_check_interval"}

@@ -614,3 +614,26 @@ func TestSequenceDistribution(t *testing.T) {
 	_, err := ParseDistribution("sequence:1,x")
 	require.Error(t, err)
 }
+
+// TestNumRange: with num_range=N each TRIM command carries N ranges of a
+// block each, at the offsets the pattern gives in turn (random ones visit
+// distinct blocks under the random map); its length is their total.
+func TestNumRange(t *testing.T) {
+	j := job(t, map[string]string{"rw": "randtrim", "bs": "4k", "size": "1m", "num_range": "8"})
+	g := NewGenerator(j)
+	seen := map[int64]bool{}
+	var it Item
+	cmds := 0
+	for g.Next(&it) {
+		cmds++
+		require.Len(t, it.Ranges, 8)
+		require.Equal(t, int64(8*4096), it.Length)
+		require.Equal(t, it.Ranges[0].Offset, it.Offset)
+		for _, r := range it.Ranges {
+			require.False(t, seen[r.Offset], "offset %d twice", r.Offset)
+			seen[r.Offset] = true
+		}
+	}
+	require.Equal(t, int(j.Size/4096/8), cmds)
+	require.Len(t, seen, int(j.Size/4096), "every block once")
+}
