@@ -310,8 +310,8 @@ var options = map[string]option{
 		return nil
 	}},
 	"num_range": {"ranges per TRIM command (1..256), each a block at the next offset", func(j *Job, v string) error { return setInt(&j.NumRange, v, 1, 256) }},
-	"writefua": {"writes with Force Unit Access: each completes once its data is on flash", func(j *Job, v string) error { return setBool(&j.WriteFUA, v) }},
-	"readfua":  {"reads with Force Unit Access: buffered data they cover is committed to flash first", func(j *Job, v string) error { return setBool(&j.ReadFUA, v) }},
+	"writefua":  {"writes with Force Unit Access: each completes once its data is on flash", func(j *Job, v string) error { return setBool(&j.WriteFUA, v) }},
+	"readfua":   {"reads with Force Unit Access: buffered data they cover is committed to flash first", func(j *Job, v string) error { return setBool(&j.ReadFUA, v) }},
 	"random_sequence_stride": {"with random_distribution=sequence: each pass of the sequence moves on by its length (0: the same blocks each pass)", func(j *Job, v string) error {
 		return setBool(&j.SequenceStride, v)
 	}},
