@@ -10,8 +10,9 @@ import (
 )
 
 // fioLog writes one of fio's log files: lines "time_ms, value, ddir, bs,
-// offset" (ddir 0 read, 1 write, 2 trim). With log_avg_msec > 0 each line
-// is a window's average with bs and offset 0; ftlsim writes a line for
+// prio" (ddir 0 read, 1 write, 2 trim; prio 0), or with log_offset "time_ms,
+// value, ddir, bs, offset, prio", as fio 3 writes them. With log_avg_msec >
+// 0 each line is a window's average with bs (and offset) 0; ftlsim writes a line for
 // every window of every direction the job issues, zeros included, so that
 // stalls show. With log_avg_msec = 0 each I/O has a line.
 type fioLog struct {
@@ -24,6 +25,7 @@ type logSet struct {
 	logs   []*fioLog
 	avgNs  int64
 	winEnd int64
+	offset bool // log_offset: each line carries the I/O's offset
 	// per-direction accumulators of the current window
 	n     [3]int64
 	bytes [3]int64
@@ -48,7 +50,7 @@ func openLogs(o *options) (*logSet, error) { return openLogsN(o, 1) }
 
 // openLogsN opens the logs of the n-th job (fio numbers them from 1).
 func openLogsN(o *options, n int) (*logSet, error) {
-	ls := &logSet{avgNs: o.logAvgMsec * 1e6, winEnd: o.logAvgMsec * 1e6}
+	ls := &logSet{avgNs: o.logAvgMsec * 1e6, winEnd: o.logAvgMsec * 1e6, offset: o.logOffset}
 	add := func(prefix, kind string) error {
 		if prefix == "" {
 			return nil
@@ -107,7 +109,11 @@ func (ls *logSet) complete(c sim.Completion) {
 			case "lat", "clat":
 				v = lat
 			}
-			fmt.Fprintf(l.w, "%d, %d, %d, %d, %d\n", c.DoneNs/1e6, v, d, c.Length, c.Offset)
+			if ls.offset {
+				fmt.Fprintf(l.w, "%d, %d, %d, %d, %d, 0\n", c.DoneNs/1e6, v, d, c.Length, c.Offset)
+			} else {
+				fmt.Fprintf(l.w, "%d, %d, %d, %d, 0\n", c.DoneNs/1e6, v, d, c.Length)
+			}
 		}
 		return
 	}
@@ -149,7 +155,11 @@ func (ls *logSet) write(w *window) {
 					v = w.lat[d] / w.n[d]
 				}
 			}
-			fmt.Fprintf(l.w, "%d, %d, %d, 0, 0\n", w.end/1e6, v, d)
+			if ls.offset {
+				fmt.Fprintf(l.w, "%d, %d, %d, 0, 0, 0\n", w.end/1e6, v, d)
+			} else {
+				fmt.Fprintf(l.w, "%d, %d, %d, 0, 0\n", w.end/1e6, v, d)
+			}
 		}
 	}
 }

@@ -161,6 +161,7 @@ type options struct {
 	bwLog        string
 	latLog       string
 	logAvgMsec   int64
+	logOffset    bool // log_offset: per-I/O log lines carry the offset
 	histLog      string
 	logHistMsec  int64
 	deviceLog    string
@@ -343,6 +344,14 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 	str(&o.iopsLog, "write_iops_log", "write NAME_iops.1.log", nil)
 	str(&o.bwLog, "write_bw_log", "write NAME_bw.1.log", nil)
 	str(&o.latLog, "write_lat_log", "write NAME_lat.1.log, NAME_clat.1.log, NAME_slat.1.log", nil)
+	fs.Func("log_offset", "1: log lines carry each I/O's offset (fio's log_offset)", func(v string) error {
+		switch v {
+		case "0", "1":
+			o.logOffset = v == "1"
+			return nil
+		}
+		return keep(usage("--log_offset=%s: allowed 0 or 1", v))
+	})
 	msec(&o.logAvgMsec, "log_avg_msec", "average log entries over this many ms (0: one per I/O)", 0)
 	str(&o.histLog, "write_hist_log", "write NAME_clat_hist.1.log: completion-latency histograms (fio's 1,856 bins) every log_hist_msec", nil)
 	msec(&o.logHistMsec, "log_hist_msec", "interval of the histogram log, in ms (default 1000)", 1)

@@ -172,7 +172,17 @@ func TestLogs(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	b, err = os.ReadFile(base + "_iops.1.log")
 	require.NoError(t, err)
-	require.Len(t, strings.Split(strings.TrimSpace(string(b)), "\n"), 100)
+	lines = strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, lines, 100)
+	// fio 3's columns: time, value, ddir, bs, prio; with log_offset the
+	// offset comes before prio.
+	require.Len(t, strings.Split(lines[0], ", "), 5)
+	require.True(t, strings.HasSuffix(lines[0], ", 4096, 0"), lines[0])
+	code, _, errOut = runCmd(t, append(args, "--log_offset=1", "--size=4k")...)
+	require.Equal(t, exitOK, code, errOut)
+	b, err = os.ReadFile(base + "_iops.1.log")
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(strings.Split(string(b), "\n")[0], ", 4096, 0, 0"), "offset 0, then prio: %s", b)
 }
 
 func TestDrives(t *testing.T) {

@@ -30,6 +30,8 @@ type Generator struct {
 	endFlushed bool
 	lastAt     int64
 	seqIssued  [3]int64 // random_distribution=sequence: I/Os per direction
+	// zonemode=strided: the current zone's start and the bytes moved in it
+	zoneLo, zoneBytes int64
 }
 
 // NewGenerator returns a generator for a resolved job.
@@ -49,6 +51,10 @@ func NewGenerator(j *Job) *Generator {
 		g.align = j.BlockAlign
 	}
 	g.blocks = j.Size / g.align
+	g.zoneLo = j.Offset
+	if j.Strided {
+		g.blocks = max(1, j.ZoneRange/g.align) // random offsets within a zone
+	}
 	g.s = newSampler(j.Distribution, g.blocks, g.rng, !j.NoRandomMap)
 	for i := range g.pos {
 		g.pos[i] = j.Offset
@@ -172,7 +178,25 @@ func (g *Generator) Next(it *Item) bool {
 // (a strided sequence past its range).
 func (g *Generator) offset(op blockio.Op, n int64) (int64, bool) {
 	j := g.j
-	end := j.Offset + j.Size
+	base, end := j.Offset, j.Offset+j.Size
+	if j.Strided {
+		// fio's strided zones: ZoneSize bytes in the current zone, then
+		// the next zone, ZoneRange+ZoneSkip on (from the start past the
+		// end).
+		if g.zoneBytes >= j.ZoneSize {
+			g.zoneBytes = 0
+			g.zoneLo += j.ZoneRange + j.ZoneSkip
+			if g.zoneLo >= end {
+				g.zoneLo = j.Offset
+			}
+			g.pos = [3]int64{g.zoneLo, g.zoneLo, g.zoneLo}
+		}
+		base, end = g.zoneLo, min(end, g.zoneLo+j.ZoneRange)
+		if end-base < n {
+			base = end - n
+		}
+		g.zoneBytes += n
+	}
 	var off int64
 	fresh := g.run == 0
 	if j.RandomEvery > 1 {
@@ -188,22 +212,22 @@ func (g *Generator) offset(op blockio.Op, n int64) (int64, bool) {
 		if j.SequenceStride {
 			b += k / int64(len(seq)) * int64(len(seq))
 		}
-		off = j.Offset + b*g.minBS
+		off = base + b*g.minBS
 		if off+n > end {
 			return 0, false
 		}
 		g.seqIssued[d]++
 	} else if j.Pattern.Random() && fresh && (j.PercentageRandom >= 100 || g.rng.IntN(100) < j.PercentageRandom) {
-		off = j.Offset + g.s.next()*g.align
+		off = base + g.s.next()*g.align
 		if off+n > end {
-			off = j.Offset + (j.Size-n)/g.align*g.align
+			off = base + (end-base-n)/g.align*g.align
 		}
 		g.pos[min(int(op), 2)] = off + n // a sequential run continues from here
 	} else if j.Pattern.Random() {
 		d := min(int(op), 2)
 		off = g.pos[d]
-		if off+n > end {
-			off = j.Offset
+		if off+n > end || off < base {
+			off = base
 		}
 		g.pos[d] = off + n
 	} else {
@@ -214,7 +238,7 @@ func (g *Generator) offset(op blockio.Op, n int64) (int64, bool) {
 		if d > 2 {
 			d = 2
 		}
-		lo, hi, pos := j.Offset, end, &g.pos
+		lo, hi, pos := base, end, &g.pos
 		if g.files != nil {
 			// nrfiles: each file is its own region with its own position;
 			// file_service_type picks the file of each I/O.

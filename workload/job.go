@@ -183,6 +183,12 @@ type Job struct {
 	// WriteFUA and ReadFUA send writes and reads with Force Unit Access
 	// (fio's writefua, readfua).
 	WriteFUA, ReadFUA bool
+	// Strided is fio's zonemode=strided: the job's I/O stays in a zone of
+	// ZoneRange bytes (default ZoneSize) until ZoneSize bytes have been
+	// transferred, then moves ZoneRange+ZoneSkip on, wrapping to the
+	// range's start past its end.
+	Strided                       bool
+	ZoneSize, ZoneRange, ZoneSkip int64
 	// NumRange is the ranges each TRIM command carries, each a block at
 	// the next offset of the pattern (fio's num_range; 0 and 1: one).
 	NumRange int
@@ -345,6 +351,18 @@ func (j *Job) Resolve(capacity int64) error {
 				return fmt.Errorf("%w: random_distribution=%s: block %d is past the %d-byte range (%d blocks of %d bytes)",
 					ErrOption, j.Distribution, b, j.Size, j.Size/minBS, minBS)
 			}
+		}
+	}
+	if j.Strided {
+		if j.ZoneSize <= 0 {
+			return fmt.Errorf("%w: zonemode=strided needs zonesize", ErrOption)
+		}
+		if j.ZoneRange == 0 {
+			j.ZoneRange = j.ZoneSize
+		}
+		if j.ZoneRange < minBS || j.ZoneRange > j.Size || j.ZoneRange%512 != 0 || j.ZoneSkip%512 != 0 {
+			return fmt.Errorf("%w: zonerange=%d, zoneskip=%d: the zone must hold a block (%d bytes) and fit in size=%d, both multiples of 512",
+				ErrOption, j.ZoneRange, j.ZoneSkip, minBS, j.Size)
 		}
 	}
 	if j.BlockAlign > j.Size {

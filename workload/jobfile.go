@@ -47,7 +47,8 @@ var hostOnly = map[string]bool{
 	"disable_slat": true, "disable_bw_measurement": true, "allow_mounted_write": true, "create_on_open": true,
 	"overwrite": true, "fallocate": true, "description": true, "verify": true,
 	"do_verify": true, "refill_buffers": true, "zero_buffers": true, "scramble_buffers": true, "continue_on_error": true,
-	"write_iops_log": true, "write_bw_log": true, "write_lat_log": true, "log_avg_msec": true,
+	"write_iops_log": true, "write_bw_log": true, "write_lat_log": true, "log_avg_msec": true, "log_offset": true,
+	"write_hist_log": true, "log_hist_msec": true, "log_max_value": true, "log_compression": true, "log_unix_epoch": true,
 	// Engine options: how a host reaches its device (SCSI generic, NVMe
 	// passthrough, network, object stores, GPU memory, …).
 	"cmd_type": true, "port": true, "hostname": true, "clientname": true, "http_verbose": true,

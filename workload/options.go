@@ -217,16 +217,31 @@ var options = map[string]option{
 		}
 		return nil
 	}},
-	"zonemode": {"none (zoned modes are refused: the simulated drives are conventional)", func(j *Job, v string) error {
+	"zonemode": {"none, or strided: I/O in zones of zonerange bytes, zonesize bytes each, then zoneskip bytes on (zbd is refused: the simulated drives are conventional)", func(j *Job, v string) error {
 		switch strings.ToLower(strings.TrimSpace(v)) {
 		case "none":
+			j.Strided = false
+			return nil
+		case "strided":
+			j.Strided = true
 			return nil
 		case "zbd":
-			return fmt.Errorf("%q: the simulated drives are conventional, not zoned block devices; allowed none", v)
+			return fmt.Errorf("%q: the simulated drives are conventional, not zoned block devices; allowed none, strided", v)
 		}
-		return fmt.Errorf("%q: only none is supported (strided zones are not modelled yet)", v)
+		return fmt.Errorf("%q: allowed none, strided", v)
 	}},
-	"loops": {"run the job this many times over its range", func(j *Job, v string) error { return setInt(&j.Loops, v, 1, 1_000_000) }},
+	"zonesize": {"zonemode=strided: bytes transferred in a zone before moving on (setting it alone selects strided, as in fio)", func(j *Job, v string) error {
+		if err := setPositiveSize(&j.ZoneSize, v); err != nil {
+			return err
+		}
+		if !j.set["zonemode"] {
+			j.Strided = true
+		}
+		return nil
+	}},
+	"zonerange": {"zonemode=strided: the size of a zone (default zonesize)", func(j *Job, v string) error { return setPositiveSize(&j.ZoneRange, v) }},
+	"zoneskip":  {"zonemode=strided: bytes skipped after each zone", func(j *Job, v string) error { return setSize(&j.ZoneSkip, v) }},
+	"loops":     {"run the job this many times over its range", func(j *Job, v string) error { return setInt(&j.Loops, v, 1, 1_000_000) }},
 	"rate": {"bytes per second (10m: 10 MiB/s), issued at that pace", func(j *Job, v string) error {
 		v, err := oneForAll("rate", v)
 		if err != nil {
@@ -425,6 +440,27 @@ func setInt(dst *int, v string, lo, hi int) error {
 		return fmt.Errorf("%q: must be an integer in %d..%d", v, lo, hi)
 	}
 	*dst = n
+	return nil
+}
+
+func setSize(dst *int64, v string) error {
+	b, err := units.ParseSize(v, false)
+	if err != nil {
+		return err
+	}
+	*dst = b
+	return nil
+}
+
+func setPositiveSize(dst *int64, v string) error {
+	b, err := units.ParseSize(v, false)
+	if err == nil && b <= 0 {
+		err = fmt.Errorf("%q: must be a positive size", v)
+	}
+	if err != nil {
+		return err
+	}
+	*dst = b
 	return nil
 }
 

@@ -637,3 +637,36 @@ func TestNumRange(t *testing.T) {
 	require.Equal(t, int(j.Size/4096/8), cmds)
 	require.Len(t, seen, int(j.Size/4096), "every block once")
 }
+
+// TestStridedZones: zonemode=strided moves zonesize bytes in a zone of
+// zonerange bytes, then skips to zonerange+zoneskip further on, wrapping
+// to the range's start; random offsets stay in the current zone.
+func TestStridedZones(t *testing.T) {
+	const kib = 1024
+	for _, c := range []struct {
+		opts map[string]string
+		want []int64 // zone start of each I/O, in KiB
+	}{
+		{map[string]string{"rw": "read", "bs": "4k", "size": "64k", "io_size": "40k", "zonesize": "8k", "zoneskip": "16k"},
+			[]int64{0, 0, 24, 24, 48, 48, 0, 0, 24, 24}},
+		// zonesize above zonerange: each zone is gone over twice.
+		{map[string]string{"rw": "randread", "bs": "4k", "size": "64k", "io_size": "32k", "zonemode": "strided", "zonesize": "16k", "zonerange": "8k"},
+			[]int64{0, 0, 0, 0, 8, 8, 8, 8}},
+	} {
+		j := job(t, c.opts)
+		g := NewGenerator(j)
+		var got []int64
+		var it Item
+		for g.Next(&it) {
+			zr := j.ZoneRange
+			zone := (it.Offset / (zr + j.ZoneSkip)) * (zr + j.ZoneSkip)
+			require.Less(t, it.Offset+it.Length, zone+zr+1, "I/O at %d leaves its zone", it.Offset)
+			got = append(got, zone/kib)
+		}
+		require.Equal(t, c.want, got, "%v", c.opts)
+	}
+	j := NewJob("z")
+	require.NoError(t, j.Set("zonemode", "strided"))
+	require.ErrorContains(t, j.Resolve(gib), "zonesize")
+	require.ErrorContains(t, NewJob("z").Set("zonemode", "zbd"), "conventional")
+}
