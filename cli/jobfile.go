@@ -32,6 +32,9 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 		fmt.Fprintf(stderr, "ftlsim: %s: not applied (no meaning for a simulated drive, or not modelled yet): %s\n",
 			jf.Name, strings.Join(jf.Ignored, ", "))
 	}
+	for _, j := range jf.Jobs {
+		o.trackData = o.trackData || j.Job.Verify
+	}
 	c, err := buildDrive(o)
 	if err != nil {
 		return err
@@ -62,6 +65,7 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 		return err
 	}
 	var fioJobs []sim.FioJob
+	var results []*sim.Result
 	var texts []func()
 	n := 0
 	for g, group := range jf.Groups() {
@@ -85,6 +89,7 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 		if err != nil {
 			return err
 		}
+		results = append(results, rs...)
 		for i, r := range rs {
 			if err := logs[i].close(r); err != nil {
 				return err
@@ -108,12 +113,15 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 		}
 	}
 	if o.json() {
-		return sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
+		if err := sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...); err != nil {
+			return err
+		}
+		return verifyError(results...)
 	}
 	writeDriveText(out, o, c, preNs)
 	for _, t := range texts {
 		t()
 	}
 	fmt.Fprintf(out, "simulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
-	return nil
+	return verifyError(results...)
 }

@@ -133,6 +133,21 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 	return exitError
 }
 
+// errVerify is returned, after the results are written, when a job's
+// verify phase found data that was not the job's last write.
+var errVerify = errors.New("verify failed")
+
+// verifyError returns an error wrapping errVerify for each result whose
+// verification failed, or nil.
+func verifyError(rs ...*sim.Result) error {
+	for _, r := range rs {
+		if v := r.Verify; v.Mismatches > 0 {
+			return fmt.Errorf("%w: job %s: %d units do not hold the job's last write (the first at offset %d)", errVerify, r.Name, v.Mismatches, v.FirstMismatch)
+		}
+	}
+	return nil
+}
+
 func isInputError(err error) bool {
 	for _, e := range []error{controller.ErrConfig, controller.ErrRequest, workload.ErrOption, ftl.ErrConfig, units.ErrSyntax} {
 		if errors.Is(err, e) {
@@ -162,6 +177,7 @@ type options struct {
 	latLog       string
 	logAvgMsec   int64
 	logOffset    bool // log_offset: per-I/O log lines carry the offset
+	trackData    bool // a job verifies: the drive keeps each unit's data token
 	histLog      string
 	logHistMsec  int64
 	deviceLog    string
@@ -500,6 +516,7 @@ func buildDrive(o *options) (*controller.Controller, error) {
 	}
 	cfg.Policies = o.policies
 	cfg.Seed = o.job.RandSeed
+	cfg.NAND.TrackData = o.trackData
 	return controller.New(cfg)
 }
 
@@ -512,6 +529,7 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, reg *ftl.Regis
 	if err != nil {
 		return err
 	}
+	o.trackData = o.job.Verify
 	c, err := buildDrive(o)
 	if err != nil {
 		return err
@@ -587,8 +605,11 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, reg *ftl.Regis
 		if o.precondition.Kind == workload.PreconditionTorture {
 			global["precondition"] = fmt.Sprintf("torture:%ds", o.precondition.TortureNs/1e9)
 		}
-		return sim.WriteFioJSON(out, global, o.fio(res, o.given))
+		if err := sim.WriteFioJSON(out, global, o.fio(res, o.given)); err != nil {
+			return err
+		}
+		return verifyError(res)
 	}
 	writeText(out, o, c, res, preNs, time.Since(wall), tsrc)
-	return nil
+	return verifyError(res)
 }

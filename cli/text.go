@@ -108,6 +108,14 @@ func writeResults(w io.Writer, r *sim.Result) {
 		fmt.Fprintf(w, "  sync (FLUSH): %d, lat (usec): min=%.1f, max=%.1f, avg=%.1f, stdev=%.1f\n",
 			sy.IOs, float64(sy.Latency.Min)/1e3, float64(sy.Latency.Max)/1e3, sy.Latency.Mean/1e3, sy.Latency.Stdev/1e3)
 	}
+	if v := r.Verify; v.Reads > 0 {
+		if v.Mismatches == 0 {
+			fmt.Fprintf(w, "  verify: read back %s in %d reads; every block holds the job's last write\n", units.FormatBytes(v.Bytes), v.Reads)
+		} else {
+			fmt.Fprintf(w, "  verify: read back %s in %d reads; %d units do not hold the job's last write (the first at offset %d)\n",
+				units.FormatBytes(v.Bytes), v.Reads, v.Mismatches, v.FirstMismatch)
+		}
+	}
 	dv := r.Device
 	fmt.Fprintf(w, "  device: write amplification %.3f; host wrote %s, NAND programmed %s, read %s; GC moved %d units in %d runs (%d in background); %d erases; free blocks min %d, end %d\n",
 		dv.WriteAmplification, units.FormatBytes(dv.HostWriteBytes), units.FormatBytes(dv.NANDWriteBytes), units.FormatBytes(dv.NANDReadBytes),

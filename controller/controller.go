@@ -102,6 +102,27 @@ func (c *Controller) CapacityBytes() int64 { return c.cap }
 // compression slot on a compressing drive.
 func (c *Controller) SlotBytes() int64 { return c.slot }
 
+// UnitBytes is the size of a logical unit: the mapping unit.
+func (c *Controller) UnitBytes() int64 { return c.unit }
+
+// ErrNoData is returned by DataToken on a drive built without data
+// tracking (nand.Config.TrackData).
+var ErrNoData = errors.New("controller: the drive does not track data (build it with nand.Config.TrackData)")
+
+// DataToken returns the token of the data the logical unit holding byte
+// off holds (blockio.Request.Token of the write that put it there), and
+// whether it holds any: what a read of it returns, for verification.
+func (c *Controller) DataToken(off int64) (uint32, bool, error) {
+	if !c.cfg.NAND.TrackData {
+		return 0, false, ErrNoData
+	}
+	if off < 0 || off >= c.cap {
+		return 0, false, fmt.Errorf("%w: offset %d, the drive has %d bytes", ErrRequest, off, c.cap)
+	}
+	loc, err := c.ftl.Lookup(off / c.unit)
+	return loc.Token, loc.Mapped, err
+}
+
 // Counters returns cumulative totals: the FTL's and the controller's.
 func (c *Controller) Counters() ftl.Counters { return c.cnt.Add(c.ftl.Counters()) }
 

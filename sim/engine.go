@@ -242,6 +242,32 @@ func (s *stream) pull(c *controller.Controller) bool {
 	return true
 }
 
+// verify checks a verify read of stream s: each unit it covers must hold
+// the token of the source's last write there. The drive reads at
+// submission, so the check sees what the read returns.
+func (e *Engine) verify(s *stream, it *workload.Item) error {
+	vs := &s.m.verify
+	if vs.Reads == 0 {
+		vs.FirstMismatch = -1
+	}
+	vs.Reads++
+	vs.Bytes += it.Length
+	unit := e.ctrl.UnitBytes()
+	for u := it.Offset / unit; u <= (it.Offset+it.Length-1)/unit; u++ {
+		got, mapped, err := e.ctrl.DataToken(u * unit)
+		if err != nil {
+			return err
+		}
+		if (it.Expect != 0 && got != it.Expect) || !mapped {
+			if vs.Mismatches == 0 {
+				vs.FirstMismatch = u * unit
+			}
+			vs.Mismatches++
+		}
+	}
+	return nil
+}
+
 // RunGroup runs several workloads at once on the drive, as fio runs the
 // jobs of one group: each keeps its own queue depth (or timestamps),
 // runtime and statistics, and all share the drive's command queue. The
@@ -264,6 +290,9 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		}
 		if o.ThinkBlocks == 0 {
 			o.ThinkBlocks = 1
+		}
+		if v, ok := st.Source.(workload.Verifier); ok {
+			v.SetDeviceUnit(e.ctrl.UnitBytes())
 		}
 		s := &stream{src: st.Source, o: o, start: e.now + o.StartDelayNs, stopAt: math.MaxInt64}
 		if o.RuntimeNs > 0 {
@@ -288,6 +317,9 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 			}
 			done, err := e.ctrl.Submit(e.now, p.it.Request)
 			s := ss[p.stream]
+			if err == nil && p.it.Verify {
+				err = e.verify(s, &p.it)
+			}
 			if err != nil {
 				return fmt.Errorf("%s request %d (%s %d bytes at %d): %w", s.o.Name, s.m.issued, p.it.Op, p.it.Length, p.it.Offset, err)
 			}

@@ -28,6 +28,9 @@ type FioReport struct {
 	DiskUtil      []any             `json:"disk_util"`
 }
 
+// eilseq is the errno fio reports for a job whose verification failed.
+const eilseq = 84
+
 // FioJob is one job of a FioReport, with ftlsim's device and geometry
 // objects added.
 type FioJob struct {
@@ -59,9 +62,13 @@ type FioJob struct {
 	LatencyWindow   int64              `json:"latency_window"`
 	Device          FioDevice          `json:"device"`
 	Geometry        FioGeometry        `json:"geometry"`
-	Power           FioPower           `json:"power"`
-	Series          FioSeries          `json:"series"`
-	SteadyState     *FioSteadyState    `json:"steadystate,omitempty"`
+	// Verify is ftlsim's account of the job's verify phase (absent
+	// without one); a mismatch also sets Error to EILSEQ (84), as fio
+	// does when verification fails.
+	Verify      *VerifyStats    `json:"verify,omitempty"`
+	Power       FioPower        `json:"power"`
+	Series      FioSeries       `json:"series"`
+	SteadyState *FioSteadyState `json:"steadystate,omitempty"`
 }
 
 // FioSync is fio's sync object: the FLUSH commands a job issued (fsync,
@@ -375,6 +382,13 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		LatencyPct: 100, LatencyDepth: r.QueueDepth, IODepthSubmit: map[string]float64{}, IODepthComplete: map[string]float64{},
 		SteadyState: FioSteady(r.SteadyState),
 		Sync:        FioSync{LatNs: fioLat(r.Sync.Latency, false), TotalIOs: r.Sync.IOs},
+	}
+	if r.Verify.Reads > 0 {
+		v := r.Verify
+		j.Verify = &v
+		if v.Mismatches > 0 {
+			j.Error = eilseq
+		}
 	}
 	// The engine submits and completes one request at a time.
 	for _, k := range []string{"0", "4", "8", "16", "32", "64", ">=64"} {

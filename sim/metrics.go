@@ -177,6 +177,20 @@ type Result struct {
 	// SteadyState is what steady-state detection found (nil without
 	// Options.SteadyState).
 	SteadyState *SteadyState
+	// Verify is what the job's verify phase read back (fio's verify);
+	// its reads are counted in Read too.
+	Verify VerifyStats
+}
+
+// VerifyStats is what a verify phase read back and found.
+type VerifyStats struct {
+	Reads int64 `json:"reads"`
+	Bytes int64 `json:"bytes"`
+	// Mismatches is the device units whose data was not the job's last
+	// write there; FirstMismatch is the byte offset of the first (-1:
+	// none).
+	Mismatches    int64 `json:"mismatches"`
+	FirstMismatch int64 `json:"first_mismatch"`
 }
 
 // GeometryOf describes drive c.
@@ -196,6 +210,7 @@ func GeometryOf(c *controller.Controller) Geometry {
 }
 
 type metrics struct {
+	verify  VerifyStats
 	c       *controller.Controller
 	o       Options
 	start   int64
@@ -417,7 +432,7 @@ func (m *metrics) finish(end int64) *Result {
 		Name: m.o.Name, StartNs: m.start, EndNs: end, RuntimeNs: measured,
 		Read: m.dir[0].stats(measured), Write: m.dir[1].stats(measured), Trim: m.dir[2].stats(measured),
 		Sync:      m.sync.stats(measured),
-		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued, SteadyState: m.ss.result(),
+		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued, SteadyState: m.ss.result(), Verify: m.verify,
 		// Copies: a slice of the metrics' arrays would keep the metrics,
 		// and through them the whole drive, alive as long as the result.
 		LatencyBuckets: append([]int64(nil), m.latBucket[:]...), DepthCounts: append([]int64(nil), m.depth[:]...),

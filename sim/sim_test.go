@@ -510,3 +510,61 @@ func TestFlushPutsTheBufferOnFlash(t *testing.T) {
 	require.Greater(t, synced.Device.PaddedUnits, int64(0), "each flush pads its page")
 	require.Equal(t, synced.Sync.IOs, synced.Fio(nil).Sync.TotalIOs)
 }
+
+// rewriter passes a generator's requests on but stamps its writes with
+// other tokens, as a drive that lost or misplaced the job's data would
+// return: every verify read must then find a mismatch.
+type rewriter struct{ *workload.Generator }
+
+func (r rewriter) Next(it *workload.Item) bool {
+	ok := r.Generator.Next(it)
+	if it.Op == blockio.Write {
+		it.Token += 1 << 30
+	}
+	return ok
+}
+
+// TestVerifyReadsBackTheLastWrites: fio's verify reads back everything the
+// job wrote once its writes are done, through garbage collection on a
+// drive written several times over, and finds every block's last write;
+// a drive holding other data fails every unit read back. A time-based
+// job writes and verifies in turn.
+func TestVerifyReadsBackTheLastWrites(t *testing.T) {
+	d := twoDies(t, func(c *controller.Config) { c.NAND.TrackData = true })
+	e := sim.New(d)
+	e.SecureErase()
+	size := d.CapacityBytes() / 4
+	j := job(t, "rw", "randwrite", "bssplit", "4k/50:16k/50", "iodepth", "16", "size", strconv.FormatInt(size, 10),
+		"io_size", strconv.FormatInt(3*d.CapacityBytes(), 10), "verify", "crc32c", "norandommap", "1")
+	r, err := e.RunJob(j, sim.Hooks{})
+	require.NoError(t, err)
+	require.Positive(t, r.Device.GCCopiedUnits, "garbage collection moved data before the read-back")
+	require.Zero(t, r.Verify.Mismatches)
+	require.Equal(t, int64(-1), r.Verify.FirstMismatch)
+	require.Equal(t, size, r.Verify.Bytes, "norandommap over three drive-fills leaves no block of the range unwritten")
+	require.Equal(t, r.Verify.Reads, r.Read.IOs, "verify reads are the job's reads")
+
+	j = job(t, "rw", "write", "bs", "128k", "size", "64m", "verify", "md5")
+	require.NoError(t, j.Resolve(d.CapacityBytes()))
+	r, err = e.Run(rewriter{workload.NewGenerator(j)}, sim.JobOptions(j))
+	require.NoError(t, err)
+	require.Equal(t, int64(64<<20)/d.UnitBytes(), r.Verify.Mismatches)
+	require.Equal(t, int64(0), r.Verify.FirstMismatch)
+	require.Equal(t, 84, r.Fio(nil).Error, "fio's EILSEQ")
+	// verify_write_sequence=0 takes any write's data.
+	j = job(t, "rw", "write", "bs", "128k", "size", "64m", "verify", "md5", "verify_write_sequence", "0")
+	require.NoError(t, j.Resolve(d.CapacityBytes()))
+	r, err = e.Run(rewriter{workload.NewGenerator(j)}, sim.JobOptions(j))
+	require.NoError(t, err)
+	require.Zero(t, r.Verify.Mismatches)
+
+	j = job(t, "rw", "randwrite", "size", "16m", "verify", "crc32c", "runtime", "2", "time_based", "1", "iodepth", "8")
+	r, err = e.RunJob(j, sim.Hooks{})
+	require.NoError(t, err)
+	require.Greater(t, r.Verify.Bytes, int64(16<<20), "more than one write-and-verify pass")
+	require.Zero(t, r.Verify.Mismatches)
+
+	plain := sim.New(twoDies(t, nil))
+	_, err = plain.RunJob(job(t, "rw", "write", "size", "1m", "verify", "crc32c"), sim.Hooks{})
+	require.ErrorIs(t, err, controller.ErrNoData)
+}

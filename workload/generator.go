@@ -32,6 +32,15 @@ type Generator struct {
 	seqIssued  [3]int64 // random_distribution=sequence: I/Os per direction
 	// zonemode=strided: the current zone's start and the bytes moved in it
 	zoneLo, zoneBytes int64
+	// verify: what the job wrote, in device units of vunit bytes, and the
+	// verify phase's progress; a time-based job's pass starts at
+	// passIssued, passBytes
+	w                     *written
+	vunit                 int64
+	verifying             bool
+	vNext                 int64
+	maxWrite              int64
+	passIssued, passBytes int64
 }
 
 // NewGenerator returns a generator for a resolved job.
@@ -51,6 +60,12 @@ func NewGenerator(j *Job) *Generator {
 		g.align = j.BlockAlign
 	}
 	g.blocks = j.Size / g.align
+	if j.Verify {
+		g.w, g.vunit = newWritten(), 4096
+		for _, b := range j.Sizes(1) {
+			g.maxWrite = max(g.maxWrite, b.Bytes)
+		}
+	}
 	g.zoneLo = j.Offset
 	if j.Strided {
 		g.blocks = max(1, j.ZoneRange/g.align) // random offsets within a zone
@@ -77,7 +92,20 @@ func (g *Generator) Next(it *Item) bool {
 		g.flush(it)
 		return true
 	}
-	if (j.NumberIOs > 0 && g.issued >= j.NumberIOs) || (!j.TimeBased && j.NumberIOs == 0 && g.bytes >= j.IOSize) {
+	if g.verifying || (j.NumberIOs > 0 && g.issued-g.passIssued >= j.NumberIOs) ||
+		((!j.TimeBased || j.Verify) && j.NumberIOs == 0 && g.bytes-g.passBytes >= j.IOSize) {
+		if g.w != nil {
+			if g.verifyRead(it) {
+				return true
+			}
+			if j.TimeBased {
+				// fio's time-based verify: write and verify in turn
+				// until the runtime ends.
+				g.passIssued, g.passBytes = g.issued, g.bytes
+				g.w = newWritten()
+				return g.Next(it)
+			}
+		}
 		if j.EndFsync && !g.endFlushed && g.writes > 0 {
 			g.endFlushed = true
 			g.flush(it)
@@ -159,6 +187,21 @@ func (g *Generator) Next(it *Item) bool {
 	g.bytes += n
 	it.Op, it.Offset, it.Length = op, off, n
 	it.FUA = (op == blockio.Write && j.WriteFUA) || (op == blockio.Read && j.ReadFUA)
+	it.Verify = false
+	if g.w != nil {
+		switch {
+		case op == blockio.Write:
+			// A write to part of a unit rewrites the whole unit.
+			g.w.write(off/g.vunit, (off+n+g.vunit-1)/g.vunit, g.version+1)
+		case op == blockio.Trim && it.Ranges != nil:
+			// A trim unmaps only the units it covers whole.
+			for _, r := range it.Ranges {
+				g.w.cut((r.Offset+g.vunit-1)/g.vunit, (r.Offset+r.Length)/g.vunit)
+			}
+		case op == blockio.Trim:
+			g.w.cut((off+g.vunit-1)/g.vunit, (off+n)/g.vunit)
+		}
+	}
 	if op == blockio.Write {
 		g.version++
 		it.Token = g.version
@@ -192,8 +235,8 @@ func (g *Generator) offset(op blockio.Op, n int64) (int64, bool) {
 			g.pos = [3]int64{g.zoneLo, g.zoneLo, g.zoneLo}
 		}
 		base, end = g.zoneLo, min(end, g.zoneLo+j.ZoneRange)
-		if end-base < n {
-			base = end - n
+		if end-base < n { // a block larger than the zone: ends with it
+			base = max(j.Offset, end-n)
 		}
 		g.zoneBytes += n
 	}
@@ -273,6 +316,36 @@ func (g *Generator) offset(op blockio.Op, n int64) (int64, bool) {
 		}
 	}
 	return off, true
+}
+
+// verifyRead fills it with the next read of the verify phase: the next
+// written extent at or after the phase's position, at most the largest
+// write size long. It reports false when everything written has been read
+// back.
+func (g *Generator) verifyRead(it *Item) bool {
+	if !g.verifying {
+		g.verifying, g.vNext = true, 0
+	}
+	start, end, token, ok := g.w.from(g.vNext)
+	if !ok {
+		g.verifying = false
+		return false
+	}
+	end = min(end, start+max(1, g.maxWrite/g.vunit))
+	g.vNext = end
+	if g.j.VerifyAnyWrite {
+		token = 0 // any write's data will do
+	}
+	*it = Item{At: g.lastAt, Verify: true, Expect: token}
+	it.Op, it.Offset, it.Length = blockio.Read, start*g.vunit, (end-start)*g.vunit
+	return true
+}
+
+// SetDeviceUnit implements Verifier. Call it before the first Next.
+func (g *Generator) SetDeviceUnit(bytes int64) {
+	if bytes > 0 {
+		g.vunit = bytes
+	}
 }
 
 // flush fills it with a FLUSH command, issued right after the last

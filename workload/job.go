@@ -189,6 +189,18 @@ type Job struct {
 	// range's start past its end.
 	Strided                       bool
 	ZoneSize, ZoneRange, ZoneSkip int64
+	// Verify reads back, once the job's writes are done, every block it
+	// wrote, and the engine checks that each holds the job's last write
+	// there (fio's verify, with do_verify). A time-based job writes and
+	// verifies in turn until its runtime ends, as fio's does; a job cut
+	// short by its runtime does not verify. The blocks to check are kept
+	// as extents, one per write at most.
+	Verify        bool
+	noVerifyPhase bool // do_verify=0
+	// VerifyAnyWrite accepts any host write's data in a block read back,
+	// not only the job's last (fio's verify_write_sequence=0, for jobs
+	// that write each other's blocks).
+	VerifyAnyWrite bool
 	// NumRange is the ranges each TRIM command carries, each a block at
 	// the next offset of the pattern (fio's num_range; 0 and 1: one).
 	NumRange int
@@ -352,6 +364,9 @@ func (j *Job) Resolve(capacity int64) error {
 					ErrOption, j.Distribution, b, j.Size, j.Size/minBS, minBS)
 			}
 		}
+	}
+	if j.noVerifyPhase {
+		j.Verify = false
 	}
 	if j.Strided {
 		if j.ZoneSize <= 0 {

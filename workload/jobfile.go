@@ -45,8 +45,7 @@ var hostOnly = map[string]bool{
 	"iodepth_batch_complete_max": true, "iodepth_low": true, "lockmem": true, "nice": true, "prio": true, "prioclass": true,
 	"unified_rw_reporting": true, "percentile_list": true, "disable_lat": true, "disable_clat": true,
 	"disable_slat": true, "disable_bw_measurement": true, "allow_mounted_write": true, "create_on_open": true,
-	"overwrite": true, "fallocate": true, "description": true, "verify": true,
-	"do_verify": true, "refill_buffers": true, "zero_buffers": true, "scramble_buffers": true, "continue_on_error": true,
+	"overwrite": true, "fallocate": true, "description": true, "refill_buffers": true, "zero_buffers": true, "scramble_buffers": true, "continue_on_error": true,
 	"write_iops_log": true, "write_bw_log": true, "write_lat_log": true, "log_avg_msec": true, "log_offset": true,
 	"write_hist_log": true, "log_hist_msec": true, "log_max_value": true, "log_compression": true, "log_unix_epoch": true,
 	// Engine options: how a host reaches its device (SCSI generic, NVMe
@@ -72,6 +71,9 @@ var hostOnly = map[string]bool{
 	"new_group": true, "create_serialize": true, "exit_what": true, "error_dump": true, "std_redirect": true, "nr_files": true, "numa_mem_policy": true, "flow": true, "flow_id": true,
 	"flow_sleep": true, "flow_watermark": true, "ignore_error": true, "clat_percentiles": true,
 	"lat_percentiles": true, "slat_percentiles": true, "verify_pattern": true, "exitall_on_error": true,
+	// Atomic (torn-write-protected) writes: every write is whole in the
+	// simulated drive until power loss is modelled.
+	"atomic": true,
 	// The random generator's algorithm and reseeding: ftlsim draws from its
 	// own seeded generator, the same on every run.
 	"randrepeat": true, "random_generator": true,

@@ -324,6 +324,34 @@ var options = map[string]option{
 		j.RWMixRead = 100 - j.rwmixWrite
 		return nil
 	}},
+	"verify": {"read back what the job wrote once its writes are done, and check that each block holds its last write (any fio method: md5, crc32c, …; none: off)", func(j *Job, v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "", "0", "none":
+			j.Verify = false
+			return nil
+		case "md5", "crc64", "crc32c", "crc32c-intel", "crc32", "crc16", "crc7", "xxhash", "sha512", "sha256", "sha1",
+			"sha3-224", "sha3-256", "sha3-384", "sha3-512", "meta", "pattern", "null", "1":
+			j.Verify = true
+			return nil
+		}
+		return fmt.Errorf("%q: allowed none or one of fio's methods (md5, crc64, crc32c, crc32, crc16, crc7, xxhash, sha1, sha256, sha512, sha3-*, meta, pattern, null)", v)
+	}},
+	"verify_write_sequence": {"0: verify accepts any write of the block, not only the job's last (for jobs that overwrite each other's blocks; default 1)", func(j *Job, v string) error {
+		var on bool
+		if err := setBool(&on, v); err != nil {
+			return err
+		}
+		j.VerifyAnyWrite = !on
+		return nil
+	}},
+	"do_verify": {"0: no verify phase even with verify set (default 1)", func(j *Job, v string) error {
+		var on bool
+		if err := setBool(&on, v); err != nil {
+			return err
+		}
+		j.noVerifyPhase = !on
+		return nil
+	}},
 	"num_range": {"ranges per TRIM command (1..256), each a block at the next offset", func(j *Job, v string) error { return setInt(&j.NumRange, v, 1, 256) }},
 	"writefua":  {"writes with Force Unit Access: each completes once its data is on flash", func(j *Job, v string) error { return setBool(&j.WriteFUA, v) }},
 	"readfua":   {"reads with Force Unit Access: buffered data they cover is committed to flash first", func(j *Job, v string) error { return setBool(&j.ReadFUA, v) }},

@@ -11,6 +11,11 @@ type Item struct {
 	// closed-loop sources leave it 0 and the engine issues the request as
 	// soon as a queue slot is free.
 	At int64
+	// Verify marks a read of the verify phase: the engine checks that
+	// every unit it reads holds Expect, the token of the source's last
+	// write there (see Verifier), or with Expect 0 any written data.
+	Verify bool
+	Expect uint32
 }
 
 // Source produces requests in order. Next fills it and reports false when

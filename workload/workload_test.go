@@ -670,3 +670,28 @@ func TestStridedZones(t *testing.T) {
 	require.ErrorContains(t, j.Resolve(gib), "zonesize")
 	require.ErrorContains(t, NewJob("z").Set("zonemode", "zbd"), "conventional")
 }
+
+// TestWrittenExtents: the verify record keeps, for each block, the last
+// write's token, as extents split by later writes and trims.
+func TestWrittenExtents(t *testing.T) {
+	w := newWritten()
+	w.write(0, 10, 1)
+	w.write(4, 6, 2)  // splits the first
+	w.write(8, 12, 3) // overlaps its end
+	w.cut(1, 2)       // a trim
+	var got [][3]int64
+	for b := int64(0); ; {
+		s, e, tok, ok := w.from(b)
+		if !ok {
+			break
+		}
+		got = append(got, [3]int64{s, e, int64(tok)})
+		b = e
+	}
+	require.Equal(t, [][3]int64{{0, 1, 1}, {2, 4, 1}, {4, 6, 2}, {6, 8, 1}, {8, 12, 3}}, got)
+	s, e, tok, ok := w.from(5)
+	require.True(t, ok)
+	require.Equal(t, []int64{5, 6, 2}, []int64{s, e, int64(tok)}, "from inside an extent")
+	_, _, _, ok = w.from(12)
+	require.False(t, ok)
+}
