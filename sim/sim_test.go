@@ -568,3 +568,39 @@ func TestVerifyReadsBackTheLastWrites(t *testing.T) {
 	_, err = plain.RunJob(job(t, "rw", "write", "size", "1m", "verify", "crc32c"), sim.Hooks{})
 	require.ErrorIs(t, err, controller.ErrNoData)
 }
+
+// TestSPRandomSkipsTheCliff: after fio's sprandom pass the drive's blocks
+// already hold the spread of valid data random writes leave, so random
+// writes start near the steady state the model gives; after a sequential
+// fill every block is full, and once the spare area is used the random
+// writes meet the cliff: write amplification well above that.
+func TestSPRandomSkipsTheCliff(t *testing.T) {
+	peak := func(pre *workload.Job) (first, peak float64, unmapped int64) {
+		d := twoDies(t, nil)
+		e := sim.New(d)
+		e.SecureErase()
+		_, err := e.RunJob(pre, sim.Hooks{})
+		require.NoError(t, err)
+		r, err := e.RunJob(job(t, "rw", "randwrite", "iodepth", "32", "norandommap", "1",
+			"io_size", strconv.FormatInt(d.CapacityBytes()/4, 10)), sim.Hooks{})
+		require.NoError(t, err)
+		for _, iv := range r.Intervals {
+			peak = max(peak, iv.WriteAmplification)
+		}
+		rd, err := e.RunJob(job(t, "rw", "read", "bs", "1m"), sim.Hooks{})
+		require.NoError(t, err)
+		return r.Intervals[0].WriteAmplification, peak, rd.Device.UnwrittenReadUnits
+	}
+	op := (twoDies(t, nil).Config().OPPercent) / 100
+	model := 0.5/op + 0.7 // the steady state sprandom aims at (fio's model)
+	sprFirst, sprPeak, unmapped := peak(job(t, "rw", "randwrite", "iodepth", "32", "norandommap", "1", "sprandom", "1",
+		"spr_op", strconv.FormatFloat(op, 'g', -1, 64)))
+	require.Zero(t, unmapped, "sprandom wrote every block")
+	fillFirst, fillPeak, _ := peak(workload.FillJob())
+	t.Logf("write amplification, first second and peak over a quarter of the drive: after sprandom %.2f, %.2f; after a fill %.2f, %.2f; fio's model %.2f",
+		sprFirst, sprPeak, fillFirst, fillPeak, model)
+	require.InDelta(t, 1, fillFirst, 0.05, "after the fill, the spare area takes the first writes")
+	require.InDelta(t, model, sprFirst, model/3, "sprandom: garbage collection from the first second, near the model")
+	require.Greater(t, fillPeak, 1.5*model, "the cliff: fully valid victims")
+	require.Less(t, sprPeak, fillPeak, "no cliff after sprandom")
+}

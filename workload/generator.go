@@ -41,6 +41,7 @@ type Generator struct {
 	vNext                 int64
 	maxWrite              int64
 	passIssued, passBytes int64
+	spr                   *sprState // sprandom
 }
 
 // NewGenerator returns a generator for a resolved job.
@@ -65,6 +66,9 @@ func NewGenerator(j *Job) *Generator {
 		for _, b := range j.Sizes(1) {
 			g.maxWrite = max(g.maxWrite, b.Bytes)
 		}
+	}
+	if j.SPRandom != nil {
+		g.spr = newSPRState(*j.SPRandom, j.Size, j.Sizes(1)[0].Bytes, g.rng)
 	}
 	g.zoneLo = j.Offset
 	if j.Strided {
@@ -241,6 +245,11 @@ func (g *Generator) offset(op blockio.Op, n int64) (int64, bool) {
 		g.zoneBytes += n
 	}
 	var off int64
+	if g.spr != nil && op == blockio.Write {
+		// fio's sprandom: new blocks and the previous region's rewrites.
+		b, ok := g.spr.next()
+		return j.Offset + b*j.Sizes(1)[0].Bytes, ok
+	}
 	fresh := g.run == 0
 	if j.RandomEvery > 1 {
 		g.run = (g.run + j.RandomEvery - 1) % j.RandomEvery

@@ -201,6 +201,10 @@ type Job struct {
 	// not only the job's last (fio's verify_write_sequence=0, for jobs
 	// that write each other's blocks).
 	VerifyAnyWrite bool
+	// SPRandom, when set, places the job's writes by fio's sprandom (see
+	// SPRandom); set by sprandom=1, its spr_ options kept meanwhile.
+	SPRandom   *SPRandom
+	sprPending SPRandom // spr_ options given before sprandom=1
 	// NumRange is the ranges each TRIM command carries, each a block at
 	// the next offset of the pattern (fio's num_range; 0 and 1: one).
 	NumRange int
@@ -221,6 +225,18 @@ func NewJob(name string) *Job {
 		Name: name, Pattern: SeqRead, BS: []BlockSize{{4096, 100}}, IODepth: 1,
 		RWMixRead: 50, RandSeed: 0x89, PercentageRandom: 100, CompressChunk: 512,
 	}
+}
+
+// sprOptions returns the SPRandom options spr_ settings go to: the
+// job's, once sprandom is on, else those kept for when it is.
+func (j *Job) sprOptions() *SPRandom {
+	if j.SPRandom != nil {
+		return j.SPRandom
+	}
+	if j.sprPending.Regions == 0 {
+		j.sprPending = SPRandom{OP: 0.15, Regions: 100}
+	}
+	return &j.sprPending
 }
 
 // SteadyState is fio's steady-state criterion (steadystate, or ss):
@@ -392,6 +408,21 @@ func (j *Job) Resolve(capacity int64) error {
 	}
 	if j.Loops > 1 {
 		j.IOSize *= int64(j.Loops)
+	}
+	if j.SPRandom != nil {
+		if j.Pattern != RandWrite {
+			return fmt.Errorf("%w: sprandom: needs rw=randwrite (rw=%s)", ErrOption, j.Pattern)
+		}
+		if len(j.Sizes(1)) != 1 {
+			return fmt.Errorf("%w: sprandom: needs one write block size", ErrOption)
+		}
+		bs := j.Sizes(1)[0].Bytes
+		if err := j.SPRandom.check(j.Size, bs); err != nil {
+			return fmt.Errorf("%w: sprandom: %w", ErrOption, err)
+		}
+		// As fio: the job writes the range's physical size once.
+		j.IOSize = sprPhysicalBytes(j.SPRandom.OP, j.Size, bs)
+		j.TimeBased = false
 	}
 	if j.RateBytes > 0 && j.RateIOPS > 0 {
 		return fmt.Errorf("%w: rate and rate_iops: give one", ErrOption)

@@ -352,6 +352,33 @@ var options = map[string]option{
 		j.noVerifyPhase = !on
 		return nil
 	}},
+	"sprandom": {"precondition for random writes in one pass over the physical capacity, leaving the valid-data distribution of steady state (fio's SPRandom; rw=randwrite)", func(j *Job, v string) error {
+		var on bool
+		if err := setBool(&on, v); err != nil {
+			return err
+		}
+		if on && j.SPRandom == nil {
+			o := *j.sprOptions()
+			j.SPRandom = &o
+		} else if !on {
+			j.SPRandom = nil
+		}
+		return nil
+	}},
+	"spr_op": {"sprandom: the drive's over-provisioning ratio, in (0, 1) (default 0.15)", func(j *Job, v string) error {
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || !(x > 0 && x < 1) {
+			return fmt.Errorf("%q: must be a number in (0, 1)", v)
+		}
+		j.sprOptions().OP = x
+		return nil
+	}},
+	"spr_num_regions": {"sprandom: the regions the physical capacity is written in (default 100)", func(j *Job, v string) error {
+		return setInt(&j.sprOptions().Regions, v, 1, 1<<20)
+	}},
+	"spr_cs": {"sprandom: the drive's write cache in bytes; rewrites are deferred a region (default 0)", func(j *Job, v string) error {
+		return setSize(&j.sprOptions().CacheBytes, v)
+	}},
 	"num_range": {"ranges per TRIM command (1..256), each a block at the next offset", func(j *Job, v string) error { return setInt(&j.NumRange, v, 1, 256) }},
 	"writefua":  {"writes with Force Unit Access: each completes once its data is on flash", func(j *Job, v string) error { return setBool(&j.WriteFUA, v) }},
 	"readfua":   {"reads with Force Unit Access: buffered data they cover is committed to flash first", func(j *Job, v string) error { return setBool(&j.ReadFUA, v) }},

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -694,4 +695,58 @@ func TestWrittenExtents(t *testing.T) {
 	require.Equal(t, []int64{5, 6, 2}, []int64{s, e, int64(tok)}, "from inside an extent")
 	_, _, _, ok = w.from(12)
 	require.False(t, ok)
+}
+
+// TestSPRandomLeavesTheSteadyStateValidity: fio's sprandom writes the
+// range's physical size (logical plus OP) about once, every block at least once,
+// and each region of that pass ends with the share of valid data the
+// steady-state model gives it: the writes a later region rewrote are the
+// invalid ones.
+func TestSPRandomLeavesTheSteadyStateValidity(t *testing.T) {
+	const bs, op, regions = 4096, 0.12, 20
+	j := job(t, map[string]string{"rw": "randwrite", "bs": "4k", "size": "800m", "sprandom": "1",
+		"spr_op": strconv.FormatFloat(op, 'g', -1, 64), "spr_num_regions": strconv.Itoa(regions), "norandommap": "1"})
+	require.Equal(t, sprPhysicalBytes(op, j.Size, bs), j.IOSize)
+	g := NewGenerator(j)
+	var offs []int64
+	var it Item
+	for g.Next(&it) {
+		require.Equal(t, int64(bs), it.Length)
+		offs = append(offs, it.Offset/bs)
+	}
+	// The physical size, less the rewrites the last region staged: the
+	// pass ends, as fio's does, once every block has been written.
+	require.LessOrEqual(t, int64(len(offs)), j.IOSize/bs)
+	require.InDelta(t, j.IOSize/bs, len(offs), float64(j.IOSize/bs)/100)
+	last := map[int64]int{}
+	for k, b := range offs {
+		last[b] = k
+	}
+	require.Len(t, last, int(j.Size/bs), "every block written")
+	per := len(offs) / regions
+	want := sprValidity(regions, op)
+	for r := 0; r < regions-1; r++ { // the last region has nothing after it to rewrite it
+		valid := 0
+		for k := r * per; k < (r+1)*per; k++ {
+			if last[offs[k]] == k {
+				valid++
+			}
+		}
+		require.InDelta(t, want[r], float64(valid)/float64(per), 0.02, "region %d", r)
+	}
+	require.Less(t, want[0], want[regions-1], "the first regions are the least valid")
+	require.InDelta(t, 1-1/(0.5/op+0.7), want[0], 0.01, "the least valid region is the collector's victim")
+
+	for _, bad := range []map[string]string{
+		{"rw": "randread", "sprandom": "1"}, {"rw": "randwrite", "sprandom": "1", "bssplit": "4k/50:8k/50"},
+		{"rw": "randwrite", "sprandom": "1", "spr_num_regions": "1000000", "size": "1m"},
+		{"rw": "randwrite", "sprandom": "1", "spr_cs": "1g", "size": "1g"},
+	} {
+		j := NewJob("x")
+		for k, v := range bad {
+			require.NoError(t, j.Set(k, v))
+		}
+		require.ErrorIs(t, j.Resolve(16*gib), ErrOption, "%v", bad)
+	}
+	require.Error(t, NewJob("x").Set("spr_op", "1.5"))
 }
