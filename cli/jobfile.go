@@ -122,6 +122,7 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 	for _, t := range texts {
 		t()
 	}
+	writeDiskStats(out, sim.DiskUtil(o.drive, fioJobs...))
 	fmt.Fprintf(out, "simulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
 	return verifyError(results...)
 }

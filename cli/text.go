@@ -39,6 +39,7 @@ func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result,
 	} else {
 		writeJobText(w, o, r)
 	}
+	writeDiskStats(w, sim.DiskUtil(o.drive, r.Fio(nil)))
 	ios := r.Read.IOs + r.Write.IOs + r.Trim.IOs
 	fmt.Fprintf(w, "simulated %.1f s in %.2f s of wall time (%.0f host I/Os per second)\n",
 		float64(r.EndNs-r.StartNs)/1e9, wall.Seconds(), float64(ios)/max(wall.Seconds(), 1e-9))
@@ -145,4 +146,10 @@ func writeResults(w io.Writer, r *sim.Result) {
 		r.Power.AverageW, r.Power.PeakW, r.Power.IdleW, r.Power.EnergyJ, r.Power.JoulesPerGBWritten)
 	fmt.Fprintf(w, "  busy %.1f s (idle excluded), average service time %.1f us; erase counts %d..%d (%.4f %% of rated life used)\n",
 		float64(r.BusyNs)/1e9, r.AvgServiceNs/1e3, dv.Wear.Min, dv.Wear.Max, 100*dv.Wear.Life)
+}
+
+// writeDiskStats writes fio's "Disk stats" lines for the simulated drive.
+func writeDiskStats(w io.Writer, d sim.FioDiskUtil) {
+	fmt.Fprintf(w, "\nDisk stats (read/write):\n  %s: ios=%d/%d, sectors=%d/%d, merge=%d/%d, ticks=%d/%d, in_queue=%d, util=%.2f%%\n",
+		d.Name, d.ReadIOs, d.WriteIOs, d.ReadSectors, d.WriteSectors, d.ReadMerges, d.WriteMerges, d.ReadTicks, d.WriteTicks, d.InQueue, d.Util)
 }

@@ -1,10 +1,12 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -25,7 +27,102 @@ type FioReport struct {
 	Time          string            `json:"time"`
 	GlobalOptions map[string]string `json:"global options"`
 	Jobs          []FioJob          `json:"jobs"`
-	DiskUtil      []any             `json:"disk_util"`
+	DiskUtil      []FioDiskUtil     `json:"disk_util"`
+}
+
+// NumericKeyed is a JSON object whose keys are numbers — fio's percentile
+// object ("99.900000": latency) and json+ bins ("1024": count). It
+// encodes in numeric order, as fio writes them (a plain map would put
+// "5.000000" after "40.000000").
+type NumericKeyed map[string]int64
+
+// MarshalJSON implements json.Marshaler.
+func (p NumericKeyed) MarshalJSON() ([]byte, error) {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, errA := strconv.ParseFloat(keys[i], 64)
+		b, errB := strconv.ParseFloat(keys[j], 64)
+		if errA != nil || errB != nil || a == b {
+			return keys[i] < keys[j]
+		}
+		return a < b
+	})
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatInt(p[k], 10))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// FioDiskUtil is fio's disk_util entry, for the simulated drive: the reads
+// and writes it completed (trims are not counted, as Linux counts them
+// apart), in 512-byte sectors, the milliseconds they spent in the drive,
+// and the share of the run the drive was busy. The drive merges nothing.
+type FioDiskUtil struct {
+	Name         string  `json:"name"`
+	ReadIOs      int64   `json:"read_ios"`
+	WriteIOs     int64   `json:"write_ios"`
+	ReadSectors  int64   `json:"read_sectors"`
+	WriteSectors int64   `json:"write_sectors"`
+	ReadMerges   int64   `json:"read_merges"`
+	WriteMerges  int64   `json:"write_merges"`
+	ReadTicks    int64   `json:"read_ticks"`
+	WriteTicks   int64   `json:"write_ticks"`
+	InQueue      int64   `json:"in_queue"`
+	Util         float64 `json:"util"`
+}
+
+// diskCounts is one job's share of disk_util. Busy and span are the
+// job's group's (all jobs of a group share the drive).
+type diskCounts struct {
+	ios, sectors   [2]int64
+	ticks          [2]float64 // ms
+	busyNs, spanNs int64
+}
+
+// DiskUtil sums the jobs' counts into the drive's disk_util entry: I/Os,
+// sectors and ticks add up; busy time and elapsed time add up over the
+// groups, each group counted once.
+func DiskUtil(name string, jobs ...FioJob) FioDiskUtil {
+	d := FioDiskUtil{Name: name}
+	var ticks [2]float64
+	busy, span := map[int]int64{}, map[int]int64{}
+	for _, j := range jobs {
+		c := j.disk
+		d.ReadIOs += c.ios[0]
+		d.WriteIOs += c.ios[1]
+		d.ReadSectors += c.sectors[0]
+		d.WriteSectors += c.sectors[1]
+		ticks[0] += c.ticks[0]
+		ticks[1] += c.ticks[1]
+		busy[j.GroupID] = max(busy[j.GroupID], c.busyNs)
+		span[j.GroupID] = max(span[j.GroupID], c.spanNs)
+	}
+	d.ReadTicks, d.WriteTicks = int64(ticks[0]+0.5), int64(ticks[1]+0.5)
+	d.InQueue = d.ReadTicks + d.WriteTicks
+	var b, s int64
+	for g := range busy {
+		b += busy[g]
+		s += span[g]
+	}
+	if s > 0 {
+		d.Util = min(100, math.Round(10000*float64(b)/float64(s))/100)
+	}
+	return d
 }
 
 // eilseq is the errno fio reports for a job whose verification failed.
@@ -65,7 +162,9 @@ type FioJob struct {
 	// Verify is ftlsim's account of the job's verify phase (absent
 	// without one); a mismatch also sets Error to EILSEQ (84), as fio
 	// does when verification fails.
-	Verify      *VerifyStats    `json:"verify,omitempty"`
+	Verify *VerifyStats `json:"verify,omitempty"`
+
+	disk        diskCounts      // what the job did to the drive, for disk_util
 	Power       FioPower        `json:"power"`
 	Series      FioSeries       `json:"series"`
 	SteadyState *FioSteadyState `json:"steadystate,omitempty"`
@@ -80,15 +179,15 @@ type FioSync struct {
 
 // FioLat is fio's latency summary object.
 type FioLat struct {
-	Min        int64            `json:"min"`
-	Max        int64            `json:"max"`
-	Mean       float64          `json:"mean"`
-	Stddev     float64          `json:"stddev"`
-	N          int64            `json:"N"`
-	Percentile map[string]int64 `json:"percentile,omitempty"`
+	Min        int64        `json:"min"`
+	Max        int64        `json:"max"`
+	Mean       float64      `json:"mean"`
+	Stddev     float64      `json:"stddev"`
+	N          int64        `json:"N"`
+	Percentile NumericKeyed `json:"percentile,omitempty"`
 	// Bins is fio's json+ latency distribution: the count of each bin,
 	// keyed by its latency in ns (only with FioPlus).
-	Bins map[string]int64 `json:"bins,omitempty"`
+	Bins NumericKeyed `json:"bins,omitempty"`
 }
 
 // FioDir is one direction (read, write or trim) of a job.
@@ -187,7 +286,7 @@ type FioSeries struct {
 func fioLat(l LatencyStats, pct bool) FioLat {
 	f := FioLat{Min: l.Min, Max: l.Max, Mean: round(l.Mean), Stddev: round(l.Stdev), N: l.N}
 	if pct {
-		f.Percentile = make(map[string]int64, len(l.Percentiles))
+		f.Percentile = make(NumericKeyed, len(l.Percentiles))
 		for p, v := range l.Percentiles {
 			f.Percentile[strconv.FormatFloat(p, 'f', 6, 64)] = v
 		}
@@ -383,6 +482,12 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		SteadyState: FioSteady(r.SteadyState),
 		Sync:        FioSync{LatNs: fioLat(r.Sync.Latency, false), TotalIOs: r.Sync.IOs},
 	}
+	j.disk = diskCounts{
+		ios:     [2]int64{r.Read.IOs, r.Write.IOs},
+		sectors: [2]int64{r.Read.Bytes / 512, r.Write.Bytes / 512},
+		ticks:   [2]float64{float64(r.Read.IOs) * r.Read.Latency.Mean / 1e6, float64(r.Write.IOs) * r.Write.Latency.Mean / 1e6},
+		busyNs:  r.BusyNs, spanNs: r.EndNs - r.StartNs,
+	}
 	if r.Verify.Reads > 0 {
 		v := r.Verify
 		j.Verify = &v
@@ -487,7 +592,11 @@ func WriteFioJSON(w io.Writer, global map[string]string, jobs ...FioJob) error {
 	if global == nil {
 		global = map[string]string{}
 	}
-	rep := FioReport{FioVersion: FioVersion, GlobalOptions: global, Jobs: jobs, DiskUtil: []any{}}
+	name := global["drive"]
+	if name == "" {
+		name = "ftlsim"
+	}
+	rep := FioReport{FioVersion: FioVersion, GlobalOptions: global, Jobs: jobs, DiskUtil: []FioDiskUtil{DiskUtil(name, jobs...)}}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"encoding/json"
 	"runtime"
 	"strconv"
 	"testing"
@@ -603,4 +604,43 @@ func TestSPRandomSkipsTheCliff(t *testing.T) {
 	require.InDelta(t, model, sprFirst, model/3, "sprandom: garbage collection from the first second, near the model")
 	require.Greater(t, fillPeak, 1.5*model, "the cliff: fully valid victims")
 	require.Less(t, sprPeak, fillPeak, "no cliff after sprandom")
+}
+
+// TestNumericKeysInFiosOrder: percentile keys and json+ bins encode in
+// numeric order, as fio writes them.
+func TestNumericKeysInFiosOrder(t *testing.T) {
+	b, err := json.Marshal(sim.NumericKeyed{"40.000000": 4, "5.000000": 2, "99.990000": 9, "1.000000": 1, "100": 3})
+	require.NoError(t, err)
+	require.Equal(t, `{"1.000000":1,"5.000000":2,"40.000000":4,"99.990000":9,"100":3}`, string(b))
+	var back map[string]int64
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Len(t, back, 5)
+}
+
+// TestDiskUtil: fio's disk_util for the drive sums the jobs' reads and
+// writes, their sectors and their time in the drive; the drive's busy
+// time counts once for the jobs of a group, so utilisation stays within
+// 100 %, and a paced job that leaves the drive idle shows less.
+func TestDiskUtil(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	e.SecureErase()
+	var streams []sim.Stream
+	for _, rw := range []string{"randread", "randwrite"} {
+		j := job(t, "rw", rw, "iodepth", "4", "size", "64m", "runtime", "1", "time_based", "1")
+		require.NoError(t, j.Resolve(e.Controller().CapacityBytes()))
+		streams = append(streams, sim.Stream{Source: workload.NewGenerator(j), Options: sim.JobOptions(j)})
+	}
+	rs, err := e.RunGroup(streams)
+	require.NoError(t, err)
+	d := sim.DiskUtil("x", rs[0].Fio(nil), rs[1].Fio(nil))
+	require.Equal(t, rs[0].Read.IOs, d.ReadIOs)
+	require.Equal(t, rs[1].Write.IOs, d.WriteIOs)
+	require.Equal(t, rs[1].Write.Bytes/512, d.WriteSectors)
+	require.InDelta(t, float64(rs[0].Read.IOs)*rs[0].Read.Latency.Mean/1e6, d.ReadTicks, 1)
+	require.LessOrEqual(t, d.Util, 100.0)
+	require.Greater(t, d.Util, 90.0, "two jobs at QD 4 keep the drive busy")
+
+	paced, err := e.RunJob(job(t, "rw", "randread", "rate_iops", "100", "runtime", "1", "time_based", "1"), sim.Hooks{})
+	require.NoError(t, err)
+	require.Less(t, sim.DiskUtil("x", paced.Fio(nil)).Util, 10.0, "100 reads a second leave the drive idle")
 }
