@@ -98,7 +98,7 @@ Drive options:
   --gc=POLICY          greedy, fifo, cost-benefit, random, d-choices:D
   --precondition=none|fill|torture[:TIME]   run before the job (after a secure erase)
 Output:
-  --output-format=normal|json|json+  --output=FILE
+  --output-format=normal|json|json+|terse  --output=FILE
   --write_iops_log=NAME --write_bw_log=NAME --write_lat_log=NAME --log_avg_msec=MS --log_offset=0|1
   --write_hist_log=NAME --log_hist_msec=MS   (fio's completion-latency histograms)
   --write_device_log=FILE.csv --device_log_msec=MS

@@ -112,6 +112,12 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 			texts = append(texts, func() { writeJobText(out, &jo, r) })
 		}
 	}
+	if o.format == "terse" {
+		if err := sim.WriteFioTerse(out, o.drive, fioJobs...); err != nil {
+			return err
+		}
+		return verifyError(results...)
+	}
 	if o.json() {
 		if err := sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...); err != nil {
 			return err

@@ -350,9 +350,9 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 		o.precondition = p
 		return nil
 	})
-	str(&o.format, "output-format", "normal, json or json+ (json with each direction's latency distribution, fio's clat_ns bins)", func(v string) error {
-		if v != "normal" && v != "json" && v != "json+" {
-			return errors.New("allowed normal, json, json+")
+	str(&o.format, "output-format", "normal, json, json+ (json with each direction's latency distribution, fio's clat_ns bins) or terse (fio's terse version 3)", func(v string) error {
+		if v != "normal" && v != "json" && v != "json+" && v != "terse" {
+			return errors.New("allowed normal, json, json+, terse")
 		}
 		return nil
 	})
@@ -599,6 +599,12 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, reg *ftl.Regis
 		if err := writeDeviceLog(o.deviceLog, res); err != nil {
 			return err
 		}
+	}
+	if o.format == "terse" {
+		if err := sim.WriteFioTerse(out, o.drive, o.fio(res, o.given)); err != nil {
+			return err
+		}
+		return verifyError(res)
 	}
 	if o.json() {
 		global := map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String()}

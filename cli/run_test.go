@@ -649,3 +649,33 @@ func TestAveragedLogsMatchTheJSON(t *testing.T) {
 	require.Equal(t, int64(5000), last)
 	require.InEpsilon(t, doc.Jobs[0].Read.IOPS, sum/float64(n), 0.001)
 }
+
+// TestTerseOutput: --output-format=terse writes fio's terse version 3: one
+// line of 130 fields a job, whose figures are the JSON's.
+func TestTerseOutput(t *testing.T) {
+	args := append([]string{"--rw=randrw", "--iodepth=4", "--number_ios=2000", "--randseed=3"}, quick...)
+	code, out, errOut := runCmd(t, append(args, "--output-format=terse")...)
+	require.Equal(t, exitOK, code, errOut)
+	f := strings.Split(strings.TrimSpace(out), ";")
+	require.Len(t, f, 130)
+	require.Equal(t, "3", f[0])
+	code, js, errOut := runCmd(t, append(args, "--output-format=json")...)
+	require.Equal(t, exitOK, code, errOut)
+	var doc struct {
+		Jobs []struct {
+			Name  string `json:"jobname"`
+			Read  struct{ IOKBytes int64 `json:"io_kbytes"` } `json:"read"`
+			Write struct{ IOKBytes int64 `json:"io_kbytes"` } `json:"write"`
+		} `json:"jobs"`
+		DiskUtil []struct {
+			Name     string `json:"name"`
+			WriteIOs int64  `json:"write_ios"`
+		} `json:"disk_util"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(js), &doc))
+	require.Equal(t, doc.Jobs[0].Name, f[2])
+	require.Equal(t, strconv.FormatInt(doc.Jobs[0].Read.IOKBytes, 10), f[5])
+	require.Equal(t, strconv.FormatInt(doc.Jobs[0].Write.IOKBytes, 10), f[46])
+	require.Equal(t, doc.DiskUtil[0].Name, f[121])
+	require.Equal(t, strconv.FormatInt(doc.DiskUtil[0].WriteIOs, 10), f[123])
+}

@@ -36,8 +36,8 @@ type FioReport struct {
 // "5.000000" after "40.000000").
 type NumericKeyed map[string]int64
 
-// MarshalJSON implements json.Marshaler.
-func (p NumericKeyed) MarshalJSON() ([]byte, error) {
+// keys returns p's keys in numeric order.
+func (p NumericKeyed) keys() []string {
 	keys := make([]string, 0, len(p))
 	for k := range p {
 		keys = append(keys, k)
@@ -50,6 +50,12 @@ func (p NumericKeyed) MarshalJSON() ([]byte, error) {
 		}
 		return a < b
 	})
+	return keys
+}
+
+// MarshalJSON implements json.Marshaler.
+func (p NumericKeyed) MarshalJSON() ([]byte, error) {
+	keys := p.keys()
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, k := range keys {
