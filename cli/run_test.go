@@ -663,9 +663,13 @@ func TestTerseOutput(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	var doc struct {
 		Jobs []struct {
-			Name  string `json:"jobname"`
-			Read  struct{ IOKBytes int64 `json:"io_kbytes"` } `json:"read"`
-			Write struct{ IOKBytes int64 `json:"io_kbytes"` } `json:"write"`
+			Name string `json:"jobname"`
+			Read struct {
+				IOKBytes int64 `json:"io_kbytes"`
+			} `json:"read"`
+			Write struct {
+				IOKBytes int64 `json:"io_kbytes"`
+			} `json:"write"`
 		} `json:"jobs"`
 		DiskUtil []struct {
 			Name     string `json:"name"`
