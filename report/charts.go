@@ -99,8 +99,16 @@ func (f *figure) key(name string, thumbs ...plot.Thumbnailer) {
 	f.legend = append(f.legend, legendItem{name, thumbs})
 }
 
-// draw draws the figure on c.
-func (f *figure) draw(c draw.Canvas) {
+// layout is where a drawn figure put its legend and its panels' data
+// areas.
+type layout struct {
+	legend vg.Rectangle   // empty without a legend
+	data   []vg.Rectangle // each panel's, in order
+}
+
+// draw draws the figure on c and returns where its parts went.
+func (f *figure) draw(c draw.Canvas) layout {
+	var out layout
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
 	if f.title != "" {
@@ -110,6 +118,7 @@ func (f *figure) draw(c draw.Canvas) {
 	}
 	area := c
 	if len(f.legend) > 0 {
+		// The legend takes a strip at the right, beside the panels.
 		l := plot.NewLegend()
 		l.TextStyle.Font = sans(9)
 		l.Top, l.Left = true, true
@@ -117,9 +126,11 @@ func (f *figure) draw(c draw.Canvas) {
 		for _, e := range f.legend {
 			l.Add(e.name, e.thumbs...)
 		}
-		w := l.Rectangle(c).Size().X + vg.Points(16)
+		size := l.Rectangle(c).Size()
+		w := size.X + vg.Points(16)
 		strip := draw.Crop(c, c.Size().X-w+vg.Points(8), 0, 0, -vg.Points(14))
 		l.Draw(strip)
+		out.legend = vg.Rectangle{Min: vg.Point{X: strip.Min.X, Y: strip.Max.Y - size.Y}, Max: vg.Point{X: strip.Min.X + size.X, Y: strip.Max.Y}}
 		area = draw.Crop(c, 0, -w, 0, 0)
 	}
 	grid := make([][]*plot.Plot, f.rows)
@@ -138,9 +149,11 @@ func (f *figure) draw(c draw.Canvas) {
 		for k, p := range grid[r] {
 			if p != nil {
 				p.Draw(cs[r][k])
+				out.data = append(out.data, p.DataCanvas(cs[r][k]).Rectangle)
 			}
 		}
 	}
+	return out
 }
 
 // png renders the figure as PNG.
