@@ -150,7 +150,7 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 	shown := []string{"512", "4k", "8k", "128k", "1m", "8m"}
 	t = [][]string{{"drive", "direction"}}
 	for _, s := range shown {
-		t[0] = append(t[0], sizeLabel(float64(mustSize(s)))+" MB/s")
+		t[0] = append(t[0], units.FormatBytes(mustSize(s))+" MB/s")
 	}
 	for _, d := range drives {
 		for _, dir := range []string{"read", "write"} {
@@ -248,8 +248,18 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 		}
 	}
 	var lens []string
+	same := true
 	for k, run := range runs {
-		lens = append(lens, fmt.Sprintf("%s %s in %s phases with %s idle between them", suites[k], sp.dur(run, "time"), sp.param(run, "phases"), sp.dur(run, "idle")))
+		l := fmt.Sprintf("%s of activity in %s phases with %s idle between them", sp.dur(run, "time"), sp.param(run, "phases"), sp.dur(run, "idle"))
+		same = same && (k == 0 || l == lens[0])
+		lens = append(lens, l)
+	}
+	if same {
+		lens = lens[:1]
+	} else {
+		for k := range lens {
+			lens[k] = suites[k] + " " + lens[k]
+		}
 	}
 	b = append(b, block{heading: "## Storage Bench (synthesised)"},
 		block{para: "AnandTech's Storage Bench 2011 Heavy and Light and The Destroyer, as workloads synthesised from the suites' published statistics (request counts, read share, size mix, queue depths; `ftlsim scenario` lists them and the assumptions), each after a fill: " +

@@ -465,7 +465,7 @@ func benchMBps(r *sim.Result) float64 {
 
 func storageBenchChart(drives []Drive, _ suiteParams) ([]*figure, error) {
 	runs, groups := benchRuns()
-	f := newFigure("storage-bench", "Storage Bench (synthesised traces): average data rate over busy time, and average service time", "", 1, 2, 4*vg.Inch)
+	f := newFigure("storage-bench", "Storage Bench (synthesised traces): average data rate over busy time, and average service time", "", 2, 1, 6.5*vg.Inch)
 	for _, m := range []struct {
 		title, unit string
 		value       func(*sim.Result) float64
