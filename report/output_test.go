@@ -184,3 +184,15 @@ func TestOnScenarioClock(t *testing.T) {
 	require.Equal(t, []int64{1, 2, 4, 5}, ends)
 	require.Equal(t, int64(2*s), got[1].Result.Intervals[1].EndNs, "a label run once is left alone")
 }
+
+// TestCommittedExampleResolves walks the committed example report
+// (examples/review-quick): its embedded images decode, its links
+// resolve and its CSVs repeat no row.
+func TestCommittedExampleResolves(t *testing.T) {
+	dir := filepath.Join("..", "examples", "review-quick")
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+		t.Skip("no committed example report")
+	}
+	require.Positive(t, checkLinks(t, dir))
+	require.Positive(t, checkCSVs(t, dir))
+}
