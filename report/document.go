@@ -300,16 +300,11 @@ func writeMarkdown(w io.Writer, blocks []block) {
 	}
 }
 
-var (
-	mdLink = regexp.MustCompile(`\[([^\]]+)\]\(([^)\s]+)\)`)
-	mdCode = regexp.MustCompile("`([^`]+)`")
-)
-
 // inline renders a paragraph's Markdown code spans and links as HTML.
 func inline(s string) string {
 	s = html.EscapeString(s)
-	s = mdCode.ReplaceAllString(s, "<code>$1</code>")
-	return mdLink.ReplaceAllString(s, `<a href="$2">$1</a>`)
+	s = regexp.MustCompile("`([^`]+)`").ReplaceAllString(s, "<code>$1</code>")
+	return regexp.MustCompile(`\[([^\]]+)\]\(([^)\s]+)\)`).ReplaceAllString(s, `<a href="$2">$1</a>`)
 }
 
 // renderHTML renders report.html with the charts embedded as data: URIs
