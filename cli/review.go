@@ -12,11 +12,16 @@ import (
 	"github.com/ftlsim/ftlsim/report"
 )
 
-// review runs the review suite on one or more drives and writes a report
-// folder:
-//
-//	ftlsim review --drive=bp4-240,m4-256 [--out=DIR] [--quick] [--jobs=N]
-func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
+// reviewArgs are review's options.
+type reviewArgs struct {
+	drives []string
+	out    string
+	quick  bool
+	jobs   int
+}
+
+// parseReview reads review's options.
+func parseReview(args []string) (reviewArgs, error) {
 	fs := flag.NewFlagSet("review", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	drives := fs.String("drive", "", "drives to review, comma-separated (presets or description files)")
@@ -25,18 +30,30 @@ func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
 	jobs := fs.Int("jobs", 0, "runs at once (0: one per CPU, at most 4)")
 	if err := fs.Parse(args); err != nil {
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
-			return usage("unknown option --%s for review (it takes --drive, --out, --quick, --jobs)", strings.TrimLeft(name, "-"))
+			return reviewArgs{}, usage("unknown option --%s for review (it takes --drive, --out, --quick, --jobs)", strings.TrimLeft(name, "-"))
 		}
-		return usage("%s", err.Error())
+		return reviewArgs{}, usage("%s", err.Error())
 	}
 	if fs.NArg() > 0 {
-		return usage("unexpected argument %q for review", fs.Arg(0))
+		return reviewArgs{}, usage("unexpected argument %q for review", fs.Arg(0))
 	}
 	if *drives == "" {
-		return usage("review needs --drive=NAME[,NAME...]")
+		return reviewArgs{}, usage("review needs --drive=NAME[,NAME...]")
 	}
 	if *jobs < 0 {
-		return usage("--jobs=%d: allowed 0 (one per CPU, at most 4) or more", *jobs)
+		return reviewArgs{}, usage("--jobs=%d: allowed 0 (one per CPU, at most 4) or more", *jobs)
+	}
+	return reviewArgs{drives: strings.Split(*drives, ","), out: *out, quick: *quick, jobs: *jobs}, nil
+}
+
+// review runs the review suite on one or more drives and writes a report
+// folder:
+//
+//	ftlsim review --drive=bp4-240,m4-256 [--out=DIR] [--quick] [--jobs=N]
+func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
+	a, err := parseReview(args)
+	if err != nil {
+		return err
 	}
 	start := time.Now()
 	progress := func(drive, step string, done, total int, simNs int64) {}
@@ -66,7 +83,7 @@ func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
 			fmt.Fprintf(stderr, "ftlsim: review: %d/%d %s %s done after %s\n", n, total, drive, step, time.Since(start).Round(time.Second))
 		}
 	}
-	ds, err := report.Run(report.Options{Drives: strings.Split(*drives, ","), Out: *out, Quick: *quick, Progress: progress, Done: done, Policies: reg, Jobs: *jobs})
+	ds, err := report.Run(report.Options{Drives: a.drives, Out: a.out, Quick: a.quick, Progress: progress, Done: done, Policies: reg, Jobs: a.jobs})
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -74,7 +91,7 @@ func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "reviewed %d drive(s) in %s: %s/report.md, %s/report.html, charts and data/\n",
-		len(ds), time.Since(start).Round(time.Second), *out, *out)
+		len(ds), time.Since(start).Round(time.Second), a.out, a.out)
 	return nil
 }
 

@@ -1,269 +1,395 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"math"
-	"path/filepath"
-	"sort"
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/ftlsim/ftlsim/sim"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-var palette = []color.Color{
-	color.RGBA{31, 119, 180, 255}, color.RGBA{214, 39, 40, 255}, color.RGBA{44, 160, 44, 255},
-	color.RGBA{148, 103, 189, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{23, 190, 207, 255},
-}
+// This file holds the charts' building blocks: colours and fonts,
+// figures of one or more panels with the legend beside them (never over
+// the data), bars that carry their values, and tick markers with units.
 
-// chart is a drawn chart: its file stem and caption.
-type chart struct {
-	File, Caption string
-}
-
-func save(p *plot.Plot, dir, stem string) error {
-	// Headroom above the data for the legend, which sits at the top.
-	if _, ok := p.Y.Scale.(plot.LogScale); ok {
-		p.Y.Max *= 8
-	} else {
-		p.Y.Max = p.Y.Min + (p.Y.Max-p.Y.Min)*1.4
+// driveColor is drive i's colour in every chart.
+func driveColor(i int) color.Color {
+	p := []color.RGBA{
+		{31, 119, 180, 255}, {214, 39, 40, 255}, {44, 160, 44, 255},
+		{148, 103, 189, 255}, {140, 86, 75, 255}, {188, 189, 34, 255},
 	}
-	p.Legend.Top = true
-	for _, ext := range []string{".png", ".svg"} {
-		if err := p.Save(9*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, stem+ext)); err != nil {
-			return fmt.Errorf("chart %s: %w", stem, err)
-		}
-	}
-	return nil
+	return p[i%len(p)]
 }
 
-func newPlot(title, x, y string) *plot.Plot {
+// spareColor is the colour of drive i's run with 25 % spare area: a hue
+// no drive has, so that a drive and its spare-area run never share one.
+func spareColor(i int) color.Color {
+	p := []color.RGBA{
+		{255, 127, 14, 255}, {23, 190, 207, 255}, {227, 119, 194, 255},
+		{127, 127, 127, 255}, {255, 187, 120, 255}, {0, 0, 0, 255},
+	}
+	return p[i%len(p)]
+}
+
+// glyph is drive i's mark on line charts whose lines may coincide.
+func glyph(i int) draw.GlyphDrawer {
+	g := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}}
+	return g[i%len(g)]
+}
+
+// sans is the charts' typeface at size points.
+func sans(size float64) font.Font {
+	return font.Font{Typeface: "Liberation", Variant: "Sans", Size: vg.Points(size)}
+}
+
+// chartDPI is the PNG charts' resolution.
+const chartDPI = 120
+
+// chartWidth is every figure's width.
+const chartWidth = 9 * vg.Inch
+
+// panel is a new plot styled as the report's: sans-serif text, light
+// grid-free axes.
+func panel(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	p.Title.TextStyle.Font = sans(11)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = sans(10)
+		a.Tick.Label.Font = sans(9)
+	}
 	return p
 }
 
-func logY(p *plot.Plot) {
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+// figure is a chart: one or more panels in a grid, and one legend in a
+// strip at the right, outside every panel's data area.
+type figure struct {
+	file, caption string
+	title         string
+	rows, cols    int
+	panels        []*plot.Plot // row-major
+	height        vg.Length    // of the whole figure
+	legend        []legendItem
 }
 
-func scatter(p *plot.Plot, label string, pts plotter.XYs, c color.Color, shape draw.GlyphDrawer) error {
-	if len(pts) == 0 {
-		return nil
-	}
-	s, err := plotter.NewScatter(pts)
-	if err != nil {
-		return err
-	}
-	s.GlyphStyle.Color, s.GlyphStyle.Radius, s.GlyphStyle.Shape = c, vg.Points(1.3), shape
-	p.Add(s)
-	p.Legend.Add(label, s)
-	return nil
+type legendItem struct {
+	name   string
+	thumbs []plot.Thumbnailer
 }
 
-func line(p *plot.Plot, label string, pts plotter.XYs, c color.Color, dashed bool) error {
-	if len(pts) == 0 {
-		return nil
+// newFigure is a figure of rows × cols panels, height tall.
+func newFigure(file, caption, title string, rows, cols int, height vg.Length) *figure {
+	return &figure{file: file, caption: caption, title: title, rows: rows, cols: cols, height: height}
+}
+
+// add adds a panel (row-major order).
+func (f *figure) add(p *plot.Plot) { f.panels = append(f.panels, p) }
+
+// key adds a legend entry.
+func (f *figure) key(name string, thumbs ...plot.Thumbnailer) {
+	f.legend = append(f.legend, legendItem{name, thumbs})
+}
+
+// layout is where a drawn figure put its legend and its panels' data
+// areas.
+type layout struct {
+	legend vg.Rectangle   // empty without a legend
+	data   []vg.Rectangle // each panel's, in order
+}
+
+// draw draws the figure on c and returns where its parts went.
+func (f *figure) draw(c draw.Canvas) layout {
+	var out layout
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	if f.title != "" {
+		sty := text.Style{Font: sans(12), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler, Color: color.Black}
+		c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(4)}, f.title)
+		c.Max.Y -= sty.Height(f.title) + vg.Points(8)
 	}
+	area := c
+	if len(f.legend) > 0 {
+		// The legend takes a strip at the right, beside the panels.
+		l := plot.NewLegend()
+		l.TextStyle.Font = sans(9)
+		l.Top, l.Left = true, true
+		l.Padding = vg.Points(2)
+		for _, e := range f.legend {
+			l.Add(e.name, e.thumbs...)
+		}
+		size := l.Rectangle(c).Size()
+		w := size.X + vg.Points(16)
+		strip := draw.Crop(c, c.Size().X-w+vg.Points(8), 0, 0, -vg.Points(14))
+		l.Draw(strip)
+		out.legend = vg.Rectangle{Min: vg.Point{X: strip.Min.X, Y: strip.Max.Y - size.Y}, Max: vg.Point{X: strip.Min.X + size.X, Y: strip.Max.Y}}
+		area = draw.Crop(c, 0, -w, 0, 0)
+	}
+	grid := make([][]*plot.Plot, f.rows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, f.cols)
+		for k := range f.cols {
+			if i := r*f.cols + k; i < len(f.panels) {
+				grid[r][k] = f.panels[i]
+			}
+		}
+	}
+	tiles := draw.Tiles{Rows: f.rows, Cols: f.cols, PadX: vg.Points(18), PadY: vg.Points(14),
+		PadTop: vg.Points(2), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
+	cs := plot.Align(grid, tiles, area)
+	for r := range grid {
+		for k, p := range grid[r] {
+			if p != nil {
+				p.Draw(cs[r][k])
+				out.data = append(out.data, p.DataCanvas(cs[r][k]).Rectangle)
+			}
+		}
+	}
+	return out
+}
+
+// png renders the figure as PNG.
+func (f *figure) png() ([]byte, error) {
+	c := vgimg.NewWith(vgimg.UseWH(chartWidth, f.height), vgimg.UseDPI(chartDPI))
+	f.draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("chart %s: %w", f.file, err)
+	}
+	return b.Bytes(), nil
+}
+
+// svg renders the figure as SVG.
+func (f *figure) svg() ([]byte, error) {
+	c := vgsvg.New(chartWidth, f.height)
+	f.draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("chart %s: %w", f.file, err)
+	}
+	return b.Bytes(), nil
+}
+
+// swatch is a legend thumbnail: a filled square.
+type swatch struct{ color color.Color }
+
+// Thumbnail implements plot.Thumbnailer.
+func (s swatch) Thumbnail(c *draw.Canvas) {
+	h := c.Max.Y - c.Min.Y
+	x := c.Min.X + (c.Max.X-c.Min.X-h)/2
+	c.FillPolygon(s.color, []vg.Point{{X: x, Y: c.Min.Y}, {X: x + h, Y: c.Min.Y}, {X: x + h, Y: c.Max.Y}, {X: x, Y: c.Max.Y}})
+}
+
+// bars is a grouped bar chart that writes each bar's value above it:
+// one bar a series in each group, groups at x = 0, 1, 2 ... (name them
+// with Plot.NominalX).
+type bars struct {
+	values [][]float64 // [series][group]
+	colors []color.Color
+	label  func(float64) string
+}
+
+// barSlot is the share of a group's width its bars take.
+const barSlot = 0.8
+
+// DataRange implements plot.DataRanger: the groups, and from zero to the
+// tallest bar with room for its label.
+func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	groups := 0
+	for _, s := range b.values {
+		groups = max(groups, len(s))
+		for _, v := range s {
+			ymax = math.Max(ymax, v)
+		}
+	}
+	if ymax == 0 {
+		ymax = 1
+	}
+	return -0.5, float64(groups) - 0.5, 0, ymax * 1.15
+}
+
+// Plot implements plot.Plotter.
+func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	n := float64(len(b.values))
+	w := barSlot / n
+	outline := draw.LineStyle{Color: color.Gray{Y: 60}, Width: vg.Points(0.5)}
+	for s, vals := range b.values {
+		for g, v := range vals {
+			x0 := float64(g) - barSlot/2 + float64(s)*w
+			l, r := trX(x0), trX(x0+w)
+			bot, top := trY(0), trY(v)
+			pts := []vg.Point{{X: l, Y: bot}, {X: r, Y: bot}, {X: r, Y: top}, {X: l, Y: top}}
+			c.FillPolygon(b.colors[s], pts)
+			c.StrokeLines(outline, append(pts, pts[0]))
+			txt := b.label(v)
+			sty := text.Style{Color: color.Black, Font: sans(8), XAlign: draw.XCenter, YAlign: draw.YBottom, Handler: p.TextHandler}
+			for sty.Font.Size > vg.Points(6) && sty.Width(txt) > r-l {
+				sty.Font.Size -= vg.Points(0.5)
+			}
+			at := vg.Point{X: (l + r) / 2, Y: top + vg.Points(2)}
+			if sty.Width(txt) > r-l {
+				sty.Rotation, sty.XAlign, sty.YAlign = math.Pi/2, draw.XLeft, draw.YCenter
+			}
+			c.FillText(sty, at, txt)
+		}
+	}
+}
+
+// barFigure is a figure of one panel of grouped bars: groups along x,
+// one series a drive (coloured as the drive), each bar labelled.
+func barFigure(file, caption, title, ylabel string, groups []string, names []string, values [][]float64, label func(float64) string) *figure {
+	f := newFigure(file, caption, "", 1, 1, 4*vg.Inch)
+	p := panel(title, "", ylabel)
+	b := &bars{values: values, label: label}
+	for i, n := range names {
+		b.colors = append(b.colors, driveColor(i))
+		f.key(n, swatch{driveColor(i)})
+	}
+	p.Add(b)
+	p.NominalX(groups...)
+	p.X.Tick.Label.Font = sans(10)
+	p.Y.Tick.Marker = siTicks{}
+	f.add(p)
+	return f
+}
+
+// line is a line plotter in colour c, dashed or not.
+func line(pts plotter.XYs, c color.Color, dashed bool) (*plotter.Line, error) {
 	l, err := plotter.NewLine(pts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	l.Color, l.Width = c, vg.Points(1.5)
 	if dashed {
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 	}
-	p.Add(l)
-	p.Legend.Add(label, l)
-	return nil
+	return l, nil
 }
 
-// series returns a run's per-second IOPS from fromNs on (log charts show
-// 0 IOPS on their axis, at 1).
-func series(r *sim.Result, fromNs int64, log bool) plotter.XYs {
-	var pts plotter.XYs
-	for _, iv := range r.Intervals {
-		if iv.StartNs < fromNs || iv.EndNs-iv.StartNs < int64(sim.Second) {
-			continue
-		}
-		y := iv.IOPS
-		if log {
-			y = math.Max(y, 1)
-		}
-		pts = append(pts, plotter.XY{X: float64(iv.EndNs) / 1e9, Y: y})
+// scatter is a scatter plotter of small glyphs in colour c.
+func scatter(pts plotter.XYs, c color.Color, shape draw.GlyphDrawer) (*plotter.Scatter, error) {
+	s, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil, err
 	}
-	return pts
+	s.GlyphStyle.Color, s.GlyphStyle.Radius, s.GlyphStyle.Shape = c, vg.Points(1.4), shape
+	return s, nil
 }
 
-// drawCharts draws every chart into dir. A series missing from a drive's
-// runs is an error (ErrMissingSeries).
-func drawCharts(dir string, drives []Drive) ([]chart, error) {
-	var out []chart
-	add := func(p *plot.Plot, stem, caption string) error {
-		if err := save(p, dir, stem); err != nil {
-			return err
-		}
-		out = append(out, chart{stem, caption})
-		return nil
+// si writes a count with k and M from 10,000 on: 950, 9500, 95k, 1.2M.
+func si(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e6:
+		return trim(v/1e6) + "M"
+	case a >= 1e4:
+		return trim(v/1e3) + "k"
 	}
-	// Four corners: sequential MB/s and random IOPS, bars per drive.
-	for _, kind := range []struct {
-		stem, title, unit string
-		labels            []Label
-		value             func(*sim.Result) float64
-	}{
-		{"four-corners-seq", "128 KiB sequential, QD 1", "MB/s", []Label{LabelSeqRead128kQD1, LabelSeqWrite128kQD1}, mbps},
-		{"four-corners-random", "4 KiB random over 8 GB, QD 32", "IOPS", []Label{LabelRandRead4kQD32, LabelRandWrite4kQD32}, iops},
-	} {
-		p := newPlot(kind.title, "", kind.unit)
-		w := vg.Points(14)
-		for i, d := range drives {
-			rs, err := d.results(RunFourCorners, kind.labels...)
-			if err != nil {
-				return nil, err
-			}
-			var vals plotter.Values
-			for _, r := range rs {
-				vals = append(vals, kind.value(r))
-			}
-			b, err := plotter.NewBarChart(vals, w)
-			if err != nil {
-				return nil, err
-			}
-			b.Color = palette[i%len(palette)]
-			b.Offset = w * vg.Length(float64(i)-float64(len(drives)-1)/2)
-			p.Add(b)
-			p.Legend.Add(d.Name, b)
-		}
-		p.NominalX("read", "write")
-		p.X.Min, p.X.Max = -0.8, 1.8
-		if err := add(p, kind.stem, kind.title); err != nil {
-			return nil, err
-		}
-	}
-	// ATTO: throughput against transfer size.
-	p := newPlot("ATTO: sequential transfers, QD 4", "transfer size (KiB, log scale)", "MB/s")
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	for i, d := range drives {
-		for _, dir := range []string{"read", "write"} {
-			var pts plotter.XYs
-			for k, s := range attoSizes {
-				r, err := d.Result(RunATTO, attoLabel(dir, s))
-				if err != nil {
-					return nil, err
-				}
-				pts = append(pts, plotter.XY{X: 0.5 * math.Pow(2, float64(k)), Y: mbps(r)})
-			}
-			if err := line(p, d.Name+" "+dir, pts, palette[i%len(palette)], dir == "write"); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if err := add(p, "atto", "ATTO: read (solid) and write (dashed) throughput by transfer size"); err != nil {
-		return nil, err
-	}
-	// HD Tach: full-span transfer-rate curves.
-	p = newPlot("HD Tach: full-span 64 KiB sequential transfers", "position (% of the drive)", "MB/s")
-	for i, d := range drives {
-		for _, dir := range []struct {
-			name  string
-			label Label
-		}{{"read", LabelReadCurve}, {"write", LabelWriteCurve}} {
-			r, err := d.Result(RunHDTach, dir.label)
-			if err != nil {
-				return nil, err
-			}
-			var pts plotter.XYs
-			n := float64(len(r.Intervals))
-			for k, iv := range r.Intervals {
-				pts = append(pts, plotter.XY{X: 100 * (float64(k) + 0.5) / n, Y: iv.MBps})
-			}
-			if err := line(p, d.Name+" "+dir.name, pts, palette[i%len(palette)], dir.name == "write"); err != nil {
-				return nil, err
-			}
-		}
-	}
-	p.Y.Min = 0
-	if err := add(p, "hdtach", "HD Tach: read (solid) and write (dashed) across the drive"); err != nil {
-		return nil, err
-	}
-	// Consistency: the whole run (log), the steady state (log and linear).
-	for _, c := range []struct {
-		stem, title string
-		steady, log bool
-	}{
-		{"consistency-log", "4 KiB random writes, QD 32: whole run", false, true},
-		{"consistency-steady-log", "steady state (log scale)", true, true},
-		{"consistency-steady-linear", "steady state (linear scale)", true, false},
-	} {
-		p := newPlot(c.title, "time (s)", "IOPS")
-		if c.log {
-			logY(p)
-			p.Y.Min = 1
-		} else {
-			p.Y.Min = 0
-		}
-		for i, d := range drives {
-			for k, run := range []RunName{RunConsistency, RunConsistency25} {
-				r, err := d.Result(run, LabelConsistency)
-				if err != nil {
-					return nil, err
-				}
-				from := int64(0)
-				if c.steady {
-					from = (r.EndNs - r.StartNs) * 7 / 10
-				}
-				label := d.Name
-				var shape draw.GlyphDrawer = draw.CircleGlyph{}
-				if k == 1 {
-					label += " (25 % spare)"
-					shape = draw.TriangleGlyph{}
-				}
-				if err := scatter(p, label, series(r, from, c.log), palette[i%len(palette)], shape); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if err := add(p, c.stem, "performance consistency: "+c.title); err != nil {
-			return nil, err
-		}
-	}
-	// Latency CDF of the consistency run's writes.
-	p = newPlot("4 KiB random write latency (consistency run)", "latency (µs, log scale)", "fraction of writes at or below")
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	for i, d := range drives {
-		r, err := d.Result(RunConsistency, LabelConsistency)
-		if err != nil {
-			return nil, err
-		}
-		var ps []float64
-		for q := range r.Write.Latency.Percentiles {
-			ps = append(ps, q)
-		}
-		sort.Float64s(ps)
-		var pts plotter.XYs
-		for _, q := range ps {
-			if v := r.Write.Latency.Percentiles[q]; v > 0 {
-				pts = append(pts, plotter.XY{X: float64(v) / 1e3, Y: q / 100})
-			}
-		}
-		if err := line(p, d.Name, pts, palette[i%len(palette)], false); err != nil {
-			return nil, err
-		}
-	}
-	p.Legend.Left = true
-	if err := add(p, "latency-cdf", "latency CDF of the consistency run's writes"); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return trim(v)
 }
 
-func f0(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+// trim writes v with three significant digits at most, without trailing
+// zeros.
+func trim(v float64) string {
+	a := math.Abs(v)
+	prec := 0
+	switch {
+	case a == 0:
+	case a < 10:
+		prec = 2
+	case a < 100:
+		prec = 1
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if prec > 0 {
+		for s[len(s)-1] == '0' {
+			s = s[:len(s)-1]
+		}
+		if s[len(s)-1] == '.' {
+			s = s[:len(s)-1]
+		}
+	}
+	return s
+}
+
+// siTicks are linear ticks (plot.DefaultTicks) labelled with si.
+type siTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (siTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = si(ts[i].Value)
+		}
+	}
+	return ts
+}
+
+// logTicks are a log axis's ticks: a labelled tick at each power of ten
+// (and at 2× and 5× when the axis spans at most three decades), minor
+// ticks between, labelled by label.
+type logTicks struct{ label func(float64) string }
+
+// Ticks implements plot.Ticker.
+func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	fine := math.Log10(hi/lo) <= 3+1e-9
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		dec := math.Pow(10, e)
+		for m := 1; m < 10; m++ {
+			v := dec * float64(m)
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			tk := plot.Tick{Value: v}
+			if m == 1 || (fine && (m == 2 || m == 5)) {
+				tk.Label = t.label(v)
+			}
+			out = append(out, tk)
+		}
+	}
+	return out
+}
+
+// decades returns the powers of ten around lo and hi (lo > 0).
+func decades(lo, hi float64) (float64, float64) {
+	return math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi)))
+}
+
+// fixedTicks are ticks at given values with given labels.
+type fixedTicks []plot.Tick
+
+// Ticks implements plot.Ticker.
+func (t fixedTicks) Ticks(float64, float64) []plot.Tick { return t }
+
+// latencyLabel writes a latency given in µs with its unit: 10 µs, 1 ms.
+func latencyLabel(us float64) string {
+	switch {
+	case us >= 1e6:
+		return trim(us/1e6) + " s"
+	case us >= 1e3:
+		return trim(us/1e3) + " ms"
+	}
+	return trim(us) + " µs"
+}
+
+// sizeLabel writes a transfer size in bytes: 512, 4K, 1M.
+func sizeLabel(b float64) string {
+	switch {
+	case b >= 1<<20:
+		return trim(b/(1<<20)) + "M"
+	case b >= 1<<10:
+		return trim(b/(1<<10)) + "K"
+	}
+	return trim(b)
+}

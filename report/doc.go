@@ -1,18 +1,33 @@
 // Package report runs the review suite on one or more simulated drives and
 // writes a report folder in the reviews' order: a Markdown report and a
-// self-contained HTML one, PNG and SVG charts drawn with gonum/plot
-// (consistency scatter on log and linear scales with the steady-state
-// window, ATTO curves, HD Tach curves, four-corner bars, latency CDF), CSV
-// of every series and the fio-shaped JSON of every run. Several drives in
-// one report share each chart, as the reviews' charts compare drives.
+// self-contained HTML one (its charts embedded as data: URIs), PNG and
+// SVG charts drawn with gonum/plot, CSV of every series (a row an
+// interval, data/DRIVE_RUN_STEP.csv) and the fio-shaped JSON of every run
+// (data/DRIVE_RUN.json). Several drives in one report share each chart,
+// as the reviews' charts compare drives.
+//
+// The suite: Iometer four corners, TechReport's access patterns at 1-32
+// outstanding I/Os, AS-SSD, ATTO, HD Tach, performance consistency (with
+// the drive's own spare area and with 25 % more by partitioning), TRIM
+// validation, Storage Bench 2011 Heavy and Light and The Destroyer
+// (synthesised), and power. Charts: bars that carry their values (four
+// corners, AS-SSD, TRIM, Storage Bench, power), IOPS against queue depth
+// (access patterns), ATTO and HD Tach curves, the consistency scatter (a
+// panel a drive; the whole run on a log time axis, the steady-state window
+// on log and linear scales) and the write-latency CDF. Every legend sits
+// in a strip beside the panels, never over data.
 //
 // The suite's length is chosen: the reviews' full durations, or a quick
 // mode that keeps each drive's controller, NAND and die count but shrinks
-// its capacity and the runs' lengths, for CI and a first look.
+// its capacity and the runs' lengths, for CI and a first look. The text
+// states the lengths used, read from the suite's parameters.
 //
 // Each series is found by the run of the suite (RunName) and the label of
 // its measured step (Label). A series the report shows but the runs lack
-// is an error wrapping ErrMissingSeries, never a zero bar or an empty line.
+// is an error wrapping ErrMissingSeries, never a zero bar or an empty line;
+// the report's files are rendered in memory first, so that then nothing
+// is written, and each file is written whole (a temporary file renamed
+// into place).
 //
 // The core packages do not import this one: plotting stays out of the
 // simulator.

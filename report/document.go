@@ -1,24 +1,28 @@
 package report
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"html"
 	"io"
-	"os"
-	"path/filepath"
+	"regexp"
 	"strings"
 
+	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
 )
 
 // block is one piece of the report: a heading, a paragraph, a table or
-// charts. Markdown and HTML render the same blocks.
+// charts. Markdown and HTML render the same blocks. Paragraphs may hold
+// Markdown code spans and links ([text](href)), and a paragraph whose
+// lines start with "- " is a list.
 type block struct {
 	heading string
 	para    string
 	table   [][]string // first row is the header
-	charts  []chart
+	charts  []*figure
 }
 
 func mdTable(w io.Writer, t [][]string) {
@@ -33,37 +37,64 @@ func mdTable(w io.Writer, t [][]string) {
 
 func us(ns float64) string { return fmt.Sprintf("%.0f", ns/1e3) }
 
-// blocks builds the report's content in the reviews' order. A series
-// missing from a drive's runs is an error (ErrMissingSeries).
-func blocks(o Options, drives []Drive, charts []chart) ([]block, error) {
-	byFile := map[string]chart{}
-	for _, c := range charts {
-		byFile[c.File] = c
+// describeScenario is a scenario's description (package workload's), for
+// runs whose lengths it does not state.
+func describeScenario(r RunName) string {
+	sc, err := workload.ScenarioByName(r.scenario())
+	if err != nil {
+		panic("report: " + err.Error())
 	}
-	pick := func(files ...string) []chart {
-		var out []chart
-		for _, f := range files {
-			out = append(out, byFile[f])
+	return sc.Description
+}
+
+// dataLinks is a paragraph linking each drive's fio JSON of runs.
+func dataLinks(drives []Drive, runs ...RunName) block {
+	var links []string
+	for _, run := range runs {
+		for _, d := range drives {
+			links = append(links, fmt.Sprintf("[%s %s](%s)", d.Name, run, dataJSON(d.Name, run)))
 		}
-		return out
 	}
-	mode := "the reviews' full procedure"
+	return block{para: "fio JSON: " + strings.Join(links, ", ") + "; every series as CSV in `data/`."}
+}
+
+// blocks builds the report's content in the reviews' order. A series
+// missing from a drive's runs is an error (ErrMissingSeries). The run
+// lengths the text states are the suite's parameters (sp), the ones the
+// runs used.
+func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]block, error) {
+	byFile := map[string]*figure{}
+	for _, c := range charts {
+		byFile[c.file] = c
+	}
+	pick := func(files ...string) block {
+		var out []*figure
+		for _, f := range files {
+			c, ok := byFile[f]
+			if !ok {
+				panic("report: no chart " + f)
+			}
+			out = append(out, c)
+		}
+		return block{charts: out}
+	}
+	mode := "the reviews' full procedure and run lengths"
+	flag := ""
 	if o.Quick {
-		mode = "quick mode: each drive keeps its controller, NAND and die count but is shrunk to 1 GiB per die (at least 8 GiB), and runs are shortened (consistency 600 s); the charts keep their shape"
+		mode = "quick mode: each drive keeps its controller, firmware, NAND and die count but has a smaller capacity (below), and every run is shortened; each section states the run lengths used"
+		flag = " --quick"
 	}
 	var b []block
-	var names []string
-	for _, d := range drives {
-		names = append(names, d.Name)
-	}
-	b = append(b, block{heading: "# ftlsim review: " + strings.Join(names, ", ")},
-		block{para: "Simulated with ftlsim: " + mode + ". Regenerate with `ftlsim review --drive=" + strings.Join(names, ",") + map[bool]string{true: " --quick", false: ""}[o.Quick] + "`. Every series is in `data/` as CSV, every run as fio-shaped JSON."})
+	b = append(b, block{heading: "# ftlsim review: " + strings.Join(names(drives), ", ")},
+		block{para: "Simulated with ftlsim: " + mode + ". Regenerate with `ftlsim review --drive=" + strings.Join(names(drives), ",") + flag +
+			"` (from a checkout: `go run ./cmd/ftlsim review ...`). Every series is in `data/` as CSV (a row a second), every run as fio-shaped JSON; each chart is also an SVG file."})
 	var dl []string
 	for _, d := range drives {
 		dl = append(dl, "- "+describe(d))
 	}
 	b = append(b, block{heading: "## The drives"}, block{para: strings.Join(dl, "\n")})
 
+	// Four corners.
 	t := [][]string{{"drive", "128K seq read MB/s", "128K seq write MB/s", "4K rand read IOPS QD3 / QD32", "4K rand write IOPS QD3 / QD32"}}
 	for _, d := range drives {
 		r, err := d.results(RunFourCorners, LabelSeqRead128kQD1, LabelSeqWrite128kQD1,
@@ -75,11 +106,71 @@ func blocks(o Options, drives []Drive, charts []chart) ([]block, error) {
 			f0(iops(r[2])) + " / " + f0(iops(r[3])),
 			f0(iops(r[4])) + " / " + f0(iops(r[5]))})
 	}
-	b = append(b, block{heading: "## Four corners (Iometer)"}, block{table: t}, block{charts: pick("four-corners-seq", "four-corners-random")})
+	b = append(b, block{heading: "## Four corners (Iometer)"},
+		block{para: fmt.Sprintf("On a secure-erased drive: 128 KiB sequential writes at QD 1 for %s, 4 KiB random writes over %s at QD 3 and QD 32 for %s each; then a fill, and the reads alike. Data pattern written: %s.",
+			sp.dur(RunFourCorners, "seq_time"), units.FormatBytes(mustSize(sp.param(RunFourCorners, "span"))), sp.dur(RunFourCorners, "random_time"), sp.param(RunFourCorners, "data"))},
+		block{table: t}, pick("four-corners-seq", "four-corners-random"), dataLinks(drives, RunFourCorners))
 
-	b = append(b, block{heading: "## ATTO"}, block{para: "Sequential write then read of a file at each transfer size from 0.5 KiB to 8 MiB, QD 4: throughput rises with transfer size until the flash, the controller or the link bounds it."},
-		block{charts: pick("atto")})
+	// Access patterns.
+	t = [][]string{{"drive", "pattern"}}
+	for _, qd := range accessQDs() {
+		t[0] = append(t[0], fmt.Sprintf("QD %d IOPS", qd))
+	}
+	for _, d := range drives {
+		for _, pat := range accessPatterns() {
+			row := []string{d.Name, pat}
+			for _, qd := range accessQDs() {
+				r, err := d.Result(RunAccessPatterns, accessLabel(pat, qd))
+				if err != nil {
+					return nil, err
+				}
+				row = append(row, f0(iops(r)))
+			}
+			t = append(t, row)
+		}
+	}
+	b = append(b, block{heading: "## Access patterns (TechReport)"},
+		block{para: describeScenario(RunAccessPatterns) + "; " + sp.dur(RunAccessPatterns, "time") + " at each queue depth."},
+		block{table: t}, pick("access-patterns"), dataLinks(drives, RunAccessPatterns))
 
+	// AS-SSD.
+	t = [][]string{{"drive", "seq read MB/s", "seq write MB/s"}}
+	for _, d := range drives {
+		r, err := d.results(RunASSSD, LabelSeqRead, LabelSeqWrite)
+		if err != nil {
+			return nil, err
+		}
+		t = append(t, []string{d.Name, f0(mbps(r[0])), f0(mbps(r[1]))})
+	}
+	b = append(b, block{heading: "## AS-SSD"},
+		block{para: describeScenario(RunASSSD) + ": drives that compress what they store gain nothing from it here."},
+		block{table: t}, pick("as-ssd"), dataLinks(drives, RunASSSD))
+
+	// ATTO.
+	shown := []string{"512", "4k", "8k", "128k", "1m", "8m"}
+	t = [][]string{{"drive", "direction"}}
+	for _, s := range shown {
+		t[0] = append(t[0], units.FormatBytes(mustSize(s))+" MB/s")
+	}
+	for _, d := range drives {
+		for _, dir := range []string{"read", "write"} {
+			row := []string{d.Name, dir}
+			for _, s := range shown {
+				r, err := d.Result(RunATTO, attoLabel(dir, s))
+				if err != nil {
+					return nil, err
+				}
+				row = append(row, f0(mbps(r)))
+			}
+			t = append(t, row)
+		}
+	}
+	b = append(b, block{heading: "## ATTO"},
+		block{para: fmt.Sprintf("Sequential write then read of %s at each transfer size from %s to %s, QD 4, data pattern %s: throughput rises with transfer size until the flash, the controller or the link bounds it.",
+			units.FormatBytes(mustSize(sp.param(RunATTO, "length"))), units.FormatBytes(mustSize(attoSizes()[0])), units.FormatBytes(mustSize(attoSizes()[len(attoSizes())-1])), sp.param(RunATTO, "data"))},
+		block{table: t}, pick("atto"), dataLinks(drives, RunATTO))
+
+	// HD Tach.
 	t = [][]string{{"drive", "full-span read MB/s", "full-span write MB/s", "access time 512 B µs", "4 KiB µs", "64 KiB µs", "1 MiB µs"}}
 	for _, d := range drives {
 		r, err := d.results(RunHDTach, LabelReadCurve, LabelWriteCurve, LabelAccess512, LabelAccess4k, LabelAccess64k, LabelAccess1m)
@@ -89,8 +180,11 @@ func blocks(o Options, drives []Drive, charts []chart) ([]block, error) {
 		t = append(t, []string{d.Name, f0(mbps(r[0])), f0(mbps(r[1])),
 			us(r[2].Read.Latency.Mean), us(r[3].Read.Latency.Mean), us(r[4].Read.Latency.Mean), us(r[5].Read.Latency.Mean)})
 	}
-	b = append(b, block{heading: "## HD Tach"}, block{table: t}, block{charts: pick("hdtach")})
+	b = append(b, block{heading: "## HD Tach"},
+		block{para: "On a secure-erased drive: a 64 KiB sequential write of the whole span, then a read of it, and random reads of 512 B, 4 KiB, 64 KiB and 1 MiB (access times)."},
+		block{table: t}, pick("hdtach"), dataLinks(drives, RunHDTach))
 
+	// Performance consistency.
 	t = [][]string{{"drive", "spare area", "fresh IOPS", "cliff at s", "steady median IOPS", "10th-90th percentile", "steady max IOPS", "seconds at 0", "longest stall s", "steady WA"}}
 	for _, d := range drives {
 		for _, run := range []RunName{RunConsistency, RunConsistency25} {
@@ -98,7 +192,7 @@ func blocks(o Options, drives []Drive, charts []chart) ([]block, error) {
 			if err != nil {
 				return nil, err
 			}
-			s := sim.SummarizeConsistency(r.Intervals, (r.EndNs-r.StartNs)*7/10)
+			s := sim.SummarizeConsistency(r.Intervals, steadyFrom(r))
 			spare := "drive's own"
 			if run == RunConsistency25 {
 				spare = "+25 % (partitioned)"
@@ -111,10 +205,21 @@ func blocks(o Options, drives []Drive, charts []chart) ([]block, error) {
 				f0(s.SteadyMax), fmt.Sprint(s.ZeroSeconds), fmt.Sprint(s.LongestStall), fmt.Sprintf("%.2f", s.SteadyWA)})
 		}
 	}
+	runLen := sp.ns(RunConsistency, "time")
+	if l25 := sp.ns(RunConsistency25, "time"); l25 != runLen {
+		panic("report: the consistency runs differ in length")
+	}
+	full := ""
+	if reviews := paramsOf(false).ns(RunConsistency, "time"); reviews != runLen {
+		full = " (the reviews run " + seconds(reviews) + ")"
+	}
 	b = append(b, block{heading: "## Performance consistency"},
-		block{para: "Secure erase, sequential fill, then 4 KiB random writes at QD 32 over every LBA, IOPS each second; again with 25 % of the LBAs left unwritten. The steady-state window is the last 30 % of the run (from 1,400 s of 2,000)."},
-		block{table: t}, block{charts: pick("consistency-log", "consistency-steady-log", "consistency-steady-linear", "latency-cdf")})
+		block{para: fmt.Sprintf("Secure erase, sequential fill, then 4 KiB random writes at QD 32 over every LBA for %s%s, IOPS each second; again with 25 %% of the LBAs left unwritten (spare area by partitioning). "+
+			"The steady-state window is the last %d %% of the run (from %s of %s). The whole-run chart has a log time axis, so that the fresh plateau and the cliff in the first seconds are as wide as the last minutes.",
+			seconds(runLen), full, 100-steadyFromPct, seconds(runLen*steadyFromPct/100), seconds(runLen))},
+		block{table: t}, pick("consistency-log", "consistency-steady-log", "consistency-steady-linear", "latency-cdf"), dataLinks(drives, RunConsistency, RunConsistency25))
 
+	// TRIM validation.
 	t = [][]string{{"drive", "clean MB/s", "dirty MB/s", "after TRIM MB/s"}}
 	for _, d := range drives {
 		r, err := d.results(RunTRIMValidation, LabelClean, LabelDirty, LabelAfterTrim)
@@ -123,8 +228,45 @@ func blocks(o Options, drives []Drive, charts []chart) ([]block, error) {
 		}
 		t = append(t, []string{d.Name, f0(mbps(r[0])), f0(mbps(r[1])), f0(mbps(r[2]))})
 	}
-	b = append(b, block{heading: "## TRIM validation"}, block{para: "128 KiB sequential writes at QD 1: on a clean drive, after a fill and a torture of 4 KiB random writes, and after a TRIM of every LBA."}, block{table: t})
+	b = append(b, block{heading: "## TRIM validation"},
+		block{para: fmt.Sprintf("128 KiB sequential writes at QD 1 for %s each: on a clean drive; after a fill and a torture of 4 KiB random writes at QD 32 over every LBA for %s; and after a TRIM of every LBA.",
+			sp.dur(RunTRIMValidation, "measure_time"), sp.dur(RunTRIMValidation, "torture_time"))},
+		block{table: t}, pick("trim-validation"), dataLinks(drives, RunTRIMValidation))
 
+	// Storage Bench.
+	runs, suites := benchRuns()
+	t = [][]string{{"drive", "suite", "read MB/s", "write MB/s", "combined MB/s", "busy s", "average service time µs"}}
+	for _, d := range drives {
+		for k, run := range runs {
+			r, err := d.Result(run, LabelBench)
+			if err != nil {
+				return nil, err
+			}
+			busy := float64(r.BusyNs) / 1e9
+			t = append(t, []string{d.Name, suites[k], fmt.Sprintf("%.1f", float64(r.Read.Bytes)/busy/1e6), fmt.Sprintf("%.1f", float64(r.Write.Bytes)/busy/1e6),
+				fmt.Sprintf("%.1f", benchMBps(r)), fmt.Sprintf("%.1f", busy), fmt.Sprintf("%.0f", r.AvgServiceNs/1e3)})
+		}
+	}
+	var lens []string
+	same := true
+	for k, run := range runs {
+		l := fmt.Sprintf("%s of activity in %s phases with %s idle between them", sp.dur(run, "time"), sp.param(run, "phases"), sp.dur(run, "idle"))
+		same = same && (k == 0 || l == lens[0])
+		lens = append(lens, l)
+	}
+	if same {
+		lens = lens[:1]
+	} else {
+		for k := range lens {
+			lens[k] = suites[k] + " " + lens[k]
+		}
+	}
+	b = append(b, block{heading: "## Storage Bench (synthesised)"},
+		block{para: "AnandTech's Storage Bench 2011 Heavy and Light and The Destroyer, as workloads synthesised from the suites' published statistics (request counts, read share, size mix, queue depths; `ftlsim scenario` lists them and the assumptions), each after a fill: " +
+			strings.Join(lens, "; ") + ". Data rates are over busy time, idle excluded."},
+		block{table: t}, pick("storage-bench"), dataLinks(drives, runs...))
+
+	// Power.
 	t = [][]string{{"drive", "idle W", "sequential write W", "random write W", "J per GB written (sequential)"}}
 	for _, d := range drives {
 		r, err := d.results(RunPower, LabelIdle, LabelSeqWrite, LabelRandomWrite)
@@ -134,21 +276,9 @@ func blocks(o Options, drives []Drive, charts []chart) ([]block, error) {
 		t = append(t, []string{d.Name, fmt.Sprintf("%.2f", r[0].Power.AverageW), fmt.Sprintf("%.2f", r[1].Power.AverageW),
 			fmt.Sprintf("%.2f", r[2].Power.AverageW), fmt.Sprintf("%.1f", r[1].Power.JoulesPerGBWritten)})
 	}
-	b = append(b, block{heading: "## Power"}, block{table: t})
-
-	t = [][]string{{"drive", "read MB/s", "write MB/s", "combined MB/s", "busy s", "average service time µs"}}
-	for _, d := range drives {
-		r, err := d.Result(RunStorageBenchHeavy, LabelBench)
-		if err != nil {
-			return nil, err
-		}
-		busy := float64(r.BusyNs) / 1e9
-		t = append(t, []string{d.Name, fmt.Sprintf("%.1f", float64(r.Read.Bytes)/busy/1e6), fmt.Sprintf("%.1f", float64(r.Write.Bytes)/busy/1e6),
-			fmt.Sprintf("%.1f", float64(r.Read.Bytes+r.Write.Bytes)/busy/1e6), fmt.Sprintf("%.1f", busy), fmt.Sprintf("%.0f", r.AvgServiceNs/1e3)})
-	}
-	b = append(b, block{heading: "## Storage Bench 2011 Heavy (synthesised)"},
-		block{para: "A workload synthesised from the suite's published statistics (see `ftlsim scenario`), after a fill; data rates over busy time, idle excluded."},
-		block{table: t})
+	b = append(b, block{heading: "## Power"},
+		block{para: fmt.Sprintf("Average power from the drive's rail, %s each: idle, 128 KiB sequential writes at QD 1, and 4 KiB random writes at QD 32 on a fresh drive.", sp.dur(RunPower, "time"))},
+		block{table: t}, pick("power"), dataLinks(drives, RunPower))
 	return b, nil
 }
 
@@ -164,66 +294,69 @@ func writeMarkdown(w io.Writer, blocks []block) {
 			mdTable(w, b.table)
 		default:
 			for _, c := range b.charts {
-				fmt.Fprintf(w, "![%s](%s.png)\n\n", c.Caption, c.File)
+				fmt.Fprintf(w, "![%s](%s.png)\n\n*%s* ([SVG](%s.svg))\n\n", c.caption, c.file, c.caption, c.file)
 			}
 		}
 	}
 }
 
-// writeHTML writes report.html with the charts embedded, so that the one
-// file shows everything.
-func writeHTML(dir string, blocks []block) error {
-	f, err := os.Create(filepath.Join(dir, "report.html"))
-	if err != nil {
-		return err
-	}
-	w := f
-	fmt.Fprint(w, `<!doctype html><html><head><meta charset="utf-8"><title>ftlsim review</title><style>
-body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}table{border-collapse:collapse;margin:1em 0}
+// inline renders a paragraph's Markdown code spans and links as HTML.
+func inline(s string) string {
+	s = html.EscapeString(s)
+	s = regexp.MustCompile("`([^`]+)`").ReplaceAllString(s, "<code>$1</code>")
+	return regexp.MustCompile(`\[([^\]]+)\]\(([^)\s]+)\)`).ReplaceAllString(s, `<a href="$2">$1</a>`)
+}
+
+// renderHTML renders report.html with the charts embedded as data: URIs
+// (files holds their PNGs), so that the one file shows everything.
+func renderHTML(files fileSet, blocks []block) ([]byte, error) {
+	var w bytes.Buffer
+	fmt.Fprint(&w, `<!doctype html><html><head><meta charset="utf-8"><title>ftlsim review</title><style>
+body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.4}table{border-collapse:collapse;margin:1em 0}
 td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f0f0f0}td:first-child{text-align:left}
-img{max-width:100%}code{background:#f4f4f4;padding:1px 4px}</style></head><body>
+figure{margin:1.5em 0}img{max-width:100%}figcaption{font-size:90%;color:#444}code{background:#f4f4f4;padding:1px 4px}</style></head><body>
 `)
 	for _, b := range blocks {
 		switch {
 		case b.heading != "":
-			level := strings.Count(strings.SplitN(b.heading, " ", 2)[0], "#")
-			fmt.Fprintf(w, "<h%d>%s</h%d>\n", level, html.EscapeString(strings.SplitN(b.heading, " ", 2)[1]), level)
+			marks, title, _ := strings.Cut(b.heading, " ")
+			level := len(marks)
+			fmt.Fprintf(&w, "<h%d>%s</h%d>\n", level, html.EscapeString(title), level)
 		case b.para != "":
-			text := html.EscapeString(b.para)
-			for strings.Count(text, "`") >= 2 {
-				text = strings.Replace(strings.Replace(text, "`", "<code>", 1), "`", "</code>", 1)
-			}
 			if strings.HasPrefix(b.para, "- ") {
-				fmt.Fprintf(w, "<ul><li>%s</li></ul>\n", strings.ReplaceAll(strings.TrimPrefix(text, "- "), "\n- ", "</li><li>"))
+				var items []string
+				for _, l := range strings.Split(b.para, "\n") {
+					items = append(items, inline(strings.TrimPrefix(l, "- ")))
+				}
+				fmt.Fprintf(&w, "<ul><li>%s</li></ul>\n", strings.Join(items, "</li><li>"))
 			} else {
-				fmt.Fprintf(w, "<p>%s</p>\n", text)
+				fmt.Fprintf(&w, "<p>%s</p>\n", inline(b.para))
 			}
 		case b.table != nil:
-			fmt.Fprint(w, "<table>")
+			fmt.Fprint(&w, "<table>")
 			for i, row := range b.table {
 				tag := "td"
 				if i == 0 {
 					tag = "th"
 				}
-				fmt.Fprint(w, "<tr>")
+				fmt.Fprint(&w, "<tr>")
 				for _, c := range row {
-					fmt.Fprintf(w, "<%s>%s</%s>", tag, html.EscapeString(c), tag)
+					fmt.Fprintf(&w, "<%s>%s</%s>", tag, html.EscapeString(c), tag)
 				}
-				fmt.Fprint(w, "</tr>")
+				fmt.Fprint(&w, "</tr>")
 			}
-			fmt.Fprint(w, "</table>\n")
+			fmt.Fprint(&w, "</table>\n")
 		default:
 			for _, c := range b.charts {
-				png, err := os.ReadFile(filepath.Join(dir, c.File+".png"))
-				if err != nil {
-					f.Close()
-					return err
+				png, ok := files[c.file+".png"]
+				if !ok {
+					return nil, fmt.Errorf("report: chart %s was not drawn", c.file)
 				}
-				fmt.Fprintf(w, "<figure><img alt=\"%s\" src=\"data:image/png;base64,%s\"><figcaption>%s</figcaption></figure>\n",
-					html.EscapeString(c.Caption), base64.StdEncoding.EncodeToString(png), html.EscapeString(c.Caption))
+				fmt.Fprintf(&w, "<figure><img alt=\"%s\" src=\"data:image/png;base64,%s\"><figcaption>%s (<a href=\"%s.svg\">SVG</a>)</figcaption></figure>\n",
+					html.EscapeString(c.caption), base64.StdEncoding.EncodeToString(png), html.EscapeString(c.caption), html.EscapeString(c.file))
 			}
 		}
 	}
-	fmt.Fprint(w, "</body></html>\n")
-	return f.Close()
+	fmt.Fprint(&w, "</body></html>\n")
+	return w.Bytes(), nil
 }

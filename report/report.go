@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -56,6 +57,8 @@ type RunName string
 // The suite's runs.
 const (
 	RunFourCorners       RunName = "four-corners"
+	RunAccessPatterns    RunName = "access-patterns" // TechReport's Iometer patterns at QD 1-32
+	RunASSSD             RunName = "as-ssd"
 	RunATTO              RunName = "atto"
 	RunHDTach            RunName = "hdtach"
 	RunConsistency       RunName = "consistency"
@@ -63,6 +66,8 @@ const (
 	RunTRIMValidation    RunName = "trim-validation"
 	RunPower             RunName = "power"
 	RunStorageBenchHeavy RunName = "storage-bench-heavy-2011"
+	RunStorageBenchLight RunName = "storage-bench-light-2011"
+	RunDestroyer         RunName = "destroyer-2013" // AnandTech's The Destroyer
 )
 
 // scenario returns the name of the workload scenario run r runs.
@@ -73,7 +78,8 @@ func (r RunName) scenario() string { return strings.TrimSuffix(string(r), "-25")
 // report.
 type Label string
 
-// The labels the report reads, by run (ATTO's are built by attoLabel).
+// The labels the report reads, by run (ATTO's are built by attoLabel,
+// the access patterns' by accessLabel).
 const (
 	// RunFourCorners
 	LabelSeqRead128kQD1  Label = "128k-seq-read-qd1"
@@ -95,20 +101,39 @@ const (
 	LabelClean     Label = "clean"
 	LabelDirty     Label = "dirty"
 	LabelAfterTrim Label = "after-trim"
-	// RunPower
+	// RunPower (and RunASSSD: LabelSeqWrite, LabelSeqRead)
 	LabelIdle        Label = "idle"
 	LabelSeqWrite    Label = "seq-write"
+	LabelSeqRead     Label = "seq-read"
 	LabelRandomWrite Label = "random-write"
-	// RunStorageBenchHeavy (its phases combined)
+	// RunStorageBenchHeavy, RunStorageBenchLight and RunDestroyer (their
+	// phases combined)
 	LabelBench Label = "bench"
 )
 
-// attoSizes are ATTO's transfer sizes, in the scenario's syntax.
-var attoSizes = []string{"512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m"}
+// attoSizes are ATTO's transfer sizes, in the scenario's syntax: 512
+// bytes doubling to 8 MiB.
+func attoSizes() []string {
+	return []string{"512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m"}
+}
 
 // attoLabel is the label of ATTO's run in direction dir ("read" or
 // "write") at transfer size size (one of attoSizes).
 func attoLabel(dir, size string) Label { return Label(dir + "-" + size) }
+
+// accessPatterns are TechReport's Iometer access patterns, as the
+// access-patterns scenario names them.
+func accessPatterns() []string {
+	return []string{"file-server", "web-server", "workstation", "database"}
+}
+
+// accessQDs are the outstanding I/Os the access-patterns scenario runs
+// each pattern at.
+func accessQDs() []int { return []int{1, 2, 4, 8, 16, 32} }
+
+// accessLabel is the label of access pattern pattern (one of
+// accessPatterns) at qd outstanding I/Os (one of accessQDs).
+func accessLabel(pattern string, qd int) Label { return Label(fmt.Sprintf("%s-qd%d", pattern, qd)) }
 
 // ErrMissingSeries is wrapped by the error a review returns when a run's
 // results lack a series the report shows, rather than drawing it as zero.
@@ -153,38 +178,6 @@ func (d Drive) results(run RunName, labels ...Label) ([]*sim.Result, error) {
 	return out, nil
 }
 
-// suiteRun is a run of the suite and its scenario's parameters.
-type suiteRun struct {
-	name   RunName
-	params map[string]string
-}
-
-// suite lists the review's runs and their parameters, full and quick.
-func suite(quick bool) []suiteRun {
-	if quick {
-		return []suiteRun{
-			{RunFourCorners, map[string]string{"random_time": "5s", "seq_time": "5s"}},
-			{RunATTO, map[string]string{"length": "64m"}},
-			{RunHDTach, map[string]string{}},
-			{RunConsistency, map[string]string{"time": "600s"}},
-			{RunConsistency25, map[string]string{"time": "600s", "spare": "25"}},
-			{RunTRIMValidation, map[string]string{"torture_time": "300s", "measure_time": "20s"}},
-			{RunPower, map[string]string{"time": "10s"}},
-			{RunStorageBenchHeavy, map[string]string{"time": "60s"}},
-		}
-	}
-	return []suiteRun{
-		{RunFourCorners, nil},
-		{RunATTO, nil},
-		{RunHDTach, nil},
-		{RunConsistency, nil},
-		{RunConsistency25, map[string]string{"spare": "25"}},
-		{RunTRIMValidation, nil},
-		{RunPower, nil},
-		{RunStorageBenchHeavy, map[string]string{"time": "10m"}},
-	}
-}
-
 // QuickCapacity is the user capacity of a drive in quick mode: 1 GiB per
 // die, at least 8 GiB, so that each die keeps room for its spare area.
 func QuickCapacity(dies int) int64 { return max(8, int64(dies)) << 30 }
@@ -208,7 +201,7 @@ func Run(o Options) ([]Drive, error) {
 	for i, name := range o.Drives {
 		cfg, err := controller.Lookup(name)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("report: drive %s: %w", name, err)
 		}
 		if o.Quick {
 			// Keep the drive's spare area and dies; shrink its blocks.
@@ -220,13 +213,10 @@ func Run(o Options) ([]Drive, error) {
 		}
 		cfg.Policies = o.Policies
 		if _, err := cfg.Resolve(); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("report: drive %s: %w", name, err)
 		}
 		cfgs[i] = cfg
 		drives[i] = Drive{Name: name, Runs: map[RunName][]sim.Measurement{}}
-	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return nil, err
 	}
 	st := suite(o.Quick)
 	type task struct{ drive, run int }
@@ -305,99 +295,173 @@ func Run(o Options) ([]Drive, error) {
 }
 
 // runOne runs one run of the suite on a fresh drive built from cfg,
-// telling at the simulated time every simulated second.
+// telling at the simulated time every simulated second. A label
+// repeated over a scenario's phases gives one measurement, its series on
+// the scenario's clock (from the first phase's start, idle gaps kept).
 func runOne(cfg controller.Config, s suiteRun, at func(simNs int64)) (controller.Config, []sim.Measurement, error) {
 	sc, err := workload.ScenarioByName(s.name.scenario())
 	if err != nil {
-		return cfg, nil, err
+		return cfg, nil, fmt.Errorf("report: %w", err)
 	}
 	steps, err := sc.Steps(s.params)
 	if err != nil {
-		return cfg, nil, err
+		return cfg, nil, fmt.Errorf("report: %s: %w", s.name, err)
 	}
 	c, err := controller.New(cfg)
 	if err != nil {
-		return cfg, nil, err
+		return cfg, nil, fmt.Errorf("report: %w", err)
 	}
 	eng := sim.New(c)
 	ms, err := eng.RunStepsHooks(steps, sim.Hooks{OnInterval: func(sim.Interval) { at(eng.Now()) }})
 	if err != nil {
 		return cfg, nil, err
 	}
+	onScenarioClock(ms)
 	return c.Config(), sim.CombineRepeated(ms), nil
+}
+
+// onScenarioClock shifts the series of each repeated label's later
+// phases by their start after the first phase's, so that the combined
+// series runs on one clock instead of restarting at every phase.
+func onScenarioClock(ms []sim.Measurement) {
+	first := map[string]int64{}
+	for i, m := range ms {
+		if m.Result == nil {
+			continue
+		}
+		t0, seen := first[m.Label]
+		if !seen {
+			first[m.Label] = m.Result.StartNs
+			continue
+		}
+		shift := m.Result.StartNs - t0
+		r := *m.Result
+		r.Intervals = make([]sim.Interval, len(m.Result.Intervals))
+		for k, iv := range m.Result.Intervals {
+			iv.StartNs += shift
+			iv.EndNs += shift
+			r.Intervals[k] = iv
+		}
+		ms[i].Result = &r
+	}
 }
 
 func mbps(r *sim.Result) float64 { return (r.Read.BWBytes + r.Write.BWBytes) / 1e6 }
 
 func iops(r *sim.Result) float64 { return r.Read.IOPS + r.Write.IOPS }
 
-// write produces the report folder. A series the report shows but the
-// drives' runs lack is an error (ErrMissingSeries); report.md and
-// report.html are then not written.
+// write renders the report folder's files (charts, report.md,
+// report.html, data/) and then writes them, each whole (a temporary file
+// renamed into place). A series the report shows but the drives' runs
+// lack is an error (ErrMissingSeries), and then nothing is written.
 func write(o Options, drives []Drive) error {
-	charts, err := drawCharts(o.Out, drives)
+	files, err := render(o, drives)
 	if err != nil {
 		return err
 	}
-	b, err := blocks(o, drives, charts)
-	if err != nil {
-		return err
-	}
-	if err := writeData(o.Out, drives); err != nil {
-		return err
-	}
-	md, err := os.Create(filepath.Join(o.Out, "report.md"))
-	if err != nil {
-		return err
-	}
-	defer md.Close()
-	writeMarkdown(md, b)
-	return writeHTML(o.Out, b)
+	return files.writeTo(o.Out)
 }
 
-// writeData writes every series as CSV and every run as fio-shaped JSON.
-func writeData(dir string, drives []Drive) error {
-	data := filepath.Join(dir, "data")
-	if err := os.MkdirAll(data, 0o755); err != nil {
-		return err
+// render builds every file of the report folder in memory.
+func render(o Options, drives []Drive) (fileSet, error) {
+	files := fileSet{}
+	sp := paramsOf(o.Quick)
+	figs, err := buildCharts(drives, sp)
+	if err != nil {
+		return nil, err
 	}
-	for _, d := range drives {
-		var scen []RunName
-		for s := range d.Runs {
-			scen = append(scen, s)
+	b, err := blocks(o, drives, figs, sp)
+	if err != nil {
+		return nil, err
+	}
+	if err := drawCharts(files, figs); err != nil {
+		return nil, err
+	}
+	if err := addData(files, drives); err != nil {
+		return nil, err
+	}
+	var md bytes.Buffer
+	writeMarkdown(&md, b)
+	files["report.md"] = md.Bytes()
+	page, err := renderHTML(files, b)
+	if err != nil {
+		return nil, err
+	}
+	files["report.html"] = page
+	return files, nil
+}
+
+// fileSet is a report folder's files by path within it (slash-separated).
+type fileSet map[string][]byte
+
+// writeTo writes the files into dir, each whole: written to a temporary
+// file beside its place, then renamed over it.
+func (fs fileSet) writeTo(dir string) error {
+	names := make([]string, 0, len(fs))
+	for n := range fs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		path := filepath.Join(dir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("report: %w", err)
 		}
-		sort.Slice(scen, func(i, j int) bool { return scen[i] < scen[j] })
-		for _, s := range scen {
-			var jobs []sim.FioJob
-			for _, m := range d.Runs[s] {
-				jobs = append(jobs, m.Result.Fio(map[string]string{"scenario": string(s), "step": m.Label}))
-				f, err := os.Create(filepath.Join(data, fmt.Sprintf("%s_%s_%s.csv", safe(d.Name), s, m.Label)))
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(f, "time_s,iops,mbps,mean_latency_us,write_amplification,free_blocks,gc_copied_units,power_w")
-				for _, iv := range m.Result.Intervals {
-					fmt.Fprintf(f, "%.3f,%.1f,%.3f,%.1f,%.3f,%d,%d,%.3f\n", float64(iv.EndNs)/1e9, iv.IOPS, iv.MBps,
-						iv.MeanLatencyNs/1e3, iv.WriteAmplification, iv.FreeBlocks, iv.GCCopiedUnits, iv.PowerW)
-				}
-				if err := f.Close(); err != nil {
-					return err
-				}
-			}
-			f, err := os.Create(filepath.Join(data, fmt.Sprintf("%s_%s.json", safe(d.Name), s)))
-			if err != nil {
-				return err
-			}
-			err = sim.WriteFioJSON(f, map[string]string{"drive": d.Name, "scenario": string(s)}, jobs...)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
+		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		_, err = tmp.Write(fs[n])
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Chmod(tmp.Name(), 0o644)
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), path)
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+			return fmt.Errorf("report: writing %s: %w", n, err)
 		}
 	}
 	return nil
+}
+
+// addData adds every series as CSV (data/DRIVE_RUN_LABEL.csv) and every
+// run as fio-shaped JSON (data/DRIVE_RUN.json).
+func addData(files fileSet, drives []Drive) error {
+	for _, d := range drives {
+		var runs []RunName
+		for s := range d.Runs {
+			runs = append(runs, s)
+		}
+		sort.Slice(runs, func(i, j int) bool { return runs[i] < runs[j] })
+		for _, s := range runs {
+			var jobs []sim.FioJob
+			for _, m := range d.Runs[s] {
+				jobs = append(jobs, m.Result.Fio(map[string]string{"scenario": string(s), "step": m.Label}))
+				files[dataCSV(d.Name, s, Label(m.Label))] = seriesCSV(m.Result.Intervals)
+			}
+			var b bytes.Buffer
+			if err := sim.WriteFioJSON(&b, map[string]string{"drive": d.Name, "scenario": string(s)}, jobs...); err != nil {
+				return fmt.Errorf("report: %s %s: %w", d.Name, s, err)
+			}
+			files[dataJSON(d.Name, s)] = b.Bytes()
+		}
+	}
+	return nil
+}
+
+// dataCSV is the path of a series' CSV in the report folder.
+func dataCSV(drive string, run RunName, label Label) string {
+	return fmt.Sprintf("data/%s_%s_%s.csv", safe(drive), run, label)
+}
+
+// dataJSON is the path of a run's fio JSON in the report folder.
+func dataJSON(drive string, run RunName) string {
+	return fmt.Sprintf("data/%s_%s.json", safe(drive), run)
 }
 
 func safe(s string) string {

@@ -53,14 +53,18 @@ func TestQuickReview(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	require.NoError(t, err)
 	text := string(md)
-	order := []string{"## The drives", "## Four corners", "## ATTO", "## HD Tach", "## Performance consistency", "## TRIM validation", "## Power", "## Storage Bench"}
+	order := []string{"## The drives", "## Four corners", "## Access patterns", "## AS-SSD", "## ATTO", "## HD Tach",
+		"## Performance consistency", "## TRIM validation", "## Storage Bench", "## Power"}
 	last := -1
 	for _, h := range order {
 		i := strings.Index(text, h)
 		require.Greater(t, i, last, "section %s in the reviews' order", h)
 		last = i
 	}
-	for _, c := range []string{"four-corners-seq", "four-corners-random", "atto", "hdtach", "consistency-log", "consistency-steady-log", "consistency-steady-linear", "latency-cdf"} {
+	figs, err := buildCharts(ds, paramsOf(true))
+	require.NoError(t, err)
+	for _, f := range figs {
+		c := f.file
 		png, err := os.ReadFile(filepath.Join(dir, c+".png"))
 		require.NoError(t, err, c+".png")
 		require.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), "%s.png is a PNG", c)
@@ -70,13 +74,16 @@ func TestQuickReview(t *testing.T) {
 		require.Contains(t, string(svg), "</svg>", "%s.svg is whole", c)
 		require.Contains(t, text, "("+c+".png)")
 	}
-	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
-	require.NoError(t, err)
-	require.Equal(t, 8, strings.Count(string(page), "data:image/png;base64,"), "every chart embedded")
+	require.Equal(t, len(figs), checkLinks(t, dir), "every chart embedded in report.html")
 	csvs, _ := filepath.Glob(filepath.Join(dir, "data", "*.csv"))
 	jsons, _ := filepath.Glob(filepath.Join(dir, "data", "*.json"))
-	require.Greater(t, len(csvs), 40)
+	require.Equal(t, len(seriesCount()), checkCSVs(t, dir), "a CSV a series")
 	require.Len(t, jsons, len(suite(true)))
+	// The text states the run lengths the suite used.
+	sp := paramsOf(true)
+	require.Contains(t, text, "for "+seconds(sp.ns(RunConsistency, "time"))+" (the reviews run 2,000 s)")
+	require.Contains(t, text, "from "+seconds(sp.ns(RunConsistency, "time")*steadyFromPct/100)+" of "+seconds(sp.ns(RunConsistency, "time")))
+	require.Contains(t, text, "for "+seconds(sp.ns(RunTRIMValidation, "torture_time")))
 	// The consistency table shows the cliff and the spare-area gain.
 	require.Contains(t, text, "+25 % (partitioned)")
 	_, err = Run(Options{Drives: []string{"no-such-drive"}, Out: dir, Quick: true})

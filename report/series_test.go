@@ -18,13 +18,20 @@ import (
 // drive; if the suite stops producing one, TestSuiteProducesEverySeries
 // fails.
 func reportSeries() map[RunName][]Label {
-	var atto []Label
-	for _, s := range attoSizes {
+	var atto, access []Label
+	for _, s := range attoSizes() {
 		atto = append(atto, attoLabel("write", s), attoLabel("read", s))
+	}
+	for _, p := range accessPatterns() {
+		for _, qd := range accessQDs() {
+			access = append(access, accessLabel(p, qd))
+		}
 	}
 	return map[RunName][]Label{
 		RunFourCorners: {LabelSeqRead128kQD1, LabelSeqWrite128kQD1, LabelRandRead4kQD3, LabelRandRead4kQD32,
 			LabelRandWrite4kQD3, LabelRandWrite4kQD32},
+		RunAccessPatterns:    access,
+		RunASSSD:             {LabelSeqWrite, LabelSeqRead},
 		RunATTO:              atto,
 		RunHDTach:            {LabelReadCurve, LabelWriteCurve, LabelAccess512, LabelAccess4k, LabelAccess64k, LabelAccess1m},
 		RunConsistency:       {LabelConsistency},
@@ -32,6 +39,8 @@ func reportSeries() map[RunName][]Label {
 		RunTRIMValidation:    {LabelClean, LabelDirty, LabelAfterTrim},
 		RunPower:             {LabelIdle, LabelSeqWrite, LabelRandomWrite},
 		RunStorageBenchHeavy: {LabelBench},
+		RunStorageBenchLight: {LabelBench},
+		RunDestroyer:         {LabelBench},
 	}
 }
 
@@ -64,7 +73,8 @@ func TestSuiteProducesEverySeries(t *testing.T) {
 // report shows.
 func fakeResult() *sim.Result {
 	lat := sim.LatencyStats{Min: 50e3, Max: 2e6, Mean: 100e3, N: 10000,
-		Percentiles: map[float64]int64{50: 100e3, 99: 1e6}}
+		Percentiles: map[float64]int64{50: 100e3, 99: 1e6},
+		Bins:        []sim.LatencyBin{{Ns: 50e3, Count: 2000}, {Ns: 100e3, Count: 7000}, {Ns: 1e6, Count: 900}, {Ns: 2e6, Count: 100}}}
 	dir := sim.DirStats{IOs: 10000, Bytes: 4096e4, IOPS: 1000, BWBytes: 4096e3, Latency: lat}
 	r := &sim.Result{Name: "fake", EndNs: 10 * sim.Second, RuntimeNs: 10 * sim.Second, Read: dir, Write: dir,
 		BusyNs: 10 * sim.Second, AvgServiceNs: 100e3}
@@ -126,7 +136,7 @@ func TestMissingSeriesIsAnError(t *testing.T) {
 	delete(d.Runs, RunPower)
 	err = write(Options{Out: t.TempDir()}, []Drive{d})
 	require.ErrorIs(t, err, ErrMissingSeries)
-	require.ErrorContains(t, err, "drive fake has no run power (it has: atto, consistency, consistency-25, four-corners, hdtach, storage-bench-heavy-2011, trim-validation)")
+	require.ErrorContains(t, err, "drive fake has no run power (it has: access-patterns, as-ssd, atto, consistency, consistency-25, destroyer-2013, four-corners, hdtach, storage-bench-heavy-2011, storage-bench-light-2011, trim-validation)")
 
 	_, err = d.Result(RunPower, LabelIdle)
 	require.ErrorIs(t, err, ErrMissingSeries)
