@@ -3,7 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -90,17 +92,28 @@ func writeResults(w io.Writer, r *sim.Result) {
 		l := d.s.Latency
 		fmt.Fprintf(w, "    clat (usec): min=%.1f, max=%.1f, avg=%.1f, stdev=%.1f\n",
 			float64(l.Min)/1e3, float64(l.Max)/1e3, l.Mean/1e3, l.Stdev/1e3)
+		if r.NoPercentiles {
+			continue
+		}
 		keys := make([]float64, 0, len(l.Percentiles))
 		for p := range l.Percentiles {
 			keys = append(keys, p)
 		}
 		sort.Float64s(keys)
-		fmt.Fprint(w, "     clat percentiles (usec):")
+		kind := "clat"
+		if r.LatPercentiles {
+			kind = "lat"
+		}
+		fmt.Fprintf(w, "     %s percentiles (usec):", kind)
 		for i, p := range keys {
 			if i%4 == 0 {
 				fmt.Fprint(w, "\n     |")
 			}
-			fmt.Fprintf(w, " %6.2fth=[%d],", p, l.Percentiles[p]/1e3)
+			label := fmt.Sprintf("%6.2f", p)
+			if math.Round(p*100) != p*100 { // 99.999: every digit
+				label = strconv.FormatFloat(p, 'f', -1, 64)
+			}
+			fmt.Fprintf(w, " %sth=[%d],", label, l.Percentiles[p]/1e3)
 		}
 		fmt.Fprintln(w)
 	}

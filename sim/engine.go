@@ -43,6 +43,13 @@ type Options struct {
 	IntervalNs int64
 	// TimeScale divides open-loop timestamps (2 replays twice as fast).
 	TimeScale float64
+	// Percentiles are the latency percentiles reported (fio's
+	// percentile_list; nil: DefaultPercentiles). LatPercentiles reports
+	// them as total latency's (fio's lat_percentiles; submission costs
+	// nothing here, so they are the same figures), NoPercentiles leaves
+	// them out (clat_percentiles=0).
+	Percentiles                   []float64
+	LatPercentiles, NoPercentiles bool
 	// Hooks observe the run as it goes.
 	Hooks Hooks
 }
@@ -510,6 +517,7 @@ func JobOptions(j *workload.Job) Options {
 	return Options{
 		Name: j.Name, QueueDepth: j.QueueDepth(), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, StartDelayNs: j.StartDelayNs,
 		ThinkNs: j.ThinkNs, ThinkBlocks: j.ThinkBlocks, SteadyState: j.SteadyState,
+		Percentiles: j.PercentileList, LatPercentiles: j.LatPercentiles, NoPercentiles: j.NoClatPercentiles && !j.LatPercentiles,
 	}
 }
 

@@ -327,7 +327,7 @@ func (r *Result) fioDir(d DirStats, dir int) FioDir {
 	f := FioDir{
 		IOBytes: d.Bytes, IOKBytes: d.Bytes / 1024, BWBytes: int64(d.BWBytes), BW: int64(d.BWBytes / 1024),
 		IOPS: round(d.IOPS), Runtime: ms, TotalIOs: d.IOs,
-		ClatNs: fioLat(d.Latency, true), LatNs: fioLat(d.Latency, false),
+		ClatNs: fioLat(d.Latency, !r.NoPercentiles && !r.LatPercentiles), LatNs: fioLat(d.Latency, r.LatPercentiles),
 		SlatNs: FioLat{},
 	}
 	if d.IOs == 0 {

@@ -17,7 +17,8 @@ type LatencyStats struct {
 	Min, Max    int64
 	Mean, Stdev float64
 	N           int64
-	// Percentiles maps each of DefaultPercentiles to a latency.
+	// Percentiles maps each of the run's percentiles
+	// (Options.Percentiles, by default DefaultPercentiles) to a latency.
 	Percentiles map[float64]int64
 	// Bins is the latency distribution: each non-empty histogram bin's
 	// middle latency (ns) with its count, lowest first (fio's json+
@@ -177,6 +178,9 @@ type Result struct {
 	// SteadyState is what steady-state detection found (nil without
 	// Options.SteadyState).
 	SteadyState *SteadyState
+	// LatPercentiles and NoPercentiles say where fio's output puts the
+	// percentiles: under total latency, or nowhere (Options).
+	LatPercentiles, NoPercentiles bool
 	// Verify is what the job's verify phase read back (fio's verify);
 	// its reads are counted in Read too.
 	Verify VerifyStats
@@ -394,16 +398,16 @@ func (m *metrics) closeInterval(end int64) {
 	m.ivLatSum = 0
 }
 
-func (l *latency) stats(runtime int64) DirStats {
+func (l *latency) stats(runtime int64, pcts []float64) DirStats {
 	s := DirStats{IOs: l.ios, Bytes: l.bytes}
 	if runtime > 0 {
 		s.IOPS = float64(l.ios) / (float64(runtime) / 1e9)
 		s.BWBytes = float64(l.bytes) / (float64(runtime) / 1e9)
 	}
 	s.Latency.N = l.ios
-	s.Latency.Percentiles = make(map[float64]int64, len(DefaultPercentiles))
+	s.Latency.Percentiles = make(map[float64]int64, len(pcts))
 	if l.ios == 0 {
-		for _, p := range DefaultPercentiles {
+		for _, p := range pcts {
 			s.Latency.Percentiles[p] = 0
 		}
 		return s
@@ -412,7 +416,7 @@ func (l *latency) stats(runtime int64) DirStats {
 	n := float64(l.ios)
 	s.Latency.Mean = l.sum / n
 	s.Latency.Stdev = math.Sqrt(max(0, l.sumsq/n-s.Latency.Mean*s.Latency.Mean))
-	for _, p := range DefaultPercentiles {
+	for _, p := range pcts {
 		s.Latency.Percentiles[p] = l.h.ValueAtQuantile(p)
 	}
 	for _, b := range l.h.Distribution() {
@@ -428,10 +432,15 @@ func (m *metrics) finish(end int64) *Result {
 		m.closeInterval(end)
 	}
 	measured := end - max(m.start, m.rampEnd)
+	pcts := m.o.Percentiles
+	if pcts == nil {
+		pcts = DefaultPercentiles
+	}
 	r := &Result{
 		Name: m.o.Name, StartNs: m.start, EndNs: end, RuntimeNs: measured,
-		Read: m.dir[0].stats(measured), Write: m.dir[1].stats(measured), Trim: m.dir[2].stats(measured),
-		Sync:      m.sync.stats(measured),
+		Read: m.dir[0].stats(measured, pcts), Write: m.dir[1].stats(measured, pcts), Trim: m.dir[2].stats(measured, pcts),
+		Sync:           m.sync.stats(measured, pcts),
+		LatPercentiles: m.o.LatPercentiles, NoPercentiles: m.o.NoPercentiles,
 		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued, SteadyState: m.ss.result(), Verify: m.verify,
 		// Copies: a slice of the metrics' arrays would keep the metrics,
 		// and through them the whole drive, alive as long as the result.

@@ -2,7 +2,9 @@ package sim_test
 
 import (
 	"encoding/json"
+	"maps"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -643,4 +645,27 @@ func TestDiskUtil(t *testing.T) {
 	paced, err := e.RunJob(job(t, "rw", "randread", "rate_iops", "100", "runtime", "1", "time_based", "1"), sim.Hooks{})
 	require.NoError(t, err)
 	require.Less(t, sim.DiskUtil("x", paced.Fio(nil)).Util, 10.0, "100 reads a second leave the drive idle")
+}
+
+// TestPercentileOptions: percentile_list sets the percentiles reported,
+// lat_percentiles reports them for total latency, clat_percentiles=0 not
+// at all — as fio's JSON places them.
+func TestPercentileOptions(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	run := func(kv ...string) sim.FioDir {
+		r, err := e.RunJob(job(t, append([]string{"rw", "randwrite", "number_ios", "2000", "iodepth", "8"}, kv...)...), sim.Hooks{})
+		require.NoError(t, err)
+		return r.Fio(nil).Write
+	}
+	d := run("percentile_list", "50:99.9:99.999")
+	require.Equal(t, []string{"50.000000", "99.900000", "99.999000"}, slices.Sorted(maps.Keys(d.ClatNs.Percentile)))
+	require.Nil(t, d.LatNs.Percentile)
+	require.LessOrEqual(t, d.ClatNs.Percentile["50.000000"], d.ClatNs.Percentile["99.999000"])
+	d = run("lat_percentiles", "1")
+	require.Nil(t, d.ClatNs.Percentile)
+	require.Len(t, d.LatNs.Percentile, len(sim.DefaultPercentiles))
+	d = run("clat_percentiles", "0")
+	require.Nil(t, d.ClatNs.Percentile)
+	require.Nil(t, d.LatNs.Percentile)
+	require.Error(t, workload.NewJob("x").Set("percentile_list", "50:101"))
 }

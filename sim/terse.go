@@ -66,14 +66,18 @@ func writeTerseDir(w io.Writer, d FioDir) {
 	}
 	lat(d.SlatNs)
 	lat(d.ClatNs)
-	keys := d.ClatNs.Percentile.keys()
+	pct := d.ClatNs.Percentile
+	if d.LatNs.Percentile != nil { // lat_percentiles
+		pct = d.LatNs.Percentile
+	}
+	keys := pct.keys()
 	for i := range 20 {
 		if i >= len(keys) || d.ClatNs.N == 0 {
 			fmt.Fprint(w, ";0%=0")
 			continue
 		}
 		p, _ := strconv.ParseFloat(keys[i], 64)
-		fmt.Fprintf(w, ";%f%%=%d", p, d.ClatNs.Percentile[keys[i]]/1000)
+		fmt.Fprintf(w, ";%f%%=%d", p, pct[keys[i]]/1000)
 	}
 	lat(d.LatNs)
 	if d.BWSamples > 0 {

@@ -205,6 +205,12 @@ type Job struct {
 	// SPRandom); set by sprandom=1, its spr_ options kept meanwhile.
 	SPRandom   *SPRandom
 	sprPending SPRandom // spr_ options given before sprandom=1
+	// PercentileList is the latency percentiles to report (fio's
+	// percentile_list; nil: fio's default list). LatPercentiles reports
+	// them for total latency, NoClatPercentiles not for completion
+	// latency (fio's lat_percentiles, clat_percentiles=0).
+	PercentileList                    []float64
+	LatPercentiles, NoClatPercentiles bool
 	// NumRange is the ranges each TRIM command carries, each a block at
 	// the next offset of the pattern (fio's num_range; 0 and 1: one).
 	NumRange int

@@ -43,7 +43,7 @@ var hostOnly = map[string]bool{
 	"cpumask": true, "exitall": true, "gtod_reduce": true, "clocksource": true, "iodepth_batch": true,
 	"iodepth_batch_submit": true, "iodepth_batch_complete": true, "iodepth_batch_complete_min": true,
 	"iodepth_batch_complete_max": true, "iodepth_low": true, "lockmem": true, "nice": true, "prio": true, "prioclass": true,
-	"unified_rw_reporting": true, "percentile_list": true, "disable_lat": true, "disable_clat": true,
+	"unified_rw_reporting": true, "disable_lat": true, "disable_clat": true,
 	"disable_slat": true, "disable_bw_measurement": true, "allow_mounted_write": true, "create_on_open": true,
 	"overwrite": true, "fallocate": true, "description": true, "refill_buffers": true, "zero_buffers": true, "scramble_buffers": true, "continue_on_error": true,
 	"write_iops_log": true, "write_bw_log": true, "write_lat_log": true, "log_avg_msec": true, "log_offset": true,
@@ -69,8 +69,7 @@ var hostOnly = map[string]bool{
 	"verify_dump": true, "verify_fatal": true, "verify_async": true, "verify_state_save": true,
 	"verify_state_load": true, "verify_offset": true, "verify_only": true, "verify_header_seed": true,
 	"new_group": true, "create_serialize": true, "exit_what": true, "error_dump": true, "std_redirect": true, "nr_files": true, "numa_mem_policy": true, "flow": true, "flow_id": true,
-	"flow_sleep": true, "flow_watermark": true, "ignore_error": true, "clat_percentiles": true,
-	"lat_percentiles": true, "slat_percentiles": true, "verify_pattern": true, "exitall_on_error": true,
+	"flow_sleep": true, "flow_watermark": true, "ignore_error": true, "slat_percentiles": true, "verify_pattern": true, "exitall_on_error": true,
 	// Atomic (torn-write-protected) writes: every write is whole in the
 	// simulated drive until power loss is modelled.
 	"atomic": true,

@@ -379,6 +379,30 @@ var options = map[string]option{
 	"spr_cs": {"sprandom: the drive's write cache in bytes; rewrites are deferred a region (default 0)", func(j *Job, v string) error {
 		return setSize(&j.sprOptions().CacheBytes, v)
 	}},
+	"percentile_list": {"the latency percentiles reported, colon-separated (99:99.9:99.99; at most 20)", func(j *Job, v string) error {
+		var ps []float64
+		for _, f := range strings.Split(v, ":") {
+			p, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || !(p > 0 && p <= 100) {
+				return fmt.Errorf("%q: each percentile must be a number in (0, 100]", f)
+			}
+			ps = append(ps, p)
+		}
+		if len(ps) > 20 {
+			return fmt.Errorf("%d percentiles: at most 20", len(ps))
+		}
+		j.PercentileList = ps
+		return nil
+	}},
+	"clat_percentiles": {"0: no completion-latency percentiles (default 1)", func(j *Job, v string) error {
+		var on bool
+		err := setBool(&on, v)
+		j.NoClatPercentiles = !on
+		return err
+	}},
+	"lat_percentiles": {"1: percentiles of total latency instead of completion latency", func(j *Job, v string) error {
+		return setBool(&j.LatPercentiles, v)
+	}},
 	"num_range": {"ranges per TRIM command (1..256), each a block at the next offset", func(j *Job, v string) error { return setInt(&j.NumRange, v, 1, 256) }},
 	"writefua":  {"writes with Force Unit Access: each completes once its data is on flash", func(j *Job, v string) error { return setBool(&j.WriteFUA, v) }},
 	"readfua":   {"reads with Force Unit Access: buffered data they cover is committed to flash first", func(j *Job, v string) error { return setBool(&j.ReadFUA, v) }},
