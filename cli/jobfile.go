@@ -32,6 +32,13 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 		fmt.Fprintf(stderr, "ftlsim: %s: not applied (no meaning for a simulated drive, or not modelled yet): %s\n",
 			jf.Name, strings.Join(jf.Ignored, ", "))
 	}
+	return runJobFile(o, jf, stdout, stderr, set)
+}
+
+// runJobFile runs the jobs of jf: its groups in order, the jobs of a group
+// at the same time, after a secure erase and the precondition; a
+// reporting group with group_reporting is reported as one job.
+func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set settings) error {
 	for _, j := range jf.Jobs {
 		o.trackData = o.trackData || j.Job.Verify
 	}
@@ -64,11 +71,9 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 	if err != nil {
 		return err
 	}
-	var fioJobs []sim.FioJob
 	var results []*sim.Result
-	var texts []func()
 	n := 0
-	for g, group := range jf.Groups() {
+	for _, group := range jf.Groups() {
 		streams := make([]sim.Stream, len(group))
 		logs := make([]*logSet, len(group))
 		for i, j := range group {
@@ -103,14 +108,43 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 					return err
 				}
 			}
-			fj := o.fio(r, group[i].Options)
-			fj.GroupID = g
+		}
+	}
+	// Reports: a job each, or a reporting group's jobs merged into one.
+	var fioJobs []sim.FioJob
+	var texts []func()
+	for i := 0; i < len(jf.Jobs); {
+		k := i + 1
+		for k < len(jf.Jobs) && jf.Jobs[k].Report == jf.Jobs[i].Report {
+			k++
+		}
+		merge := false
+		for _, j := range jf.Jobs[i:k] {
+			merge = merge || j.GroupReporting
+		}
+		parts := []int{i}
+		if !merge {
+			parts = parts[:0]
+			for x := i; x < k; x++ {
+				parts = append(parts, x)
+			}
+		}
+		for _, x := range parts {
+			r := results[x]
+			if merge {
+				r = sim.Merge(results[i:k])
+				if sec := jf.Jobs[i].Section; sec != "" {
+					r.Name = sec // fio names a group by its first job
+				}
+			}
+			fj := o.fio(r, jf.Jobs[x].Options)
+			fj.GroupID = jf.Jobs[x].Report
 			fioJobs = append(fioJobs, fj)
 			jo := *o
-			jo.job = group[i].Job
-			r := r
+			jo.job = jf.Jobs[x].Job
 			texts = append(texts, func() { writeJobText(out, &jo, r) })
 		}
+		i = k
 	}
 	if o.format == "terse" {
 		if err := sim.WriteFioTerse(out, o.drive, fioJobs...); err != nil {

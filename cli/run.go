@@ -112,7 +112,7 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 	case args[0] == "--version" || args[0] == "version":
 		fmt.Fprintln(stdout, Version())
 	case args[0] == "replay":
-		err = runJob(args[1:], stdout, stderr, true, reg)
+		err = runJob(args[1:], stdout, stderr, true, set)
 	case args[0] == "run":
 		err = runFile(args[1:], stdout, stderr, set)
 	case args[0] == "scenario":
@@ -120,7 +120,7 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 	case args[0] == "review":
 		err = review(args[1:], stdout, stderr, reg)
 	default:
-		err = runJob(args, stdout, stderr, false, reg)
+		err = runJob(args, stdout, stderr, false, set)
 	}
 	if err == nil {
 		return exitOK
@@ -192,6 +192,9 @@ type options struct {
 	// command line, set before the file's own (as fio reads them).
 	sections     []string
 	fileDefaults [][2]string
+	// numjobs and group_reporting on the command line of a single job
+	numjobs        int
+	groupReporting bool
 	traceFormat  trace.Format
 	speedup      float64
 	devices      string
@@ -261,6 +264,18 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 	switch m {
 	case modeJob:
 		jobOptions = workload.Options()
+		fs.Func("numjobs", "run this many clones of the job at once (1..64)", func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 64 {
+				return keep(usage("--numjobs=%s: must be an integer in 1..64", v))
+			}
+			o.numjobs = n
+			return nil
+		})
+		fs.BoolFunc("group_reporting", "report the clones as one job", func(v string) error {
+			o.groupReporting = v != "false" && v != "0"
+			return nil
+		})
 	case modeReplay:
 		jobOptions = []string{"iodepth", "name"}
 	case modeJobFile:
@@ -268,7 +283,7 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 		// are set before the file's own, as fio's are, and host-side
 		// ones (--ioengine, --filename, engine options) are taken and
 		// reported as not applied.
-		for _, name := range workload.Options() {
+		for _, name := range append(workload.Options(), "numjobs", "group_reporting", "new_group") {
 			name := name
 			add := func(v string) error {
 				o.fileDefaults = append(o.fileDefaults, [2]string{name, v})
@@ -520,14 +535,23 @@ func buildDrive(o *options) (*controller.Controller, error) {
 	return controller.New(cfg)
 }
 
-func runJob(args []string, stdout, stderr io.Writer, replay bool, reg *ftl.Registry) error {
+func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) error {
 	m := modeJob
 	if replay {
 		m = modeReplay
 	}
-	o, err := parseArgs(args, m, reg)
+	o, err := parseArgs(args, m, set.policies)
 	if err != nil {
 		return err
+	}
+	if o.numjobs > 1 || o.groupReporting {
+		// fio's numjobs: clones of the job at once, each its own job.
+		jf := &workload.JobFile{Name: "command line"}
+		for k := range max(o.numjobs, 1) {
+			jf.Jobs = append(jf.Jobs, workload.FileJob{Job: o.job.Cloned(k, o.numjobs), GroupReporting: o.groupReporting,
+				Options: o.given, Section: o.job.Name})
+		}
+		return runJobFile(o, jf, stdout, stderr, set)
 	}
 	o.trackData = o.job.Verify
 	c, err := buildDrive(o)

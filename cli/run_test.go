@@ -683,3 +683,51 @@ func TestTerseOutput(t *testing.T) {
 	require.Equal(t, doc.DiskUtil[0].Name, f[121])
 	require.Equal(t, strconv.FormatInt(doc.DiskUtil[0].WriteIOs, 10), f[123])
 }
+
+// TestGroupReporting: numjobs clones on the command line run at once, a
+// report each; with group_reporting one report sums them: I/Os add, the
+// runtime is the clones' and the latency distribution is theirs together.
+// In a job file, new_group starts a reporting group without waiting.
+func TestGroupReporting(t *testing.T) {
+	args := append([]string{"--rw=randwrite", "--iodepth=4", "--runtime=1", "--time_based", "--numjobs=3", "--output-format=json"}, quick...)
+	type doc struct {
+		Jobs []struct {
+			Name    string `json:"jobname"`
+			GroupID int    `json:"groupid"`
+			Write   struct {
+				TotalIOs int64   `json:"total_ios"`
+				Runtime  int64   `json:"runtime"`
+				IOPS     float64 `json:"iops"`
+			} `json:"write"`
+		} `json:"jobs"`
+	}
+	run := func(args ...string) doc {
+		t.Helper()
+		code, out, errOut := runCmd(t, args...)
+		require.Equal(t, exitOK, code, errOut)
+		var d doc
+		require.NoError(t, json.Unmarshal([]byte(out), &d))
+		return d
+	}
+	each := run(args...)
+	require.Len(t, each.Jobs, 3)
+	merged := run(append(args, "--group_reporting")...)
+	require.Len(t, merged.Jobs, 1)
+	var ios int64
+	var iops float64
+	for _, j := range each.Jobs {
+		ios += j.Write.TotalIOs
+		iops += j.Write.IOPS
+		require.Equal(t, j.Write.Runtime, merged.Jobs[0].Write.Runtime)
+	}
+	require.Equal(t, ios, merged.Jobs[0].Write.TotalIOs)
+	require.InDelta(t, iops, merged.Jobs[0].Write.IOPS, iops/1000)
+
+	dir := t.TempDir()
+	f := filepath.Join(dir, "g.fio")
+	require.NoError(t, os.WriteFile(f, []byte("[global]\nrw=randread\nruntime=1\ntime_based\ngroup_reporting\n[a]\nnumjobs=2\n[b]\nnew_group\n[c]\n"), 0o644))
+	d := run(append([]string{"run", f, "--output-format=json"}, quick...)...)
+	require.Len(t, d.Jobs, 2, "a (two clones) reported as one; b and c as another")
+	require.Equal(t, []int{0, 1}, []int{d.Jobs[0].GroupID, d.Jobs[1].GroupID})
+	require.Equal(t, "a", d.Jobs[0].Name)
+}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -109,4 +110,142 @@ func CombineRepeated(ms []Measurement) []Measurement {
 		}
 	}
 	return out
+}
+
+// Merge reports jobs that ran at the same time as one, as fio's
+// group_reporting does: I/Os and bytes add; the runtime is the longest,
+// and rates are the total over it; latencies merge — mean and deviation
+// over all I/Os, the extremes kept, the distributions added bin by bin
+// and the percentiles read from the sum; the series add interval by
+// interval. Device figures are the last result's: every job of a group
+// carries the figures of the whole group.
+func Merge(rs []*Result) *Result {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := *rs[len(rs)-1]
+	out.Name = rs[0].Name
+	out.StartNs, out.EndNs, out.RuntimeNs, out.BusyNs, out.Issued = rs[0].StartNs, 0, 0, 0, 0
+	out.Intervals = nil
+	out.LatencyBuckets = make([]int64, len(rs[0].LatencyBuckets))
+	out.DepthCounts = make([]int64, len(rs[0].DepthCounts))
+	out.Verify = VerifyStats{FirstMismatch: -1}
+	var svc float64
+	var ios int64
+	for _, r := range rs {
+		out.StartNs, out.EndNs = min(out.StartNs, r.StartNs), max(out.EndNs, r.EndNs)
+		out.RuntimeNs, out.BusyNs = max(out.RuntimeNs, r.RuntimeNs), max(out.BusyNs, r.BusyNs)
+		out.Issued += r.Issued
+		n := r.Read.IOs + r.Write.IOs + r.Trim.IOs
+		svc += r.AvgServiceNs * float64(n)
+		ios += n
+		for i := range min(len(out.LatencyBuckets), len(r.LatencyBuckets)) {
+			out.LatencyBuckets[i] += r.LatencyBuckets[i]
+		}
+		for i := range min(len(out.DepthCounts), len(r.DepthCounts)) {
+			out.DepthCounts[i] += r.DepthCounts[i]
+		}
+		for i, iv := range r.Intervals {
+			if i == len(out.Intervals) {
+				out.Intervals = append(out.Intervals, iv)
+				continue
+			}
+			a := &out.Intervals[i]
+			if a.ReadIOs+a.WriteIOs+a.TrimIOs+iv.ReadIOs+iv.WriteIOs+iv.TrimIOs > 0 {
+				a.MeanLatencyNs = (a.MeanLatencyNs*float64(a.ReadIOs+a.WriteIOs+a.TrimIOs) + iv.MeanLatencyNs*float64(iv.ReadIOs+iv.WriteIOs+iv.TrimIOs)) /
+					float64(a.ReadIOs+a.WriteIOs+a.TrimIOs+iv.ReadIOs+iv.WriteIOs+iv.TrimIOs)
+			}
+			a.ReadIOs += iv.ReadIOs
+			a.WriteIOs += iv.WriteIOs
+			a.TrimIOs += iv.TrimIOs
+			a.ReadBytes += iv.ReadBytes
+			a.WriteBytes += iv.WriteBytes
+			a.Bytes += iv.Bytes
+			a.IOPS += iv.IOPS
+			a.MBps += iv.MBps
+		}
+		v := r.Verify
+		if v.Mismatches > 0 && out.Verify.Mismatches == 0 {
+			out.Verify.FirstMismatch = v.FirstMismatch
+		}
+		out.Verify.Reads += v.Reads
+		out.Verify.Bytes += v.Bytes
+		out.Verify.Mismatches += v.Mismatches
+	}
+	if ios > 0 {
+		out.AvgServiceNs = svc / float64(ios)
+	}
+	for _, d := range []func(r *Result) *DirStats{
+		func(r *Result) *DirStats { return &r.Read }, func(r *Result) *DirStats { return &r.Write },
+		func(r *Result) *DirStats { return &r.Trim }, func(r *Result) *DirStats { return &r.Sync },
+	} {
+		*d(&out) = mergeDir(rs, d, out.RuntimeNs)
+	}
+	return &out
+}
+
+// mergeDir merges direction d of results rs that ran at the same time,
+// over runtime ns.
+func mergeDir(rs []*Result, d func(*Result) *DirStats, runtime int64) DirStats {
+	var s DirStats
+	var sum, sumsq float64
+	counts := map[int64]int64{}
+	var pcts []float64
+	for _, r := range rs {
+		x := d(r)
+		if x.IOs > 0 && (s.IOs == 0 || x.Latency.Min < s.Latency.Min) {
+			s.Latency.Min = x.Latency.Min
+		}
+		s.Latency.Max = max(s.Latency.Max, x.Latency.Max)
+		s.IOs += x.IOs
+		s.Bytes += x.Bytes
+		n := float64(x.IOs)
+		sum += x.Latency.Mean * n
+		sumsq += (x.Latency.Stdev*x.Latency.Stdev + x.Latency.Mean*x.Latency.Mean) * n
+		for _, b := range x.Latency.Bins {
+			counts[b.Ns] += b.Count
+		}
+		if pcts == nil {
+			for p := range x.Latency.Percentiles {
+				pcts = append(pcts, p)
+			}
+		}
+	}
+	s.Latency.N = s.IOs
+	if s.IOs > 0 {
+		n := float64(s.IOs)
+		s.Latency.Mean = sum / n
+		s.Latency.Stdev = math.Sqrt(max(0, sumsq/n-s.Latency.Mean*s.Latency.Mean))
+	}
+	if runtime > 0 {
+		s.IOPS = float64(s.IOs) / (float64(runtime) / 1e9)
+		s.BWBytes = float64(s.Bytes) / (float64(runtime) / 1e9)
+	}
+	for ns, c := range counts {
+		s.Latency.Bins = append(s.Latency.Bins, LatencyBin{Ns: ns, Count: c})
+	}
+	slices.SortFunc(s.Latency.Bins, func(x, y LatencyBin) int { return cmp.Compare(x.Ns, y.Ns) })
+	s.Latency.Percentiles = make(map[float64]int64, len(pcts))
+	for _, p := range pcts {
+		s.Latency.Percentiles[p] = binPercentile(s.Latency.Bins, s.IOs, p)
+	}
+	return s
+}
+
+// binPercentile returns the latency of percentile p of a distribution of
+// n I/Os given by its bins: the first bin whose running count reaches
+// p % of n (0 for none).
+func binPercentile(bins []LatencyBin, n int64, p float64) int64 {
+	if n == 0 {
+		return 0
+	}
+	need := int64(math.Ceil(p / 100 * float64(n)))
+	var c int64
+	for _, b := range bins {
+		c += b.Count
+		if c >= need {
+			return b.Ns
+		}
+	}
+	return bins[len(bins)-1].Ns
 }

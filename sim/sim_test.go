@@ -669,3 +669,29 @@ func TestPercentileOptions(t *testing.T) {
 	require.Nil(t, d.LatNs.Percentile)
 	require.Error(t, workload.NewJob("x").Set("percentile_list", "50:101"))
 }
+
+// TestMergeConcurrentJobs: Merge (fio's group_reporting) adds I/Os over
+// the longest runtime, and reads the merged percentiles from the summed
+// distribution: between the parts' own.
+func TestMergeConcurrentJobs(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	var streams []sim.Stream
+	for _, bs := range []string{"4k", "64k"} {
+		j := job(t, "rw", "randwrite", "bs", bs, "iodepth", "4", "size", "256m", "runtime", "1", "time_based", "1")
+		require.NoError(t, j.Resolve(e.Controller().CapacityBytes()))
+		streams = append(streams, sim.Stream{Source: workload.NewGenerator(j), Options: sim.JobOptions(j)})
+	}
+	rs, err := e.RunGroup(streams)
+	require.NoError(t, err)
+	m := sim.Merge(rs)
+	require.Equal(t, rs[0].Write.IOs+rs[1].Write.IOs, m.Write.IOs)
+	require.Equal(t, max(rs[0].RuntimeNs, rs[1].RuntimeNs), m.RuntimeNs)
+	require.InDelta(t, rs[0].Write.IOPS+rs[1].Write.IOPS, m.Write.IOPS, m.Write.IOPS/100)
+	for _, p := range sim.DefaultPercentiles {
+		lo := min(rs[0].Write.Latency.Percentiles[p], rs[1].Write.Latency.Percentiles[p])
+		hi := max(rs[0].Write.Latency.Percentiles[p], rs[1].Write.Latency.Percentiles[p])
+		got := m.Write.Latency.Percentiles[p]
+		require.True(t, float64(got) >= 0.97*float64(lo) && float64(got) <= 1.03*float64(hi), "p%g: %d not within [%d, %d]", p, got, lo, hi)
+	}
+	require.Equal(t, rs[1].Device, m.Device, "the group's device figures")
+}

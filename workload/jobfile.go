@@ -30,6 +30,11 @@ type JobFile struct {
 type FileJob struct {
 	Job     *Job
 	Group   int               // 0-based group number
+	// Report is the job's reporting group (fio's groupid): stonewall and
+	// new_group start the next. With GroupReporting, the jobs of a
+	// reporting group are reported as one (fio's group_reporting).
+	Report         int
+	GroupReporting bool
 	Options map[string]string // the options that applied, global ones included
 	Line    int               // line of the job's section header
 	Section string            // the section's name (clones of numjobs share it)
@@ -39,7 +44,7 @@ type FileJob struct {
 // a simulation has nothing to apply them to.
 var hostOnly = map[string]bool{
 	"ioengine": true, "direct": true, "buffered": true, "filename": true, "filename_format": true,
-	"directory": true, "thread": true, "group_reporting": true, "invalidate": true, "cpus_allowed": true,
+	"directory": true, "thread": true, "invalidate": true, "cpus_allowed": true,
 	"cpumask": true, "exitall": true, "gtod_reduce": true, "clocksource": true, "iodepth_batch": true,
 	"iodepth_batch_submit": true, "iodepth_batch_complete": true, "iodepth_batch_complete_min": true,
 	"iodepth_batch_complete_max": true, "iodepth_low": true, "lockmem": true, "nice": true, "prio": true, "prioclass": true,
@@ -68,7 +73,7 @@ var hostOnly = map[string]bool{
 	"openfiles": true, "unlink": true, "unlink_each_loop": true, "donorname": true, "inplace": true,
 	"verify_dump": true, "verify_fatal": true, "verify_async": true, "verify_state_save": true,
 	"verify_state_load": true, "verify_offset": true, "verify_only": true, "verify_header_seed": true,
-	"new_group": true, "create_serialize": true, "exit_what": true, "error_dump": true, "std_redirect": true, "nr_files": true, "numa_mem_policy": true, "flow": true, "flow_id": true,
+	"create_serialize": true, "exit_what": true, "error_dump": true, "std_redirect": true, "nr_files": true, "numa_mem_policy": true, "flow": true, "flow_id": true,
 	"flow_sleep": true, "flow_watermark": true, "ignore_error": true, "slat_percentiles": true, "verify_pattern": true, "exitall_on_error": true,
 	// Atomic (torn-write-protected) writes: every write is whole in the
 	// simulated drive until power loss is modelled.
@@ -187,7 +192,7 @@ func ParseJobFileWith(name string, r io.Reader, po ParseOptions) (*JobFile, erro
 	for _, kv := range po.Defaults {
 		global = append(global, [3]string{strings.ToLower(kv[0]), kv[1], ""})
 	}
-	group := 0
+	group, report := 0, 0
 	ran := map[string]bool{}
 	for _, sec := range secs {
 		if strings.EqualFold(sec.name, "global") {
@@ -199,7 +204,7 @@ func ParseJobFileWith(name string, r io.Reader, po ParseOptions) (*JobFile, erro
 		}
 		ran[sec.name] = true
 		numjobs := 1
-		stonewall := false
+		stonewall, newGroup, grouped := false, false, false
 		waitFor, waitLine := "", ""
 		j := NewJob(sec.name)
 		given := map[string]string{}
@@ -211,6 +216,18 @@ func ParseJobFileWith(name string, r io.Reader, po ParseOptions) (*JobFile, erro
 			switch {
 			case key == "stonewall" || key == "wait_for_previous":
 				stonewall = val == "" || val == "1" || val == "true"
+				continue
+			case key == "new_group" || key == "group_reporting":
+				on := true
+				if err := setBool(&on, val); err != nil {
+					return nil, fmt.Errorf("%s: %w: %s=%s: %w", at, ErrOption, key, val, err)
+				}
+				if key == "new_group" {
+					newGroup = on
+				} else {
+					grouped = on
+				}
+				given[key] = val
 				continue
 			case key == "wait_for":
 				waitFor, waitLine = val, at
@@ -267,16 +284,12 @@ func ParseJobFileWith(name string, r io.Reader, po ParseOptions) (*JobFile, erro
 				return nil, fmt.Errorf("%s:%s: %w: wait_for=%s: no job of that name before [%s]", name, waitLine, ErrOption, waitFor, sec.name)
 			}
 		}
+		if (stonewall || newGroup) && len(jf.Jobs) > 0 {
+			report++
+		}
 		for k := 0; k < numjobs; k++ {
-			c := *j
-			c.set = j.set
-			c.BS = append([]BlockSize(nil), j.BS...)
-			c.RandSeed = j.RandSeed + uint64(k) // clones draw different offsets
-			if numjobs > 1 {
-				c.Name = fmt.Sprintf("%s.%d", j.Name, k)
-			}
-			c.Clone = k
-			jf.Jobs = append(jf.Jobs, FileJob{Job: &c, Group: group, Options: given, Line: sec.line, Section: sec.name})
+			jf.Jobs = append(jf.Jobs, FileJob{Job: j.Cloned(k, numjobs), Group: group, Report: report, GroupReporting: grouped,
+				Options: given, Line: sec.line, Section: sec.name})
 		}
 	}
 	for _, want := range po.Sections {
@@ -318,6 +331,19 @@ func expandEnv(s string, getenv func(string) string) string {
 	}
 	b.WriteString(s)
 	return b.String()
+}
+
+// Cloned returns clone k of n of job j, as numjobs makes them: its own
+// name (j's, with .k when n > 1), random seed and Clone number.
+func (j *Job) Cloned(k, n int) *Job {
+	c := *j
+	c.BS = append([]BlockSize(nil), j.BS...)
+	c.RandSeed = j.RandSeed + uint64(k) // clones draw different offsets
+	if n > 1 {
+		c.Name = fmt.Sprintf("%s.%d", j.Name, k)
+	}
+	c.Clone = k
+	return &c
 }
 
 // Groups returns the jobs split into their groups, in order.
