@@ -195,10 +195,10 @@ type options struct {
 	// numjobs and group_reporting on the command line of a single job
 	numjobs        int
 	groupReporting bool
-	traceFormat  trace.Format
-	speedup      float64
-	devices      string
-	beyond       string
+	traceFormat    trace.Format
+	speedup        float64
+	devices        string
+	beyond         string
 }
 
 // mode is the command whose line parseArgs parses; it decides which job

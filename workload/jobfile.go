@@ -28,16 +28,16 @@ type JobFile struct {
 
 // FileJob is one job of a job file.
 type FileJob struct {
-	Job     *Job
-	Group   int               // 0-based group number
+	Job   *Job
+	Group int // 0-based group number
 	// Report is the job's reporting group (fio's groupid): stonewall and
 	// new_group start the next. With GroupReporting, the jobs of a
 	// reporting group are reported as one (fio's group_reporting).
 	Report         int
 	GroupReporting bool
-	Options map[string]string // the options that applied, global ones included
-	Line    int               // line of the job's section header
-	Section string            // the section's name (clones of numjobs share it)
+	Options        map[string]string // the options that applied, global ones included
+	Line           int               // line of the job's section header
+	Section        string            // the section's name (clones of numjobs share it)
 }
 
 // hostOnly are fio options about the host's I/O path, not the device;
