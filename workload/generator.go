@@ -74,7 +74,7 @@ func NewGenerator(j *Job) *Generator {
 	if j.Strided {
 		g.blocks = max(1, j.ZoneRange/g.align) // random offsets within a zone
 	}
-	g.s = newSampler(j.Distribution, g.blocks, g.rng, !j.NoRandomMap)
+	g.s = newSampler(j.Distribution, g.blocks, g.rng, !j.NoRandomMap || j.LFSR)
 	for i := range g.pos {
 		g.pos[i] = j.Offset
 	}

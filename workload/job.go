@@ -211,6 +211,9 @@ type Job struct {
 	// latency (fio's lat_percentiles, clat_percentiles=0).
 	PercentileList                    []float64
 	LatPercentiles, NoClatPercentiles bool
+	// LFSR visits each block once a pass even with NoRandomMap (fio's
+	// random_generator=lfsr, a full-period generator).
+	LFSR bool
 	// NumRange is the ranges each TRIM command carries, each a block at
 	// the next offset of the pattern (fio's num_range; 0 and 1: one).
 	NumRange int

@@ -78,9 +78,7 @@ var hostOnly = map[string]bool{
 	// Atomic (torn-write-protected) writes: every write is whole in the
 	// simulated drive until power loss is modelled.
 	"atomic": true,
-	// The random generator's algorithm and reseeding: ftlsim draws from its
-	// own seeded generator, the same on every run.
-	"randrepeat": true, "random_generator": true,
+
 }
 
 // IsHostOnly reports whether fio option name is about the host's I/O

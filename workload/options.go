@@ -403,6 +403,27 @@ var options = map[string]option{
 	"lat_percentiles": {"1: percentiles of total latency instead of completion latency", func(j *Job, v string) error {
 		return setBool(&j.LatPercentiles, v)
 	}},
+	"random_generator": {"tausworthe, tausworthe64 or lfsr; lfsr visits each block once a pass even with norandommap, as fio's full-period LFSR does", func(j *Job, v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "tausworthe", "tausworthe64":
+			j.LFSR = false
+		case "lfsr":
+			j.LFSR = true
+		default:
+			return fmt.Errorf("%q: allowed tausworthe, tausworthe64, lfsr", v)
+		}
+		return nil
+	}},
+	"randrepeat": {"1: the same offsets every run (default; ftlsim always repeats: randseed picks other ones)", func(j *Job, v string) error {
+		var on bool
+		if err := setBool(&on, v); err != nil {
+			return err
+		}
+		if !on {
+			j.Notes = append(j.Notes, "randrepeat=0: fio would seed from the clock; ftlsim runs repeat exactly (set randseed for other offsets)")
+		}
+		return nil
+	}},
 	"num_range": {"ranges per TRIM command (1..256), each a block at the next offset", func(j *Job, v string) error { return setInt(&j.NumRange, v, 1, 256) }},
 	"writefua":  {"writes with Force Unit Access: each completes once its data is on flash", func(j *Job, v string) error { return setBool(&j.WriteFUA, v) }},
 	"readfua":   {"reads with Force Unit Access: buffered data they cover is committed to flash first", func(j *Job, v string) error { return setBool(&j.ReadFUA, v) }},

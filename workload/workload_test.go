@@ -750,3 +750,24 @@ func TestSPRandomLeavesTheSteadyStateValidity(t *testing.T) {
 	}
 	require.Error(t, NewJob("x").Set("spr_op", "1.5"))
 }
+
+// TestLFSRCoversEveryBlock: with norandommap, fio's default generator may
+// draw a block twice in a pass, but random_generator=lfsr (full period)
+// visits each block once.
+func TestLFSRCoversEveryBlock(t *testing.T) {
+	for _, c := range []struct {
+		gen  string
+		once bool
+	}{{"tausworthe", false}, {"lfsr", true}} {
+		j := job(t, map[string]string{"rw": "randwrite", "bs": "4k", "size": "4m", "norandommap": "1", "random_generator": c.gen})
+		g := NewGenerator(j)
+		seen := map[int64]bool{}
+		var it Item
+		for g.Next(&it) {
+			seen[it.Offset] = true
+		}
+		require.Equal(t, c.once, len(seen) == int(j.Size/4096), "%s: %d of %d blocks", c.gen, len(seen), j.Size/4096)
+	}
+	j := job(t, map[string]string{"randrepeat": "0"})
+	require.NotEmpty(t, j.Notes)
+}
