@@ -78,7 +78,6 @@ var hostOnly = map[string]bool{
 	// Atomic (torn-write-protected) writes: every write is whole in the
 	// simulated drive until power loss is modelled.
 	"atomic": true,
-
 }
 
 // IsHostOnly reports whether fio option name is about the host's I/O
