@@ -50,6 +50,9 @@ type Options struct {
 	// them out (clat_percentiles=0).
 	Percentiles                   []float64
 	LatPercentiles, NoPercentiles bool
+	// ExitAll stops the other streams of the group, once their I/Os in
+	// flight complete, when this one finishes (fio's exitall).
+	ExitAll bool
 	// Hooks observe the run as it goes.
 	Hooks Hooks
 }
@@ -437,6 +440,13 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		if s.m.ss != nil && s.m.ss.done && s.stopAt > e.now {
 			s.stopAt = e.now // steady: fio stops the job
 		}
+		if s.o.ExitAll && s.outstanding == 0 && !s.waiting && (e.now >= s.stopAt || (s.exhausted && s.laLen == 0 && !s.haveNext)) {
+			// fio's exitall: this job is done, and so are the others.
+			for _, x := range ss {
+				x.stopAt = min(x.stopAt, e.now)
+				x.waiting = false
+			}
+		}
 		if outstanding == 0 {
 			for _, x := range ss {
 				x.m.busyTo(e.now)
@@ -518,6 +528,7 @@ func JobOptions(j *workload.Job) Options {
 		Name: j.Name, QueueDepth: j.QueueDepth(), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, StartDelayNs: j.StartDelayNs,
 		ThinkNs: j.ThinkNs, ThinkBlocks: j.ThinkBlocks, SteadyState: j.SteadyState,
 		Percentiles: j.PercentileList, LatPercentiles: j.LatPercentiles, NoPercentiles: j.NoClatPercentiles && !j.LatPercentiles,
+		ExitAll: j.ExitAll,
 	}
 }
 

@@ -695,3 +695,25 @@ func TestMergeConcurrentJobs(t *testing.T) {
 	}
 	require.Equal(t, rs[1].Device, m.Device, "the group's device figures")
 }
+
+// TestExitAll: when a job with exitall finishes, the other jobs of its
+// group stop too (fio's exitall); without it they run their time.
+func TestExitAll(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	run := func(exitall string) []*sim.Result {
+		var streams []sim.Stream
+		for _, kv := range [][]string{{"rw", "randread", "number_ios", "1000", "exitall", exitall}, {"rw", "randwrite", "runtime", "5", "time_based", "1"}} {
+			j := job(t, kv...)
+			require.NoError(t, j.Resolve(e.Controller().CapacityBytes()))
+			streams = append(streams, sim.Stream{Source: workload.NewGenerator(j), Options: sim.JobOptions(j)})
+		}
+		rs, err := e.RunGroup(streams)
+		require.NoError(t, err)
+		return rs
+	}
+	rs := run("0")
+	require.InDelta(t, 5e9, float64(rs[1].EndNs-rs[1].StartNs), 0.1e9, "the timed job runs its 5 s")
+	rs = run("1")
+	require.Equal(t, int64(1000), rs[0].Read.IOs)
+	require.Less(t, rs[1].EndNs-rs[1].StartNs, int64(1e9), "stopped with the first")
+}

@@ -211,6 +211,9 @@ type Job struct {
 	// latency (fio's lat_percentiles, clat_percentiles=0).
 	PercentileList                    []float64
 	LatPercentiles, NoClatPercentiles bool
+	// ExitAll stops the other jobs of its group when this one finishes
+	// (fio's exitall).
+	ExitAll bool
 	// LFSR visits each block once a pass even with NoRandomMap (fio's
 	// random_generator=lfsr, a full-period generator).
 	LFSR bool

@@ -45,7 +45,7 @@ type FileJob struct {
 var hostOnly = map[string]bool{
 	"ioengine": true, "direct": true, "buffered": true, "filename": true, "filename_format": true,
 	"directory": true, "thread": true, "invalidate": true, "cpus_allowed": true,
-	"cpumask": true, "exitall": true, "gtod_reduce": true, "clocksource": true, "iodepth_batch": true,
+	"cpumask": true, "gtod_reduce": true, "clocksource": true, "iodepth_batch": true,
 	"iodepth_batch_submit": true, "iodepth_batch_complete": true, "iodepth_batch_complete_min": true,
 	"iodepth_batch_complete_max": true, "iodepth_low": true, "lockmem": true, "nice": true, "prio": true, "prioclass": true,
 	"unified_rw_reporting": true, "disable_lat": true, "disable_clat": true,

@@ -403,6 +403,7 @@ var options = map[string]option{
 	"lat_percentiles": {"1: percentiles of total latency instead of completion latency", func(j *Job, v string) error {
 		return setBool(&j.LatPercentiles, v)
 	}},
+	"exitall": {"when this job finishes, the others of its group stop", func(j *Job, v string) error { return setBool(&j.ExitAll, v) }},
 	"random_generator": {"tausworthe, tausworthe64 or lfsr; lfsr visits each block once a pass even with norandommap, as fio's full-period LFSR does", func(j *Job, v string) error {
 		switch strings.ToLower(strings.TrimSpace(v)) {
 		case "tausworthe", "tausworthe64":
@@ -497,7 +498,7 @@ func OptionHelp(name string) string { return options[name].help }
 // IsFlag reports whether option name is a switch that takes no value.
 func IsFlag(name string) bool {
 	return name == "time_based" || name == "norandommap" || name == "fill_device" || name == "dedupe_global" ||
-		name == "writefua" || name == "readfua"
+		name == "writefua" || name == "readfua" || name == "exitall"
 }
 
 var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "blocksize_range": "bsrange", "ba": "blockalign", "ss": "steadystate", "ss_dur": "steadystate_duration", "ss_ramp": "steadystate_ramp_time", "ss_interval": "steadystate_check_interval"}
