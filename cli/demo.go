@@ -313,10 +313,14 @@ Job options (fio's names and meanings):
   --io_size=SIZE --runtime=TIME --ramp_time=TIME --time_based --number_ios=N --loops=N --startdelay=TIME
   --thinktime=USEC --thinktime_blocks=N --fsync=N --fdatasync=N --sync=0|1 --end_fsync=1   (FLUSH commands)
   --ss=iops|bw|lat[_slope]:LIMIT[%] --ss_dur=TIME --ss_ramp=TIME --ss_interval=TIME   (stop once steady, as fio)
-  --rwmixread=N --rwmixwrite=N --random_distribution=random|zipf:T|pareto:H|normal:D|zoned:A/R:...
-  --randseed=N --norandommap --percentage_random=N --rate_iops=N --rate=BYTES --rate_process=linear|poisson
+  --rwmixread=N --rwmixwrite=N --random_distribution=random|zipf:T|pareto:H|normal:D|zoned:A/R:...|sequence:B,B,...
+  --randseed=N --norandommap --random_generator=lfsr --percentage_random=N --rate_iops=N --rate=BYTES --rate_process=linear|poisson
   --buffer_compress_percentage=N --buffer_compress_chunk=SIZE --dedupe_percentage=N --buffer_pattern=P
   --data=full-random|pseudo-random|os-install|media|zeros   (content; drives that do not compress ignore it)
+  --verify=crc32c|md5|... (read back and check every block written) --writefua=1 --readfua=1 --num_range=N
+  --zonemode=strided --zonesize=SIZE --zoneskip=SIZE --sprandom=1 --spr_op=F --exitall
+  --numjobs=N --group_reporting --percentile_list=P:P:... --lat_percentiles=1 --clat_percentiles=0
+  (every option: see workload.Options in the Go API; ftlsim --OPTION=bad names the allowed values)
 Drive options:
   --drive=PRESET|FILE  (default generic-mlc; see ftlsim drives)
   --capacity=SIZE      user-visible capacity, e.g. 240GB or 256GiB
