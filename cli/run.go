@@ -137,10 +137,18 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 // verify phase found data that was not the job's last write.
 var errVerify = errors.New("verify failed")
 
-// verifyError returns an error wrapping errVerify for each result whose
-// verification failed, or nil.
+// errRateMin is returned, after the results are written, when a job
+// missed its minimum rate (fio's rate_min) and stopped.
+var errRateMin = errors.New("minimum rate not met")
+
+// verifyError returns an error wrapping errRateMin or errVerify for the
+// first result that missed its minimum rate or failed verification, or
+// nil.
 func verifyError(rs ...*sim.Result) error {
 	for _, r := range rs {
+		if r.RateMinFailed != "" {
+			return fmt.Errorf("%w: job %s: %s", errRateMin, r.Name, r.RateMinFailed)
+		}
 		if v := r.Verify; v.Mismatches > 0 {
 			return fmt.Errorf("%w: job %s: %d units do not hold the job's last write (the first at offset %d)", errVerify, r.Name, v.Mismatches, v.FirstMismatch)
 		}

@@ -130,6 +130,7 @@ func Merge(rs []*Result) *Result {
 	out.LatencyBuckets = make([]int64, len(rs[0].LatencyBuckets))
 	out.DepthCounts = make([]int64, len(rs[0].DepthCounts))
 	out.Verify = VerifyStats{FirstMismatch: -1}
+	out.RateMinFailed = ""
 	var svc float64
 	var ios int64
 	for _, r := range rs {
@@ -163,6 +164,9 @@ func Merge(rs []*Result) *Result {
 			a.Bytes += iv.Bytes
 			a.IOPS += iv.IOPS
 			a.MBps += iv.MBps
+		}
+		if out.RateMinFailed == "" {
+			out.RateMinFailed = r.RateMinFailed
 		}
 		v := r.Verify
 		if v.Mismatches > 0 && out.Verify.Mismatches == 0 {

@@ -50,6 +50,12 @@ type Options struct {
 	// them out (clat_percentiles=0).
 	Percentiles                   []float64
 	LatPercentiles, NoPercentiles bool
+	// MinBytesPerSec and MinIOPS fail the stream, which then stops, when
+	// its completions over a window of RateCycleNs (default 1 s) fall
+	// below them (fio's rate_min, rate_iops_min, ratecycle);
+	// Result.RateMinFailed says so.
+	MinBytesPerSec, MinIOPS int64
+	RateCycleNs             int64
 	// ExitAll stops the other streams of the group, once their I/Os in
 	// flight complete, when this one finishes (fio's exitall).
 	ExitAll bool
@@ -220,6 +226,8 @@ type stream struct {
 	la     [4]workload.Item
 	laHead int
 	laLen  int
+	// rate_min: the current rate cycle's start and completions
+	rcStart, rcBytes, rcIOs int64
 }
 
 func (s *stream) fill(c *controller.Controller) {
@@ -232,6 +240,40 @@ func (s *stream) fill(c *controller.Controller) {
 		c.Prefetch(&it.Request, 1)
 		s.laLen++
 	}
+}
+
+// checkMinRate counts a completion of n bytes at now against the
+// stream's minimum rate: at the end of each rate cycle after the ramp, a
+// rate below it fails the stream, which stops issuing (fio's rate_min).
+func (s *stream) checkMinRate(now, n int64) {
+	cycle := s.o.RateCycleNs
+	if cycle <= 0 {
+		cycle = Second
+	}
+	if now < s.start+s.o.RampNs || s.m.rateMinFailed != "" {
+		return
+	}
+	if s.rcStart == 0 {
+		s.rcStart = max(s.start+s.o.RampNs, 1)
+	}
+	s.rcBytes += n
+	s.rcIOs++
+	spent := now - s.rcStart
+	if spent < cycle {
+		return
+	}
+	bps := s.rcBytes * Second / spent
+	iops := s.rcIOs * Second / spent
+	switch {
+	case s.o.MinBytesPerSec > 0 && bps < s.o.MinBytesPerSec:
+		s.m.rateMinFailed = fmt.Sprintf("rate_min=%dB/s not met, got %dB/s over %d ms to %.3f s", s.o.MinBytesPerSec, bps, spent/1e6, float64(now-s.start)/1e9)
+	case s.o.MinIOPS > 0 && iops < s.o.MinIOPS:
+		s.m.rateMinFailed = fmt.Sprintf("rate_iops_min=%d not met, got %d over %d ms to %.3f s", s.o.MinIOPS, iops, spent/1e6, float64(now-s.start)/1e9)
+	}
+	if s.m.rateMinFailed != "" {
+		s.stopAt = min(s.stopAt, now)
+	}
+	s.rcStart, s.rcBytes, s.rcIOs = now, 0, 0
 }
 
 // pull takes the next request into s.next.
@@ -440,6 +482,9 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		if s.m.ss != nil && s.m.ss.done && s.stopAt > e.now {
 			s.stopAt = e.now // steady: fio stops the job
 		}
+		if s.o.MinBytesPerSec > 0 || s.o.MinIOPS > 0 {
+			s.checkMinRate(e.now, ev.req.Length)
+		}
 		if s.o.ExitAll && s.outstanding == 0 && !s.waiting && (e.now >= s.stopAt || (s.exhausted && s.laLen == 0 && !s.haveNext)) {
 			// fio's exitall: this job is done, and so are the others.
 			for _, x := range ss {
@@ -528,7 +573,7 @@ func JobOptions(j *workload.Job) Options {
 		Name: j.Name, QueueDepth: j.QueueDepth(), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, StartDelayNs: j.StartDelayNs,
 		ThinkNs: j.ThinkNs, ThinkBlocks: j.ThinkBlocks, SteadyState: j.SteadyState,
 		Percentiles: j.PercentileList, LatPercentiles: j.LatPercentiles, NoPercentiles: j.NoClatPercentiles && !j.LatPercentiles,
-		ExitAll: j.ExitAll,
+		ExitAll: j.ExitAll, MinBytesPerSec: j.RateMinBytes, MinIOPS: int64(j.RateMinIOPS), RateCycleNs: j.RateCycleNs,
 	}
 }
 

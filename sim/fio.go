@@ -131,8 +131,12 @@ func DiskUtil(name string, jobs ...FioJob) FioDiskUtil {
 	return d
 }
 
-// eilseq is the errno fio reports for a job whose verification failed.
-const eilseq = 84
+// The errnos fio reports for a job whose verification failed, and for
+// one that missed its minimum rate.
+const (
+	eilseq = 84
+	eio    = 5
+)
 
 // FioJob is one job of a FioReport, with ftlsim's device and geometry
 // objects added.
@@ -493,6 +497,9 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		sectors: [2]int64{r.Read.Bytes / 512, r.Write.Bytes / 512},
 		ticks:   [2]float64{float64(r.Read.IOs) * r.Read.Latency.Mean / 1e6, float64(r.Write.IOs) * r.Write.Latency.Mean / 1e6},
 		busyNs:  r.BusyNs, spanNs: r.EndNs - r.StartNs,
+	}
+	if r.RateMinFailed != "" {
+		j.Error = eio // fio's error for a minimum rate not met
 	}
 	if r.Verify.Reads > 0 {
 		v := r.Verify

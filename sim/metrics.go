@@ -178,6 +178,9 @@ type Result struct {
 	// SteadyState is what steady-state detection found (nil without
 	// Options.SteadyState).
 	SteadyState *SteadyState
+	// RateMinFailed says how the run missed its minimum rate
+	// (Options.MinBytesPerSec, MinIOPS) and stopped; empty when it did not.
+	RateMinFailed string
 	// LatPercentiles and NoPercentiles say where fio's output puts the
 	// percentiles: under total latency, or nowhere (Options).
 	LatPercentiles, NoPercentiles bool
@@ -214,16 +217,17 @@ func GeometryOf(c *controller.Controller) Geometry {
 }
 
 type metrics struct {
-	verify  VerifyStats
-	c       *controller.Controller
-	o       Options
-	start   int64
-	rampEnd int64
-	dir     [3]*latency
-	issued  int64
-	busy    int64
-	busyAt  int64
-	c0      ftl.Counters
+	verify        VerifyStats
+	rateMinFailed string
+	c             *controller.Controller
+	o             Options
+	start         int64
+	rampEnd       int64
+	dir           [3]*latency
+	issued        int64
+	busy          int64
+	busyAt        int64
+	c0            ftl.Counters
 	// current interval
 	ivStart   int64
 	iv        Interval
@@ -440,7 +444,7 @@ func (m *metrics) finish(end int64) *Result {
 		Name: m.o.Name, StartNs: m.start, EndNs: end, RuntimeNs: measured,
 		Read: m.dir[0].stats(measured, pcts), Write: m.dir[1].stats(measured, pcts), Trim: m.dir[2].stats(measured, pcts),
 		Sync:           m.sync.stats(measured, pcts),
-		LatPercentiles: m.o.LatPercentiles, NoPercentiles: m.o.NoPercentiles,
+		LatPercentiles: m.o.LatPercentiles, NoPercentiles: m.o.NoPercentiles, RateMinFailed: m.rateMinFailed,
 		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued, SteadyState: m.ss.result(), Verify: m.verify,
 		// Copies: a slice of the metrics' arrays would keep the metrics,
 		// and through them the whole drive, alive as long as the result.

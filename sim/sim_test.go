@@ -717,3 +717,27 @@ func TestExitAll(t *testing.T) {
 	require.Equal(t, int64(1000), rs[0].Read.IOs)
 	require.Less(t, rs[1].EndNs-rs[1].StartNs, int64(1e9), "stopped with the first")
 }
+
+// TestRateMin: a job whose bandwidth over a rate cycle falls below
+// rate_min fails with fio's EIO and stops there; one the drive sustains
+// runs its time.
+func TestRateMin(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	e.SecureErase()
+	require.NoError(t, e.Precondition(workload.Precondition{Kind: workload.PreconditionFill}))
+	free, err := e.RunJob(job(t, "rw", "randread", "runtime", "2", "time_based", "1"), sim.Hooks{})
+	require.NoError(t, err)
+	half := strconv.FormatInt(int64(free.Read.BWBytes/2), 10) // a rate the drive sustains
+	r, err := e.RunJob(job(t, "rw", "randread", "runtime", "5", "time_based", "1", "rate_min", half), sim.Hooks{})
+	require.NoError(t, err)
+	require.Empty(t, r.RateMinFailed)
+	require.InDelta(t, 5e9, float64(r.RuntimeNs), 1e7)
+	slow, err := e.RunJob(job(t, "rw", "randread", "runtime", "5", "time_based", "1", "rate_min", "10g", "ratecycle", "500"), sim.Hooks{})
+	require.NoError(t, err)
+	require.Contains(t, slow.RateMinFailed, "rate_min=10737418240B/s not met")
+	require.Less(t, slow.RuntimeNs, int64(0.6e9), "stopped after the first cycle")
+	require.Equal(t, 5, slow.Fio(nil).Error)
+	iops, err := e.RunJob(job(t, "rw", "randread", "runtime", "2", "time_based", "1", "rate_iops_min", "1000000"), sim.Hooks{})
+	require.NoError(t, err)
+	require.Contains(t, iops.RateMinFailed, "rate_iops_min")
+}

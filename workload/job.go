@@ -211,6 +211,12 @@ type Job struct {
 	// latency (fio's lat_percentiles, clat_percentiles=0).
 	PercentileList                    []float64
 	LatPercentiles, NoClatPercentiles bool
+	// RateMinBytes and RateMinIOPS fail the job, which then stops, when
+	// its bandwidth or IOPS over a RateCycleNs window (default 1 s) fall
+	// below them (fio's rate_min, rate_iops_min, ratecycle).
+	RateMinBytes int64
+	RateMinIOPS  int
+	RateCycleNs  int64
 	// ExitAll stops the other jobs of its group when this one finishes
 	// (fio's exitall).
 	ExitAll bool

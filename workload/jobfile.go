@@ -68,8 +68,7 @@ var hostOnly = map[string]bool{
 	// Host scheduling, reporting and error handling.
 	"log_prio": true, "cpus_allowed_policy": true, "cmdprio_percentage": true, "cmdprio_class": true,
 	"cmdprio": true, "cmdprio_bssplit": true, "skip_bad": true, "block_error_percentiles": true, "verify_interval": true, "verify_backlog": true, "latency_target": true,
-	"latency_window": true, "latency_percentile": true, "latency_run": true, "ratemin": true,
-	"rate_min": true, "ratecycle": true, "grace_time": true, "numa_cpu_nodes": true,
+	"latency_window": true, "latency_percentile": true, "latency_run": true, "grace_time": true, "numa_cpu_nodes": true,
 	"openfiles": true, "unlink": true, "unlink_each_loop": true, "donorname": true, "inplace": true,
 	"verify_dump": true, "verify_fatal": true, "verify_async": true, "verify_state_save": true,
 	"verify_state_load": true, "verify_offset": true, "verify_only": true, "verify_header_seed": true,

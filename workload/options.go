@@ -254,6 +254,33 @@ var options = map[string]option{
 		j.RateBytes = b
 		return nil
 	}},
+	"rate_min": {"the job fails, and stops, when a ratecycle's bandwidth falls below this (bytes per second)", func(j *Job, v string) error {
+		v, err := oneForAll("rate_min", v)
+		if err != nil {
+			return err
+		}
+		b, err := units.ParseSize(v, false)
+		if err != nil || b <= 0 {
+			return fmt.Errorf("%q: want a positive rate in bytes per second", v)
+		}
+		j.RateMinBytes = b
+		return nil
+	}},
+	"rate_iops_min": {"the job fails, and stops, when a ratecycle's IOPS fall below this", func(j *Job, v string) error {
+		v, err := oneForAll("rate_iops_min", v)
+		if err != nil {
+			return err
+		}
+		return setInt(&j.RateMinIOPS, v, 1, 100_000_000)
+	}},
+	"ratecycle": {"the window rate_min and rate_iops_min are checked over, in ms (default 1000)", func(j *Job, v string) error {
+		var ms int
+		if err := setInt(&ms, v, 1, 3_600_000); err != nil {
+			return err
+		}
+		j.RateCycleNs = int64(ms) * 1e6
+		return nil
+	}},
 	"rate_process": {"linear (evenly spaced) or poisson (exponential gaps)", func(j *Job, v string) error {
 		switch strings.ToLower(v) {
 		case "linear":
@@ -501,7 +528,7 @@ func IsFlag(name string) bool {
 		name == "writefua" || name == "readfua" || name == "exitall"
 }
 
-var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "blocksize_range": "bsrange", "ba": "blockalign", "ss": "steadystate", "ss_dur": "steadystate_duration", "ss_ramp": "steadystate_ramp_time", "ss_interval": "steadystate_check_interval"}
+var aliases = map[string]string{"ratemin": "rate_min", "readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "blocksize_range": "bsrange", "ba": "blockalign", "ss": "steadystate", "ss_dur": "steadystate_duration", "ss_ramp": "steadystate_ramp_time", "ss_interval": "steadystate_check_interval"}
 
 // Set sets one option by its fio name; an unknown name is an error.
 func (j *Job) Set(name, value string) error {
