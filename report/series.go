@@ -38,12 +38,7 @@ func join(a, b sim.Interval) sim.Interval {
 	iosA, iosB := a.IOPS*ta, b.IOPS*tb
 	out := a
 	out.EndNs = b.EndNs
-	out.ReadIOs += b.ReadIOs
-	out.WriteIOs += b.WriteIOs
-	out.TrimIOs += b.TrimIOs
-	out.ReadBytes += b.ReadBytes
-	out.WriteBytes += b.WriteBytes
-	out.Bytes += b.Bytes
+	out.AddCounts(b)
 	out.IOPS = (iosA + iosB) / t
 	out.MBps = float64(out.Bytes) / t / 1e6
 	if iosA+iosB > 0 {

@@ -152,16 +152,11 @@ func Merge(rs []*Result) *Result {
 				continue
 			}
 			a := &out.Intervals[i]
-			if a.ReadIOs+a.WriteIOs+a.TrimIOs+iv.ReadIOs+iv.WriteIOs+iv.TrimIOs > 0 {
-				a.MeanLatencyNs = (a.MeanLatencyNs*float64(a.ReadIOs+a.WriteIOs+a.TrimIOs) + iv.MeanLatencyNs*float64(iv.ReadIOs+iv.WriteIOs+iv.TrimIOs)) /
-					float64(a.ReadIOs+a.WriteIOs+a.TrimIOs+iv.ReadIOs+iv.WriteIOs+iv.TrimIOs)
+			na, nb := float64(a.ReadIOs+a.WriteIOs+a.TrimIOs), float64(iv.ReadIOs+iv.WriteIOs+iv.TrimIOs)
+			if na+nb > 0 {
+				a.MeanLatencyNs = (a.MeanLatencyNs*na + iv.MeanLatencyNs*nb) / (na + nb)
 			}
-			a.ReadIOs += iv.ReadIOs
-			a.WriteIOs += iv.WriteIOs
-			a.TrimIOs += iv.TrimIOs
-			a.ReadBytes += iv.ReadBytes
-			a.WriteBytes += iv.WriteBytes
-			a.Bytes += iv.Bytes
+			a.AddCounts(iv)
 			a.IOPS += iv.IOPS
 			a.MBps += iv.MBps
 		}

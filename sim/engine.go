@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/workload"
@@ -242,40 +240,6 @@ func (s *stream) fill(c *controller.Controller) {
 	}
 }
 
-// checkMinRate counts a completion of n bytes at now against the
-// stream's minimum rate: at the end of each rate cycle after the ramp, a
-// rate below it fails the stream, which stops issuing (fio's rate_min).
-func (s *stream) checkMinRate(now, n int64) {
-	cycle := s.o.RateCycleNs
-	if cycle <= 0 {
-		cycle = Second
-	}
-	if now < s.start+s.o.RampNs || s.m.rateMinFailed != "" {
-		return
-	}
-	if s.rcStart == 0 {
-		s.rcStart = max(s.start+s.o.RampNs, 1)
-	}
-	s.rcBytes += n
-	s.rcIOs++
-	spent := now - s.rcStart
-	if spent < cycle {
-		return
-	}
-	bps := s.rcBytes * Second / spent
-	iops := s.rcIOs * Second / spent
-	switch {
-	case s.o.MinBytesPerSec > 0 && bps < s.o.MinBytesPerSec:
-		s.m.rateMinFailed = fmt.Sprintf("rate_min=%dB/s not met, got %dB/s over %d ms to %.3f s", s.o.MinBytesPerSec, bps, spent/1e6, float64(now-s.start)/1e9)
-	case s.o.MinIOPS > 0 && iops < s.o.MinIOPS:
-		s.m.rateMinFailed = fmt.Sprintf("rate_iops_min=%d not met, got %d over %d ms to %.3f s", s.o.MinIOPS, iops, spent/1e6, float64(now-s.start)/1e9)
-	}
-	if s.m.rateMinFailed != "" {
-		s.stopAt = min(s.stopAt, now)
-	}
-	s.rcStart, s.rcBytes, s.rcIOs = now, 0, 0
-}
-
 // pull takes the next request into s.next.
 func (s *stream) pull(c *controller.Controller) bool {
 	s.fill(c)
@@ -292,32 +256,6 @@ func (s *stream) pull(c *controller.Controller) bool {
 		s.next.At = s.start + int64(float64(s.next.At)/s.o.TimeScale)
 	}
 	return true
-}
-
-// verify checks a verify read of stream s: each unit it covers must hold
-// the token of the source's last write there. The drive reads at
-// submission, so the check sees what the read returns.
-func (e *Engine) verify(s *stream, it *workload.Item) error {
-	vs := &s.m.verify
-	if vs.Reads == 0 {
-		vs.FirstMismatch = -1
-	}
-	vs.Reads++
-	vs.Bytes += it.Length
-	unit := e.ctrl.UnitBytes()
-	for u := it.Offset / unit; u <= (it.Offset+it.Length-1)/unit; u++ {
-		got, mapped, err := e.ctrl.DataToken(u * unit)
-		if err != nil {
-			return err
-		}
-		if (it.Expect != 0 && got != it.Expect) || !mapped {
-			if vs.Mismatches == 0 {
-				vs.FirstMismatch = u * unit
-			}
-			vs.Mismatches++
-		}
-	}
-	return nil
 }
 
 // RunGroup runs several workloads at once on the drive, as fio runs the
@@ -528,29 +466,6 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		out[i] = s.m.finish(e.now)
 	}
 	return out, nil
-}
-
-// latency accumulates one direction's statistics.
-type latency struct {
-	ios, bytes int64
-	min, max   int64
-	sum, sumsq float64
-	h          *hdrhistogram.Histogram
-}
-
-func newLatency() *latency {
-	return &latency{h: hdrhistogram.New(1, 3600*Second, 3), min: math.MaxInt64}
-}
-
-func (l *latency) add(ns, bytes int64) {
-	l.ios++
-	l.bytes += bytes
-	l.min = min(l.min, ns)
-	l.max = max(l.max, ns)
-	f := float64(ns)
-	l.sum += f
-	l.sumsq += f * f
-	_ = l.h.RecordValue(max(1, min(ns, 3600*Second)))
 }
 
 // RunJob resolves a fio-style job against the drive and runs it: closed

@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/ftl"
@@ -61,6 +63,16 @@ type Interval struct {
 	Erases             int64   // blocks erased during the interval
 	BusyNs             int64   // time with a command outstanding
 	PowerW             float64 // average power over the interval
+}
+
+// AddCounts adds o's I/O and byte counts to iv.
+func (iv *Interval) AddCounts(o Interval) {
+	iv.ReadIOs += o.ReadIOs
+	iv.WriteIOs += o.WriteIOs
+	iv.TrimIOs += o.TrimIOs
+	iv.ReadBytes += o.ReadBytes
+	iv.WriteBytes += o.WriteBytes
+	iv.Bytes += o.Bytes
 }
 
 // PowerStats are a run's power figures, as the reviews read them from
@@ -486,4 +498,27 @@ func (m *metrics) finish(end int64) *Result {
 		r.Power.JoulesPerGBWritten = r.Power.EnergyJ / (float64(r.Device.HostWriteBytes) / 1e9)
 	}
 	return r
+}
+
+// latency accumulates one direction's statistics.
+type latency struct {
+	ios, bytes int64
+	min, max   int64
+	sum, sumsq float64
+	h          *hdrhistogram.Histogram
+}
+
+func newLatency() *latency {
+	return &latency{h: hdrhistogram.New(1, 3600*Second, 3), min: math.MaxInt64}
+}
+
+func (l *latency) add(ns, bytes int64) {
+	l.ios++
+	l.bytes += bytes
+	l.min = min(l.min, ns)
+	l.max = max(l.max, ns)
+	f := float64(ns)
+	l.sum += f
+	l.sumsq += f * f
+	_ = l.h.RecordValue(max(1, min(ns, 3600*Second)))
 }
