@@ -117,6 +117,11 @@ type Firmware struct {
 	// behind until blocking collection at gc_low_water stalls the host
 	// (see ftl.Config).
 	GCPacePercent int `yaml:"gc_pace_percent,omitempty"`
+	// GCSafeErase erases a cleaned victim only once the data moved out
+	// of it is programmed, so that a power cut cannot lose data at rest
+	// (see ftl.Config.SafeErase); off, a victim is erased as soon as its
+	// last unit has moved, which a power cut can turn into lost data.
+	GCSafeErase bool `yaml:"gc_safe_erase,omitempty"`
 	// BackgroundGC enables collection while the host is idle, after
 	// IdleNs without a command.
 	BackgroundGC bool  `yaml:"background_gc"`
@@ -351,6 +356,7 @@ func (c *Config) FTLConfig() (ftl.Config, error) {
 		GCPaceWater:    c.Firmware.GCPaceWater,
 		GCPacePercent:  c.Firmware.GCPacePercent,
 		GCRestoreTo:    c.Firmware.GCRestoreTo,
+		SafeErase:      c.Firmware.GCSafeErase,
 		Victim:         p,
 		StaticWLSpread: c.Firmware.StaticWLSpread,
 		Seed:           c.Seed,

@@ -39,6 +39,14 @@ type Config struct {
 	// reaches GCLowWater, where blocking collection takes over. Allowed
 	// 1..10000.
 	GCPacePercent int
+	// SafeErase erases a cleaned victim only once the units moved out of
+	// it are programmed: until then they wait in the die's GC page, in
+	// controller memory, and a power cut would lose the only copy of data
+	// at rest. Off, the victim is erased as soon as its last unit has
+	// moved (faster to free space, unsafe on power loss). Collection's
+	// thresholds count waiting victims as free; a die that needs a group
+	// with none free programs its GC page padded.
+	SafeErase bool
 	// GCHighWater is the number of free groups per die that background
 	// collection restores while the host is idle. Default 2*GCLowWater+2.
 	GCHighWater int

@@ -24,6 +24,7 @@ type stage struct {
 	host  int32 // units placed by the host (for buffer accounting)
 	tags  []uint32
 	data  []uint32
+	seqs  []uint32 // write sequence of each unit's data (see FTL.wseq)
 }
 
 // FTL is a page-mapped flash translation layer over one nand.Device.
@@ -50,8 +51,16 @@ type FTL struct {
 	host     stage
 	gc       []stage    // per die
 	clean    []cleaning // per die: the victim being collected
+	// pendingErase holds, per die, cleaned victims whose moved units wait
+	// in the die's GC page; they are erased once it is programmed.
+	pendingErase [][]int32
+	npending     int
 	alloc    Allocator
 	seq      uint64 // units programmed, a clock for ages
+	// wseq numbers host writes; each unit's data carries the number of
+	// the write that made it (moved copies keep it) into the device's
+	// OOB area, so that a rebuild after power loss knows the newest copy.
+	wseq uint32
 	cnt      Counters
 	freeMin  int // fewest free groups seen since ResetFreeGroupsMin
 
@@ -98,6 +107,7 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	}
 	f.host = newStage(f.pageUnits)
 	f.clean = make([]cleaning, f.dies)
+	f.pendingErase = make([][]int32, f.dies)
 	f.gc = make([]stage, f.dies)
 	for i := range f.gc {
 		f.gc[i] = newStage(f.pageUnits)
@@ -107,7 +117,7 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 }
 
 func newStage(n int) stage {
-	return stage{group: -1, tags: make([]uint32, n), data: make([]uint32, n)}
+	return stage{group: -1, tags: make([]uint32, n), data: make([]uint32, n), seqs: make([]uint32, n)}
 }
 
 // MinSpareGroups is the number of groups per die that are never available
@@ -170,11 +180,13 @@ func (f *FTL) UserUnits() int64 { return int64(len(f.l2p)) }
 // Counters returns the cumulative counters.
 func (f *FTL) Counters() Counters { return f.cnt }
 
-// FreeGroups returns the number of free groups on all dies.
-func (f *FTL) FreeGroups() int { return f.nfree }
+// FreeGroups returns the number of free groups on all dies, counting the
+// cleaned ones that wait for their erase.
+func (f *FTL) FreeGroups() int { return f.nfree + f.npending }
 
-// FreeGroupsOn returns the number of free groups on die d.
-func (f *FTL) FreeGroupsOn(d int) int { return len(f.free[d]) }
+// FreeGroupsOn returns the number of free groups on die d, counting the
+// cleaned ones that wait for their erase.
+func (f *FTL) FreeGroupsOn(d int) int { return f.freeOrErasing(d) }
 
 // MemoryBytes is the memory held by the mapping and FTL metadata.
 func (f *FTL) MemoryBytes() int64 {
@@ -202,9 +214,11 @@ func (f *FTL) reset() {
 		f.open[GCStream][d] = -1
 		f.gc[d].group, f.gc[d].n, f.gc[d].host = -1, 0, 0
 		f.clean[d] = cleaning{group: -1}
+		f.pendingErase[d] = f.pendingErase[d][:0]
 	}
+	f.npending = 0
 	f.host.group, f.host.n, f.host.host = -1, 0, 0
-	f.freeMin = f.nfree
+	f.freeMin = f.nfree + f.npending
 }
 
 // SecureErase erases every block and forgets every mapping. Staged data

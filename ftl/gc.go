@@ -16,20 +16,38 @@ import (
 // of fruitless victims the next is chosen greedily (counted in
 // GCFallbacks), and if even that gains nothing the spare area is exhausted.
 func (f *FTL) collectBlocking(d int) error {
-	if len(f.free[d]) > f.cfg.GCLowWater {
+	// Victims waiting for their erase count as free, but while some wait,
+	// two groups must really be free: the one the host is about to take,
+	// and one for garbage collection to copy into (a power cut may leave
+	// the waiting victims holding the newest copies of data).
+	if f.freeOrErasing(d) > f.cfg.GCLowWater && len(f.free[d]) >= f.realFreeNeeded(d) {
 		return nil
 	}
-	for i := 0; len(f.free[d]) < f.cfg.GCRestoreTo; i++ {
+	for i := 0; f.freeOrErasing(d) < f.cfg.GCRestoreTo || len(f.free[d]) < f.realFreeNeeded(d); i++ {
 		if f.clean[d].group < 0 {
 			var g int
 			if i >= f.gpd {
 				g = Greedy{}.Victim(View{f}, d)
+				if (g < 0 || f.Valid(g) == f.upg) && len(f.pendingErase[d]) > 0 {
+					// Cleaned victims wait for the pages being filled:
+					// program them now (padded) and take the victims.
+					if err := f.releasePending(d); err != nil {
+						return err
+					}
+					continue
+				}
 				if g < 0 || f.Valid(g) == f.upg {
 					return fmt.Errorf("%w: die %d: every group holds only valid data; the spare area is exhausted", ErrNoVictim, d)
 				}
 				f.cnt.GCFallbacks++
 			} else {
 				g = f.cfg.Victim.Victim(View{f}, d)
+				if g < 0 && len(f.pendingErase[d]) > 0 {
+					if err := f.releasePending(d); err != nil {
+						return err
+					}
+					continue
+				}
 			}
 			if err := f.startVictim(d, g, GCStream); err != nil {
 				return err
@@ -159,7 +177,7 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 				}
 				gs.group, gs.page = og, int32(f.groupWP(og))
 			}
-			if err := f.place(gs, c.cause, lba, tok, n); err != nil {
+			if err := f.place(gs, c.cause, lba, tok, f.dev.Seq(u), n); err != nil {
 				return moved, err
 			}
 			if f.cfg.RecordMoves {
@@ -176,22 +194,96 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 	if c.page < int32(f.ppb) {
 		return moved, nil
 	}
-	// Every unit has moved (or was overwritten meanwhile): erase.
-	for p := 0; p < f.np; p++ {
-		if err := f.dev.Erase(g*f.np + p); err != nil {
-			return moved, err
-		}
-	}
-	f.record(Op{Kind: OpErase, Cause: Cause(c.cause), Die: int32(d), Block: int32(g * f.np), Planes: uint8(f.np)})
-	f.free[d] = append(f.free[d], int32(g))
-	f.nfree++
-	f.busy[g] = false
+	// Every unit has moved (or was overwritten meanwhile): erase — with
+	// SafeErase, once the units moved into the GC page being filled, and
+	// the host writes in the host page being filled (which may have
+	// overwritten units of the victim), are programmed: no data then
+	// exists only in controller memory after its old copy is erased, and
+	// a power cut loses no data at rest.
 	cause := c.cause
 	*c = cleaning{group: -1}
+	if f.cfg.SafeErase && (gs.n > 0 || f.host.n > 0) {
+		f.pendingErase[d] = append(f.pendingErase[d], int32(g))
+		f.npending++
+	} else if err := f.eraseVictim(d, int32(g), cause); err != nil {
+		return moved, err
+	}
 	if f.cfg.StaticWLSpread > 0 && cause != WLStream {
 		return moved, f.levelWear(d)
 	}
 	return moved, nil
+}
+
+// realFreeNeeded is the groups of die d blocking collection keeps really
+// free, beyond those waiting for their erase: none without waiting
+// victims (the thresholds alone), two with.
+func (f *FTL) realFreeNeeded(d int) int {
+	if len(f.pendingErase[d]) == 0 {
+		return 0
+	}
+	return 2
+}
+
+// freeOrErasing is the free groups of die d, counting the cleaned victims
+// that wait for their erase: collection's thresholds count them as free,
+// since they are as good as erased.
+func (f *FTL) freeOrErasing(d int) int { return len(f.free[d]) + len(f.pendingErase[d]) }
+
+// eraseVictim erases cleaned group g of die d and frees it.
+func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
+	for p := 0; p < f.np; p++ {
+		if err := f.dev.Erase(int(g)*f.np + p); err != nil {
+			return err
+		}
+	}
+	f.record(Op{Kind: OpErase, Cause: Cause(cause), Die: int32(d), Block: g * int32(f.np), Planes: uint8(f.np)})
+	f.free[d] = append(f.free[d], g)
+	f.nfree++
+	f.busy[g] = false
+	return nil
+}
+
+// erasePendingReady erases the cleaned groups waiting for their erase on
+// every die whose GC page holds nothing, once the host page holds nothing
+// either (just programmed).
+func (f *FTL) erasePendingReady() error {
+	if f.npending == 0 || f.host.n > 0 {
+		return nil
+	}
+	for d := range f.pendingErase {
+		if len(f.pendingErase[d]) > 0 && f.gc[d].n == 0 {
+			if err := f.erasePending(d, GCStream); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// releasePending programs, padded, the host page and die d's GC page,
+// so that the cleaned groups waiting for them can be erased: for when a
+// die needs a free group and has none.
+func (f *FTL) releasePending(d int) error {
+	if err := f.pad(&f.gc[d], GCStream); err != nil {
+		return err
+	}
+	if err := f.pad(&f.host, HostStream); err != nil {
+		return err
+	}
+	return f.erasePendingReady()
+}
+
+// erasePending erases the cleaned groups of die d that waited for their
+// moved units to be programmed.
+func (f *FTL) erasePending(d int, cause Stream) error {
+	for _, g := range f.pendingErase[d] {
+		if err := f.eraseVictim(d, g, cause); err != nil {
+			return err
+		}
+	}
+	f.npending -= len(f.pendingErase[d])
+	f.pendingErase[d] = f.pendingErase[d][:0]
+	return nil
 }
 
 // pace runs paced garbage collection on die d after the host programmed
@@ -203,7 +295,7 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 func (f *FTL) pace(d int) error {
 	c := &f.clean[d]
 	if c.group < 0 {
-		if len(f.free[d]) > f.cfg.GCPaceWater {
+		if f.freeOrErasing(d) > f.cfg.GCPaceWater {
 			return nil
 		}
 		g, err := f.worthCleaning(d)
@@ -244,7 +336,7 @@ func (f *FTL) candidate(g int32) bool {
 // or starting one that frees space — if the die has fewer than GCHighWater
 // free groups. It reports whether it did any work.
 func (f *FTL) CollectBackground(d int) (bool, error) {
-	if len(f.free[d]) >= f.cfg.GCHighWater && f.clean[d].group < 0 {
+	if f.freeOrErasing(d) >= f.cfg.GCHighWater && f.clean[d].group < 0 {
 		return false, nil
 	}
 	if f.clean[d].group < 0 {
@@ -286,5 +378,5 @@ func (f *FTL) ReclaimEmpty(d int) (bool, error) {
 // NeedsBackground reports whether die d is below its background target or
 // has a victim half cleaned.
 func (f *FTL) NeedsBackground(d int) bool {
-	return len(f.free[d]) < f.cfg.GCHighWater || f.clean[d].group >= 0
+	return f.freeOrErasing(d) < f.cfg.GCHighWater || f.clean[d].group >= 0
 }

@@ -2,6 +2,7 @@ package ftl
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ftlsim/ftlsim/nand"
 )
@@ -115,9 +116,9 @@ func (f *FTL) CheckInvariants() error {
 			f.cnt.HostSlots, hostProgrammed, f.host.n, f.cnt.DiscardedSlots)
 	}
 	for g := 0; g < groups; g++ {
-		want := f.isOpen(int32(g)) || f.clean[f.dieOf(int32(g))].group == int32(g)
+		want := f.isOpen(int32(g)) || f.clean[f.dieOf(int32(g))].group == int32(g) || slices.Contains(f.pendingErase[f.dieOf(int32(g))], int32(g))
 		if f.busy[g] != want {
-			return fmt.Errorf("ftl invariant: group %d busy flag %v, but open or cleaning is %v", g, f.busy[g], want)
+			return fmt.Errorf("ftl invariant: group %d busy flag %v, but open, cleaning or waiting to be erased is %v", g, f.busy[g], want)
 		}
 	}
 	for d, c := range f.clean {

@@ -4,7 +4,7 @@ package ftl
 // hold closed data: everything but free groups and the unwritten part of
 // open groups and stages.
 func (f *FTL) sampleAlpha() {
-	unusable := int64(f.nfree) * int64(f.upg)
+	unusable := int64(f.nfree+f.npending) * int64(f.upg)
 	for st := range f.open {
 		for _, g := range f.open[st] {
 			if g >= 0 {
@@ -40,7 +40,7 @@ func (f *FTL) FreeGroupsMin() int { return f.freeMin }
 
 // ResetFreeGroupsMin restarts the low-water mark of free groups
 // (FreeGroupsMin) from the current count.
-func (f *FTL) ResetFreeGroupsMin() { f.freeMin = f.nfree }
+func (f *FTL) ResetFreeGroupsMin() { f.freeMin = f.nfree + f.npending }
 
 // ResetStats restarts the spare-area sampling (for a new measurement window).
 func (f *FTL) ResetStats() { f.alphaSum, f.alphaN = 0, 0 }

@@ -52,8 +52,10 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 	if lba < 0 || lba >= int64(len(f.l2p)) {
 		return fmt.Errorf("%w: write unit %d, user space has %d", ErrRange, lba, len(f.l2p))
 	}
-	if err := f.unmap(lba); err != nil {
-		return err
+	if !f.cfg.SafeErase {
+		if err := f.unmap(lba); err != nil {
+			return err
+		}
 	}
 	f.cnt.HostWriteUnits++
 	f.cnt.HostRawSlots += int64(f.k)
@@ -79,9 +81,19 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 		}
 		s.group, s.page = g, int32(f.groupWP(g))
 	}
+	if f.cfg.SafeErase {
+		// The old copy is let go only now, with the page that takes the
+		// new data open: collection run to open it must not erase a
+		// victim whose data this write supersedes while the write is not
+		// yet in the page (it waits for that page to be programmed).
+		if err := f.unmap(lba); err != nil {
+			return err
+		}
+	}
 	s.host++
 	d := int(s.group) / f.gpd
-	if err := f.place(s, HostStream, lba, token, n); err != nil {
+	f.wseq++
+	if err := f.place(s, HostStream, lba, token, f.wseq, n); err != nil {
 		return err
 	}
 	if s.group < 0 && f.cfg.GCPaceWater > 0 {
@@ -93,10 +105,10 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 // place puts lba into the next n slots of stage s, which must have room,
 // and programs the page when it is full. Every slot of the unit carries
 // its tag; the mapping points at the first.
-func (f *FTL) place(s *stage, cause Stream, lba int64, token uint32, n int) error {
+func (f *FTL) place(s *stage, cause Stream, lba int64, token, seq uint32, n int) error {
 	k := s.n
 	for i := range int32(n) {
-		s.tags[k+i], s.data[k+i] = uint32(lba), token
+		s.tags[k+i], s.data[k+i], s.seqs[k+i] = uint32(lba), token, seq
 	}
 	f.l2p[lba] = uint32(int64(s.group)*int64(f.upg) + int64(s.page)*int64(f.pageUnits) + int64(k))
 	if f.size != nil {
@@ -117,6 +129,7 @@ func (f *FTL) program(s *stage, cause Stream) error {
 		if err := f.dev.Program(g*f.np+p, page, s.tags[lo:lo+f.upp], s.data[lo:lo+f.upp]); err != nil {
 			return err
 		}
+		f.dev.SetSeqs(g*f.np+p, page, s.seqs[lo:lo+f.upp])
 	}
 	die := g / f.gpd
 	f.cnt.ProgramUnits += int64(f.pageUnits)
@@ -128,6 +141,12 @@ func (f *FTL) program(s *stage, cause Stream) error {
 		f.ops = append(f.ops, Op{Kind: OpProgram, Cause: Cause(cause), Die: int32(die), Block: int32(g * f.np), Page: int32(page), Units: s.host, Planes: uint8(f.np)})
 	}
 	s.n, s.host = 0, 0
+	if f.npending > 0 {
+		// Cleaned victims waiting for this page can go now.
+		if err := f.erasePendingReady(); err != nil {
+			return err
+		}
+	}
 	if page+1 == f.ppb {
 		f.closedAt[g] = f.seq
 		f.busy[g] = false
@@ -158,6 +177,13 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 			return -1, err
 		}
 	}
+	if len(f.free[d]) == 0 && len(f.pendingErase[d]) > 0 {
+		// Cleaned victims wait for the pages being filled: program them
+		// (padded).
+		if err := f.releasePending(d); err != nil {
+			return -1, err
+		}
+	}
 	if len(f.free[d]) == 0 {
 		return -1, fmt.Errorf("%w: die %d has no free group", ErrNoVictim, d)
 	}
@@ -174,7 +200,7 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 	fl[best] = fl[len(fl)-1]
 	f.free[d] = fl[:len(fl)-1]
 	f.nfree--
-	f.freeMin = min(f.freeMin, f.nfree)
+	f.freeMin = min(f.freeMin, f.nfree+f.npending)
 	f.open[st][d] = g
 	f.busy[g] = true
 	return g, nil

@@ -89,6 +89,7 @@ type Device struct {
 	tags []uint32 // OOB tag, per unit
 	vbit []uint64 // valid bit, per unit
 	data []uint32 // payload token per unit, only with TrackData
+	seqs []uint32 // write sequence per unit (the FTL's), only with TrackData
 
 	// With power-of-two geometry, unit arithmetic uses shifts.
 	pow2                        bool
@@ -135,6 +136,7 @@ func New(cfg Config) (*Device, error) {
 	d.vbit = make([]uint64, (n+63)/64)
 	if cfg.TrackData {
 		d.data = make([]uint32, n)
+		d.seqs = make([]uint32, n)
 	}
 	return d, nil
 }
@@ -147,7 +149,7 @@ func (d *Device) Geometry() Geometry { return d.geo }
 
 // MemoryBytes is the memory held by the device's state slices.
 func (d *Device) MemoryBytes() int64 {
-	return int64(len(d.wp))*2 + int64(len(d.valid))*4 + int64(len(d.erases))*4 +
+	return int64(len(d.seqs))*4 + int64(len(d.wp))*2 + int64(len(d.valid))*4 + int64(len(d.erases))*4 +
 		int64(len(d.tags))*4 + int64(len(d.vbit))*8 + int64(len(d.data))*4
 }
 
@@ -233,6 +235,68 @@ func (d *Device) Data(u int64) uint32 {
 		return 0
 	}
 	return d.data[u]
+}
+
+// SetSeqs stores, in the OOB area of page p of physical block pb just
+// programmed, one write sequence number per unit (the FTL's record of
+// which copy of a logical unit is newest, which a rebuild after power
+// loss reads). It does nothing on a device that does not track data.
+func (d *Device) SetSeqs(pb, page int, seqs []uint32) {
+	if d.seqs == nil {
+		return
+	}
+	u := d.Unit(pb, page, 0)
+	copy(d.seqs[u:u+int64(d.upp)], seqs)
+}
+
+// Seq returns the write sequence number stored with unit u (0 when the
+// device does not track data).
+func (d *Device) Seq(u int64) uint32 {
+	if d.seqs == nil {
+		return 0
+	}
+	return d.seqs[u]
+}
+
+// Corrupt makes page p of physical block pb unreadable, as a program cut
+// short by power loss leaves it (or its paired lower page): its units
+// lose their tags and validity. The page stays programmed.
+func (d *Device) Corrupt(pb, page int) error {
+	if pb < 0 || pb >= d.nblk || page < 0 || page >= int(d.wp[pb]) {
+		return fmt.Errorf("%w: corrupt block %d page %d (write pointer %d)", ErrRange, pb, page, d.wp[pb])
+	}
+	u := d.Unit(pb, page, 0)
+	for s := int64(0); s < int64(d.upp); s++ {
+		if d.IsValid(u + s) {
+			d.vbit[(u+s)>>6] &^= 1 << ((u + s) & 63)
+			d.valid[pb]--
+		}
+		d.tags[u+s] = NoTag
+	}
+	return nil
+}
+
+// SetValid marks programmed unit u valid or invalid, whatever it was: a
+// rebuild after power loss decides anew which copies are live.
+func (d *Device) SetValid(u int64, valid bool) error {
+	if u < 0 || u >= int64(len(d.tags)) {
+		return fmt.Errorf("%w: unit %d", ErrRange, u)
+	}
+	pb, page := d.Locate(u)
+	if page >= int(d.wp[pb]) {
+		return fmt.Errorf("%w: block %d page %d", ErrNotProgrammed, pb, page)
+	}
+	if d.IsValid(u) == valid {
+		return nil
+	}
+	if valid {
+		d.vbit[u>>6] |= 1 << (u & 63)
+		d.valid[pb]++
+	} else {
+		d.vbit[u>>6] &^= 1 << (u & 63)
+		d.valid[pb]--
+	}
+	return nil
 }
 
 // PageState returns the state of page p of physical block pb.

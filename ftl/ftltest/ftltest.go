@@ -66,14 +66,28 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 	user := rapid.Int64Range(max(1, maxUser/3), maxUser).Draw(rt, "user_units")
 	wl := rapid.SampledFrom([]int{0, 2, 8}).Draw(rt, "static_wl_spread")
 	pace := rapid.SampledFrom([]int{0, low + 1}).Draw(rt, "gc_pace_water")
+	safe := rapid.Bool().Draw(rt, "safe_erase")
 	f, err := ftl.New(dev, ftl.Config{UserUnits: user, GCLowWater: low, GCRestoreTo: restore, GCHighWater: low + 2, GCPaceWater: pace,
-		Victim: newPolicy(), StaticWLSpread: wl, UnitSlots: slots, ReservedGroups: reserved,
+		Victim: newPolicy(), StaticWLSpread: wl, UnitSlots: slots, ReservedGroups: reserved, SafeErase: safe, RecordOps: true,
 		Seed: rapid.Uint64().Draw(rt, "seed")})
 	if err != nil {
 		rt.Fatalf("ftl.New: %v", err)
 	}
 	model := make([]uint32, user) // 0: unmapped
 	version := uint32(0)
+	// Power cuts: durable[x] is the version of x's latest write made
+	// durable by a flush (0: none, or trimmed since); the flash operations
+	// since the last flush are the ones a cut may leave unfinished.
+	durable := make([]uint32, user)
+	var sinceFlush []ftl.Op
+	drain := func() {
+		for _, op := range f.Ops() {
+			if op.Kind == ftl.OpProgram || op.Kind == ftl.OpErase {
+				sinceFlush = append(sinceFlush, op)
+			}
+		}
+		f.ResetOps()
+	}
 	// Writes favour a hot range so that GC sees mixed victims.
 	lba := func(t *rapid.T) int64 {
 		if rapid.Bool().Draw(t, "hot") {
@@ -117,7 +131,89 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 				t.Fatalf("trim %d+%d: %v", x, n, err)
 			}
 			for i := x; i < x+n; i++ {
-				model[i] = 0
+				model[i], durable[i] = 0, 0 // a trim is not journaled: nothing is claimed after a cut
+			}
+		},
+		"power_cut": func(t *rapid.T) {
+			drain()
+			// On each die the operations run in order: a cut leaves some
+			// of the last programs unfinished — none decided before an
+			// erase, which a controller starts only once the programs
+			// before it have finished (with safe erase; without, the
+			// erase of a victim can precede the programs of its data).
+			var cut ftl.PowerCut
+			last := 0
+			for i, op := range sinceFlush {
+				if op.Kind == ftl.OpErase {
+					last = i + 1
+				}
+			}
+			for d := 0; d < g.Dies(); d++ {
+				var progs []ftl.Op
+				for _, op := range sinceFlush[last:] {
+					if int(op.Die) == d {
+						progs = append(progs, op)
+					}
+				}
+				k := rapid.IntRange(0, len(progs)).Draw(t, "unfinished")
+				for _, op := range progs[len(progs)-k:] {
+					for p := 0; p < int(op.Planes); p++ {
+						cut.Unfinished = append(cut.Unfinished, ftl.PageRef{Block: int(op.Block) + p, Page: int(op.Page)})
+					}
+				}
+			}
+			rec, err := f.PowerLoss(cut)
+			if err != nil {
+				t.Fatalf("power loss: %v", err)
+			}
+			f.ResetOps()
+			sinceFlush = sinceFlush[:0]
+			// The rebuilt mapping is the newest surviving copy of each
+			// unit, found here by a scan of the device's OOB areas.
+			want := make([]int64, user)
+			for i := range want {
+				want[i] = -1
+			}
+			for u := int64(0); u < int64(g.Units()); u++ {
+				pb, page := dev.Locate(u)
+				tag := dev.Tag(u)
+				if page >= dev.WritePointer(pb) || tag == nand.NoTag || int64(tag) >= user {
+					continue
+				}
+				if w := want[tag]; w < 0 || int32(dev.Seq(u)-dev.Seq(w)) > 0 {
+					want[tag] = u
+				}
+			}
+			var lost, resurrected int64
+			for x := int64(0); x < user; x++ {
+				loc, err := f.Read(x)
+				if err != nil {
+					t.Fatalf("read %d after the cut: %v", x, err)
+				}
+				if want[x] < 0 {
+					if loc.Mapped {
+						t.Fatalf("unit %d mapped after the rebuild, but no copy survives", x)
+					}
+				} else if !loc.Mapped || dev.Data(want[x]) != loc.Token {
+					t.Fatalf("unit %d reads version %d (mapped %v); its newest surviving copy holds %d", x, loc.Token, loc.Mapped, dev.Data(want[x]))
+				}
+				// Every write that was durable reads back (with safe
+				// erase: otherwise moved data can be lost with its source
+				// erased), or a later one of the same unit.
+				if safe && durable[x] != 0 && (!loc.Mapped || loc.Token < durable[x] || loc.Token > model[x]) {
+					t.Fatalf("unit %d: durable version %d, latest %d, reads %d after the cut (mapped %v)", x, durable[x], model[x], loc.Token, loc.Mapped)
+				}
+				switch {
+				case model[x] != 0 && loc.Token != model[x]:
+					lost++
+				case model[x] == 0 && loc.Mapped:
+					resurrected++
+				}
+				model[x], durable[x] = loc.Token, loc.Token
+			}
+			if lost != rec.LostUnits || resurrected != rec.ResurrectedUnits {
+				t.Fatalf("the rebuild reports %d units lost and %d resurrected; %d read other than their latest write and %d trimmed read data",
+					rec.LostUnits, rec.ResurrectedUnits, lost, resurrected)
 			}
 		},
 		"read": func(t *rapid.T) { check(t, lba(t)) },
@@ -137,6 +233,9 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 			if err := f.Flush(); err != nil {
 				t.Fatalf("flush: %v", err)
 			}
+			f.ResetOps()
+			sinceFlush = sinceFlush[:0]
+			copy(durable, model)
 			if wa := f.Counters().FTLWriteAmplification(); wa < 1 && slots == 1 {
 				t.Fatalf("write amplification %v < 1 after flush", wa)
 			}
@@ -147,8 +246,10 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 			}
 			f.SecureErase()
 			clear(model)
+			clear(durable)
 		},
 		"": func(t *rapid.T) {
+			drain()
 			if err := f.CheckInvariants(); err != nil {
 				t.Fatal(err)
 			}

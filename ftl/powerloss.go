@@ -1,0 +1,202 @@
+package ftl
+
+import (
+	"fmt"
+
+	"github.com/ftlsim/ftlsim/nand"
+)
+
+// PageRef names one page of one physical block.
+type PageRef struct{ Block, Page int }
+
+// PowerCut is what a loss of power did to the flash, as the controller,
+// which knows when each operation ran, tells it.
+type PowerCut struct {
+	// Unfinished are the pages whose program had not finished: their
+	// data never reached the cells.
+	Unfinished []PageRef
+	// Corrupted are programmed pages whose data an interrupted program
+	// destroyed (the lower page paired with an interrupted upper page of
+	// MLC or TLC flash).
+	Corrupted []PageRef
+}
+
+// Recovery is what the FTL found when power came back.
+type Recovery struct {
+	// StagedUnits is the logical units that waited in controller memory
+	// (the pages being filled) and were lost with it.
+	StagedUnits int64
+	// LostUnits is the logical units whose newest data is gone: they now
+	// read an older version (Reverted of them) or nothing.
+	LostUnits, RevertedUnits int64
+	// ResurrectedUnits is the logical units trimmed (or never written)
+	// before the cut that read old data again: TRIM is not journaled, and
+	// a stale copy not yet erased is the newest the rebuild finds.
+	ResurrectedUnits int64
+	// ErasedGroups is the groups that hold no live data after the
+	// rebuild, which the firmware erases while it mounts.
+	ErasedGroups int64
+	// Entries is the mapping entries the rebuild found (logical units
+	// holding data); ScannedPages the multi-plane pages it read to find
+	// them.
+	Entries, ScannedPages int64
+}
+
+// PowerLoss applies a power cut to the FTL and rebuilds its mapping from
+// what is on flash, as firmware does at power-up: the pages being filled
+// in controller memory are gone, the unfinished and corrupted pages of
+// cut hold nothing, and every logical unit maps to its newest surviving
+// copy, known by the write sequence each unit's OOB area carries (a
+// moved copy keeps its data's number). Victims half cleaned go back to
+// being full groups, and those waiting for their erase stay unerased: the
+// rebuild may find the only copy of some data there. The device must
+// track data (nand.Config.TrackData), since the sequence numbers live
+// there.
+func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
+	var rec Recovery
+	if !f.dev.Config().TrackData {
+		return rec, fmt.Errorf("%w: a power-loss rebuild needs the device to track data (nand.Config.TrackData)", ErrConfig)
+	}
+	// What the host last wrote to each unit, to count what was lost.
+	before := make([]uint32, len(f.l2p))
+	for lba, u := range f.l2p {
+		if u != Unmapped {
+			before[lba] = f.seqOf(u)
+		}
+	}
+	// Controller memory is gone (counted as discarded, as a secure erase
+	// counts what it drops).
+	rec.StagedUnits = int64(f.host.host)
+	f.cnt.DiscardedUnits += int64(f.host.host)
+	f.cnt.DiscardedSlots += int64(f.host.n)
+	f.cnt.DiscardedMoved += f.gcStaged()
+	for _, s := range f.stages() {
+		s.n, s.host = 0, 0
+	}
+	f.host.group = -1
+	for _, ref := range append(cut.Unfinished, cut.Corrupted...) {
+		if err := f.dev.Corrupt(ref.Block, ref.Page); err != nil {
+			return rec, err
+		}
+	}
+	for d := range f.clean {
+		if g := f.clean[d].group; g >= 0 {
+			f.busy[g] = false
+			f.clean[d] = cleaning{group: -1}
+		}
+		for _, g := range f.pendingErase[d] {
+			f.busy[g] = false
+		}
+		f.npending -= len(f.pendingErase[d])
+		f.pendingErase[d] = f.pendingErase[d][:0]
+	}
+	f.rebuild(&rec)
+	// Full groups left with no live data (stale copies, victims that
+	// waited for their erase) are erased while mounting.
+	for g := int32(0); g < int32(f.dies*f.gpd); g++ {
+		if f.candidate(g) && f.Valid(int(g)) == 0 {
+			if err := f.eraseVictim(f.dieOf(g), g, GCStream); err != nil {
+				return rec, err
+			}
+			rec.ErasedGroups++
+		}
+	}
+	for lba, s := range before {
+		if s == 0 {
+			if f.l2p[lba] != Unmapped {
+				rec.ResurrectedUnits++
+			}
+			continue
+		}
+		switch u := f.l2p[lba]; {
+		case u == Unmapped:
+			rec.LostUnits++
+		case f.seqOf(u) != s:
+			rec.LostUnits++
+			rec.RevertedUnits++
+		}
+	}
+	return rec, nil
+}
+
+// stages returns every stage: the host's and each die's GC stage.
+func (f *FTL) stages() []*stage {
+	out := []*stage{&f.host}
+	for d := range f.gc {
+		out = append(out, &f.gc[d])
+	}
+	return out
+}
+
+// seqOf returns the write sequence of the data physical unit u holds (or
+// will hold, when it waits in a stage).
+func (f *FTL) seqOf(u uint32) uint32 {
+	if s := f.stageOf(u); s != nil {
+		return s.seqs[f.slot(u)]
+	}
+	return f.dev.Seq(int64(u))
+}
+
+// newer reports whether write sequence a is later than b, in serial
+// number arithmetic (the counter wraps).
+func newer(a, b uint32) bool { return int32(a-b) > 0 }
+
+// rebuild scans every programmed page and maps each logical unit to its
+// newest copy; every other unit becomes invalid.
+func (f *FTL) rebuild(rec *Recovery) {
+	for i := range f.l2p {
+		f.l2p[i] = Unmapped
+	}
+	for g := 0; g < f.dies*f.gpd; g++ {
+		wp := f.groupWP(int32(g))
+		rec.ScannedPages += int64(wp)
+		for page := 0; page < wp; page++ {
+			base := int64(g)*int64(f.upg) + int64(page)*int64(f.pageUnits)
+			for s := 0; s < f.pageUnits; {
+				u := base + int64(s)
+				tag := f.dev.Tag(u)
+				n := 1
+				if f.k > 1 && tag != nand.NoTag {
+					// A compressed unit's slots follow one another in the
+					// page, all with its tag and number.
+					for s+n < f.pageUnits && n < f.k && f.dev.Tag(u+int64(n)) == tag && f.dev.Seq(u+int64(n)) == f.dev.Seq(u) {
+						n++
+					}
+				}
+				s += n
+				if tag == nand.NoTag || int64(tag) >= int64(len(f.l2p)) {
+					continue
+				}
+				if cur := f.l2p[tag]; cur == Unmapped || newer(f.dev.Seq(u), f.dev.Seq(int64(cur))) {
+					f.l2p[tag] = uint32(u)
+					if f.size != nil {
+						f.size[tag] = uint8(n)
+					}
+				}
+			}
+		}
+	}
+	// Validity follows the new mapping.
+	for g := 0; g < f.dies*f.gpd; g++ {
+		wp := f.groupWP(int32(g))
+		for page := 0; page < wp; page++ {
+			base := int64(g)*int64(f.upg) + int64(page)*int64(f.pageUnits)
+			for s := 0; s < f.pageUnits; s++ {
+				_ = f.dev.SetValid(base+int64(s), false)
+			}
+		}
+	}
+	for lba, u := range f.l2p {
+		if u == Unmapped {
+			continue
+		}
+		rec.Entries++
+		n := 1
+		if f.size != nil {
+			n = int(f.size[lba])
+		}
+		for i := range n {
+			_ = f.dev.SetValid(int64(u)+int64(i), true)
+		}
+	}
+}
