@@ -55,14 +55,14 @@ type FTL struct {
 	// in the die's GC page; they are erased once it is programmed.
 	pendingErase [][]int32
 	npending     int
-	alloc    Allocator
-	seq      uint64 // units programmed, a clock for ages
+	alloc        Allocator
+	seq          uint64 // units programmed, a clock for ages
 	// wseq numbers host writes; each unit's data carries the number of
 	// the write that made it (moved copies keep it) into the device's
 	// OOB area, so that a rebuild after power loss knows the newest copy.
-	wseq uint32
-	cnt      Counters
-	freeMin  int // fewest free groups seen since ResetFreeGroupsMin
+	wseq    uint32
+	cnt     Counters
+	freeMin int // fewest free groups seen since ResetFreeGroupsMin
 
 	// Spare-area accounting for the theory comparison.
 	alphaSum, alphaN float64
