@@ -79,6 +79,10 @@ type Config struct {
 	// unit garbage collection or wear levelling moves, for a controller
 	// that keeps only part of its mapping table in memory.
 	RecordMoves bool
+	// KeepErased keeps what each erased group held until ForgetErased, so
+	// that a power cut before the erase really ran (PowerCut.Unerased)
+	// finds it still there. A controller that models power loss sets it.
+	KeepErased bool
 }
 
 func (c *Config) setDefaults() {

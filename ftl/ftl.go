@@ -55,6 +55,7 @@ type FTL struct {
 	// in the die's GC page; they are erased once it is programmed.
 	pendingErase [][]int32
 	npending     int
+	erased       map[int32][]*erasedGroup // Config.KeepErased: what erased groups held, oldest erase first
 	alloc        Allocator
 	seq          uint64 // units programmed, a clock for ages
 	// wseq numbers host writes; each unit's data carries the number of
@@ -228,6 +229,7 @@ func (f *FTL) SecureErase() {
 	f.cnt.DiscardedSlots += int64(f.host.n)
 	f.cnt.DiscardedMoved += f.gcStaged()
 	f.dev.SecureErase()
+	clear(f.erased)
 	for d := 0; d < f.dies; d++ {
 		// One entry per die for all its groups (Units of them), so that
 		// the log stays small on large drives.

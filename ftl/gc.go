@@ -16,10 +16,8 @@ import (
 // of fruitless victims the next is chosen greedily (counted in
 // GCFallbacks), and if even that gains nothing the spare area is exhausted.
 func (f *FTL) collectBlocking(d int) error {
-	// Victims waiting for their erase count as free, but while some wait,
-	// two groups must really be free: the one the host is about to take,
-	// and one for garbage collection to copy into (a power cut may leave
-	// the waiting victims holding the newest copies of data).
+	// Victims waiting for their erase count as free, but some groups must
+	// really be free (realFreeNeeded).
 	if f.freeOrErasing(d) > f.cfg.GCLowWater && len(f.free[d]) >= f.realFreeNeeded(d) {
 		return nil
 	}
@@ -151,6 +149,16 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 		if f.cfg.RecordOps {
 			f.ops = append(f.ops, Op{Kind: OpRead, Cause: Cause(c.cause), Die: int32(d), Block: int32(g * f.np), Page: c.page, Units: int32(n), Planes: uint8(f.np)})
 		}
+		if gs.group < 0 {
+			// Open the group the page's units go to before letting go of
+			// them: a die with no free group must fail with its data
+			// where it was.
+			og, err := f.openGroup(GCStream, d)
+			if err != nil {
+				return moved, err
+			}
+			gs.group, gs.page = og, int32(f.groupWP(og))
+		}
 		if err := f.dev.InvalidateMask(pu, mask); err != nil {
 			return moved, err
 		}
@@ -215,13 +223,15 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 }
 
 // realFreeNeeded is the groups of die d blocking collection keeps really
-// free, beyond those waiting for their erase: none without waiting
-// victims (the thresholds alone), two with.
+// free, whatever waits for its erase: with SafeErase three (the one the
+// host is about to take, one for collection to copy into, and one more
+// for when a power cut has left a victim unerased and collection's group
+// full), else none beyond the thresholds.
 func (f *FTL) realFreeNeeded(d int) int {
-	if len(f.pendingErase[d]) == 0 {
+	if !f.cfg.SafeErase {
 		return 0
 	}
-	return 2
+	return 3
 }
 
 // freeOrErasing is the free groups of die d, counting the cleaned victims
@@ -231,6 +241,7 @@ func (f *FTL) freeOrErasing(d int) int { return len(f.free[d]) + len(f.pendingEr
 
 // eraseVictim erases cleaned group g of die d and frees it.
 func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
+	f.keepErased(g)
 	for p := 0; p < f.np; p++ {
 		if err := f.dev.Erase(int(g)*f.np + p); err != nil {
 			return err

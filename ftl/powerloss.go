@@ -2,6 +2,8 @@ package ftl
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/ftlsim/ftlsim/nand"
 )
@@ -19,6 +21,46 @@ type PowerCut struct {
 	// destroyed (the lower page paired with an interrupted upper page of
 	// MLC or TLC flash).
 	Corrupted []PageRef
+	// Unerased are the groups whose erase had not started: they still
+	// hold what they held (Config.KeepErased), and pages programmed into
+	// them since never were.
+	Unerased []int
+}
+
+// erasedGroup is what a group held when the FTL erased it: per unit, the
+// OOB tag, write sequence and payload token, and each plane's write
+// pointer.
+type erasedGroup struct {
+	tags, seqs, data []uint32
+	wp               int
+}
+
+// keepErased records what group g holds before its erase.
+func (f *FTL) keepErased(g int32) {
+	if !f.cfg.KeepErased {
+		return
+	}
+	if f.erased == nil {
+		f.erased = map[int32][]*erasedGroup{}
+	}
+	n := f.upg
+	e := &erasedGroup{tags: make([]uint32, n), seqs: make([]uint32, n), data: make([]uint32, n), wp: f.groupWP(g)}
+	base := int64(g) * int64(f.upg)
+	for i := range n {
+		u := base + int64(i)
+		e.tags[i], e.seqs[i], e.data[i] = f.dev.Tag(u), f.dev.Seq(u), f.dev.Data(u)
+	}
+	f.erased[g] = append(f.erased[g], e)
+}
+
+// ForgetErased drops what group g held before its oldest erase still
+// kept: that erase has run, and a power cut can no longer find it.
+func (f *FTL) ForgetErased(g int) {
+	if k := f.erased[int32(g)]; len(k) > 1 {
+		f.erased[int32(g)] = k[1:]
+	} else {
+		delete(f.erased, int32(g))
+	}
 }
 
 // Recovery is what the FTL found when power came back.
@@ -74,8 +116,25 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 		s.n, s.host = 0, 0
 	}
 	f.host.group = -1
+	unerased := map[int]bool{}
+	for _, g := range cut.Unerased {
+		unerased[g] = true
+	}
+	restored := maps.Clone(unerased)
 	for _, ref := range append(cut.Unfinished, cut.Corrupted...) {
+		if restored[ref.Block/f.np] {
+			continue // the block holds its old data again
+		}
 		if err := f.dev.Corrupt(ref.Block, ref.Page); err != nil {
+			return rec, err
+		}
+	}
+	for _, g := range cut.Unerased {
+		if !unerased[g] {
+			continue // listed twice
+		}
+		delete(unerased, g)
+		if err := f.unerase(int32(g)); err != nil {
 			return rec, err
 		}
 	}
@@ -98,6 +157,7 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 			if err := f.eraseVictim(f.dieOf(g), g, GCStream); err != nil {
 				return rec, err
 			}
+			f.ForgetErased(int(g)) // done while mounting: nothing to keep
 			rec.ErasedGroups++
 		}
 	}
@@ -117,6 +177,42 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 		}
 	}
 	return rec, nil
+}
+
+// unerase puts back what group g held before an erase that never ran:
+// its pages as they were (every unit invalid until the rebuild decides),
+// the group full again, not free, open or being cleaned.
+func (f *FTL) unerase(g int32) error {
+	k := f.erased[g]
+	if len(k) == 0 {
+		return fmt.Errorf("ftl: group %d: its erase did not run, but what it held was not kept (Config.KeepErased)", g)
+	}
+	e := k[0] // before the first erase that did not run
+	d := f.dieOf(g)
+	for p := 0; p < f.np; p++ {
+		if err := f.dev.Restore(int(g)*f.np+p, e.wp, e.tags, e.seqs, e.data); err != nil {
+			return err
+		}
+	}
+	if i := slices.Index(f.free[d], g); i >= 0 {
+		f.free[d] = slices.Delete(f.free[d], i, i+1)
+		f.nfree--
+	}
+	for st := range f.open {
+		if f.open[st][d] == g {
+			f.open[st][d] = -1
+		}
+	}
+	if f.host.group == g {
+		f.host.group = -1
+	}
+	if f.gc[d].group == g {
+		f.gc[d].group = -1
+	}
+	f.busy[g] = false
+	f.closedAt[g] = f.seq
+	delete(f.erased, g)
+	return nil
 }
 
 // stages returns every stage: the host's and each die's GC stage.

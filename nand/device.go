@@ -276,6 +276,38 @@ func (d *Device) Corrupt(pb, page int) error {
 	return nil
 }
 
+// Restore undoes the erase of physical block pb that a power cut stopped
+// before it ran: the block holds again its first wp pages, whose tags,
+// write sequences and payload tokens are given for the block's whole
+// plane group (indexed by unit within the group), every unit invalid (a
+// rebuild decides which are live), and its erase is not counted.
+func (d *Device) Restore(pb, wp int, tags, seqs, data []uint32) error {
+	if pb < 0 || pb >= d.nblk || wp < 0 || wp > d.ppb || len(tags) != d.upg || len(seqs) != d.upg || len(data) != d.upg {
+		return fmt.Errorf("%w: restore block %d to %d pages", ErrRange, pb, wp)
+	}
+	base := int64(pb/d.np) * int64(d.upg)
+	for page := 0; page < d.ppb; page++ {
+		for s := 0; s < d.upp; s++ {
+			u := d.Unit(pb, page, s)
+			d.vbit[u>>6] &^= 1 << (u & 63)
+			d.tags[u] = NoTag
+			if page < wp {
+				i := u - base
+				d.tags[u] = tags[i]
+				if d.seqs != nil {
+					d.seqs[u], d.data[u] = seqs[i], data[i]
+				}
+			}
+		}
+	}
+	d.valid[pb] = 0
+	d.wp[pb] = uint16(wp)
+	if d.erases[pb] > 0 {
+		d.erases[pb]--
+	}
+	return nil
+}
+
 // SetValid marks programmed unit u valid or invalid, whatever it was: a
 // rebuild after power loss decides anew which copies are live.
 func (d *Device) SetValid(u int64, valid bool) error {

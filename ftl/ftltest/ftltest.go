@@ -15,7 +15,12 @@
 //   - write amplification is at least 1 once buffered data is flushed
 //     (without compression);
 //   - no page is programmed twice between erases (the nand package
-//     refuses such a program, and any error fails the check).
+//     refuses such a program, and any error fails the check);
+//   - after a power cut at a random point among the latest flash
+//     operations (programs unfinished, an erase per die not started),
+//     the rebuilt mapping holds each unit's newest surviving copy, the
+//     loss the rebuild reports is what reads show, and, with safe erase,
+//     every write a flush made durable reads back (or a later one).
 //
 // A policy that returns a group that is not a candidate, or that leads
 // the FTL into an error, fails the check with a shrunk counterexample.
@@ -68,7 +73,7 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 	pace := rapid.SampledFrom([]int{0, low + 1}).Draw(rt, "gc_pace_water")
 	safe := rapid.Bool().Draw(rt, "safe_erase")
 	f, err := ftl.New(dev, ftl.Config{UserUnits: user, GCLowWater: low, GCRestoreTo: restore, GCHighWater: low + 2, GCPaceWater: pace,
-		Victim: newPolicy(), StaticWLSpread: wl, UnitSlots: slots, ReservedGroups: reserved, SafeErase: safe, RecordOps: true,
+		Victim: newPolicy(), StaticWLSpread: wl, UnitSlots: slots, ReservedGroups: reserved, SafeErase: safe, RecordOps: true, KeepErased: true,
 		Seed: rapid.Uint64().Draw(rt, "seed")})
 	if err != nil {
 		rt.Fatalf("ftl.New: %v", err)
@@ -136,30 +141,61 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 		},
 		"power_cut": func(t *rapid.T) {
 			drain()
-			// On each die the operations run in order: a cut leaves some
-			// of the last programs unfinished — none decided before an
-			// erase, which a controller starts only once the programs
-			// before it have finished (with safe erase; without, the
-			// erase of a victim can precede the programs of its data).
+			// The cut falls among the latest flash operations since the
+			// last flush: those decided before it have run, the rest have
+			// not — programs unfinished, erases not started (a controller
+			// starts an erase only once the programs decided before it
+			// have finished: safe erase relies on that).
+			// At most one erase a die is under way or queued at a cut (a
+			// controller issues an erase only after the programs before it).
 			var cut ftl.PowerCut
-			last := 0
-			for i, op := range sinceFlush {
+			first := len(sinceFlush)
+			erases := map[int32]bool{}
+			for first > 0 {
+				op := sinceFlush[first-1]
 				if op.Kind == ftl.OpErase {
-					last = i + 1
+					if erases[op.Die] {
+						break
+					}
+					erases[op.Die] = true
+				}
+				first--
+			}
+			at := rapid.IntRange(first, len(sinceFlush)).Draw(t, "cut_at")
+			for _, op := range sinceFlush[:at] {
+				if op.Kind == ftl.OpErase {
+					f.ForgetErased(int(op.Block) / g.PlanesPerDie)
 				}
 			}
-			for d := 0; d < g.Dies(); d++ {
-				var progs []ftl.Op
-				for _, op := range sinceFlush[last:] {
-					if int(op.Die) == d {
-						progs = append(progs, op)
-					}
+			// A program into a group erased later (and so done, without
+			// safe erase) went with the erase.
+			erasedLater := make([]bool, len(sinceFlush))
+			gone := map[int32]bool{}
+			for i := len(sinceFlush) - 1; i >= at; i-- {
+				op := sinceFlush[i]
+				grp := op.Block / int32(g.PlanesPerDie)
+				if op.Kind == ftl.OpErase && !safe {
+					gone[grp] = true
 				}
-				k := rapid.IntRange(0, len(progs)).Draw(t, "unfinished")
-				for _, op := range progs[len(progs)-k:] {
-					for p := 0; p < int(op.Planes); p++ {
-						cut.Unfinished = append(cut.Unfinished, ftl.PageRef{Block: int(op.Block) + p, Page: int(op.Page)})
-					}
+				erasedLater[i] = op.Kind == ftl.OpProgram && gone[grp]
+			}
+			for i, op := range sinceFlush[at:] {
+				if erasedLater[at+i] {
+					continue
+				}
+				switch {
+				case op.Kind == ftl.OpErase && !safe:
+					// Without safe erase a controller issues an erase at
+					// once: here it has run, before programs decided
+					// earlier (the hazard safe erase removes).
+					f.ForgetErased(int(op.Block) / g.PlanesPerDie)
+					continue
+				case op.Kind == ftl.OpErase:
+					cut.Unerased = append(cut.Unerased, int(op.Block)/g.PlanesPerDie)
+					continue
+				}
+				for p := 0; p < int(op.Planes); p++ {
+					cut.Unfinished = append(cut.Unfinished, ftl.PageRef{Block: int(op.Block) + p, Page: int(op.Page)})
 				}
 			}
 			rec, err := f.PowerLoss(cut)
@@ -233,6 +269,11 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 			if err := f.Flush(); err != nil {
 				t.Fatalf("flush: %v", err)
 			}
+			for _, op := range append(sinceFlush, f.Ops()...) {
+				if op.Kind == ftl.OpErase {
+					f.ForgetErased(int(op.Block) / g.PlanesPerDie)
+				}
+			}
 			f.ResetOps()
 			sinceFlush = sinceFlush[:0]
 			copy(durable, model)
@@ -245,6 +286,8 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 				return
 			}
 			f.SecureErase()
+			f.ResetOps()
+			sinceFlush = sinceFlush[:0]
 			clear(model)
 			clear(durable)
 		},
