@@ -117,6 +117,10 @@ type Firmware struct {
 	// behind until blocking collection at gc_low_water stalls the host
 	// (see ftl.Config).
 	GCPacePercent int `yaml:"gc_pace_percent,omitempty"`
+	// PowerLossProtection is capacitors that hold the drive up long enough,
+	// on a power cut, to finish the flash operations under way and program
+	// what the write buffer holds: nothing acknowledged is lost.
+	PowerLossProtection bool `yaml:"power_loss_protection,omitempty"`
 	// GCSafeErase erases a cleaned victim only once the data moved out
 	// of it is programmed, so that a power cut cannot lose data at rest
 	// (see ftl.Config.SafeErase); off, a victim is erased as soon as its
@@ -357,6 +361,7 @@ func (c *Config) FTLConfig() (ftl.Config, error) {
 		GCPacePercent:  c.Firmware.GCPacePercent,
 		GCRestoreTo:    c.Firmware.GCRestoreTo,
 		SafeErase:      c.Firmware.GCSafeErase,
+		KeepErased:     c.NAND.TrackData, // a drive that tracks data can lose power
 		Victim:         p,
 		StaticWLSpread: c.Firmware.StaticWLSpread,
 		Seed:           c.Seed,

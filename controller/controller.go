@@ -41,6 +41,14 @@ type Controller struct {
 	gc     gcPath
 
 	cnt ftl.Counters // the controller's own counts; the FTL keeps the rest
+
+	alloc *leastBusy // the FTL's allocator, which reads the timeline
+	// flight records, on a drive that can lose power (NAND.TrackData), the
+	// programs and erases booked and not known to be over.
+	flight []flightOp
+	// programsDone is when the last program booked ends (GCSafeErase
+	// starts an erase only after it).
+	programsDone int64
 }
 
 // New builds a drive from a description, resolving it first.
@@ -59,7 +67,8 @@ func New(cfg Config) (*Controller, error) {
 		return nil, err
 	}
 	c := &Controller{cfg: cfg, dev: dev, tl: nand.NewTimeline(cfg.NAND), link: nand.NewCalendar()}
-	fc.Allocator = &leastBusy{tl: c.tl, dies: cfg.NAND.Geometry.Dies()}
+	c.alloc = &leastBusy{tl: c.tl, dies: cfg.NAND.Geometry.Dies()}
+	fc.Allocator = c.alloc
 	fc.RecordOps = true
 	fc.RecordMoves = cfg.Firmware.MapCache > 0
 	f, err := ftl.New(dev, fc)
@@ -197,6 +206,7 @@ func (c *Controller) Submit(now int64, r blockio.Request) (int64, error) {
 	}
 	c.tl.Advance(now)
 	c.link.Advance(now)
+	c.settleFlight(now)
 	c.gc.advance(now)
 	c.cnt.Commands++
 	if checkInvariants && c.cnt.Commands%max(invariantsEvery, c.ftl.UserUnits()/64) == 0 {

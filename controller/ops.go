@@ -45,14 +45,24 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 		if op.Units > 0 {
 			c.buf.release(done, int64(op.Units))
 		}
+		c.programsDone = max(c.programsDone, done)
+		c.fly(op, done-c.cfg.NAND.Timing.ProgNs(int(op.Page)), done)
 		if c.raise.stripe > 0 {
 			done = max(done, c.raise.after(c, die, planes, at))
 		}
 		return done
 	case ftl.OpErase:
+		if c.cfg.Firmware.GCSafeErase {
+			// Only once every program booked before it has ended: the
+			// data moved out of the victim is then on flash.
+			at = max(at, c.programsDone)
+		}
 		done := at
 		for range max(op.Units, 1) {
 			done = c.tl.Erase(die, planes, at)
+		}
+		if op.Units <= 1 {
+			c.fly(op, done-c.cfg.NAND.Timing.EraseNs, done)
 		}
 		return done
 	case ftl.OpMoved:

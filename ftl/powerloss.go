@@ -71,6 +71,10 @@ type Recovery struct {
 	// LostUnits is the logical units whose newest data is gone: they now
 	// read an older version (Reverted of them) or nothing.
 	LostUnits, RevertedUnits int64
+	// LostDurableUnits is those of LostUnits whose newest data had been
+	// programmed (a finished page): lost with a corrupted page, or with
+	// a victim erased before the copy of its data was programmed.
+	LostDurableUnits int64
 	// ResurrectedUnits is the logical units trimmed (or never written)
 	// before the cut that read old data again: TRIM is not journaled, and
 	// a stale copy not yet erased is the newest the rebuild finds.
@@ -99,11 +103,21 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 	if !f.dev.Config().TrackData {
 		return rec, fmt.Errorf("%w: a power-loss rebuild needs the device to track data (nand.Config.TrackData)", ErrConfig)
 	}
-	// What the host last wrote to each unit, to count what was lost.
+	// What the host last wrote to each unit, and whether it was on
+	// flash already (durable), to count what was lost.
 	before := make([]uint32, len(f.l2p))
+	unfinished := map[PageRef]bool{}
+	for _, ref := range cut.Unfinished {
+		unfinished[ref] = true
+	}
+	onFlash := make([]bool, len(f.l2p))
 	for lba, u := range f.l2p {
 		if u != Unmapped {
 			before[lba] = f.seqOf(u)
+			if f.stageOf(u) == nil {
+				pb, page := f.dev.Locate(int64(u))
+				onFlash[lba] = !unfinished[PageRef{pb, page}]
+			}
 		}
 	}
 	// Controller memory is gone (counted as discarded, as a secure erase
@@ -168,12 +182,19 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 			}
 			continue
 		}
+		lost := false
 		switch u := f.l2p[lba]; {
 		case u == Unmapped:
-			rec.LostUnits++
+			lost = true
 		case f.seqOf(u) != s:
-			rec.LostUnits++
+			lost = true
 			rec.RevertedUnits++
+		}
+		if lost {
+			rec.LostUnits++
+			if onFlash[lba] {
+				rec.LostDurableUnits++
+			}
 		}
 	}
 	return rec, nil

@@ -1,0 +1,211 @@
+package controller
+
+import (
+	"fmt"
+
+	"github.com/ftlsim/ftlsim/ftl"
+	"github.com/ftlsim/ftlsim/nand"
+)
+
+// flightOp is a program or erase booked on the timeline, kept until it is
+// known to be over, so that a power cut knows what it interrupted.
+type flightOp struct {
+	kind        ftl.OpKind
+	block, page int32 // first plane's block
+	planes      uint8
+	start, done int64
+}
+
+// fly records a program or erase booked from start to done, on a drive
+// that can lose power.
+func (c *Controller) fly(op *ftl.Op, start, done int64) {
+	if !c.cfg.NAND.TrackData {
+		return
+	}
+	c.flight = append(c.flight, flightOp{kind: op.Kind, block: op.Block, page: op.Page, planes: op.Planes, start: start, done: done})
+}
+
+// settleFlight forgets the operations over by now: a power cut at now or
+// later cannot interrupt them (an erase over no longer keeps what its
+// group held).
+func (c *Controller) settleFlight(now int64) {
+	if len(c.flight) < 256 {
+		return
+	}
+	k := 0
+	for _, f := range c.flight {
+		if f.done > now {
+			c.flight[k] = f
+			k++
+			continue
+		}
+		if f.kind == ftl.OpErase {
+			c.ftl.ForgetErased(int(f.block) / c.cfg.NAND.Geometry.PlanesPerDie)
+		}
+	}
+	c.flight = c.flight[:k]
+}
+
+// PowerLossReport is what a power cut did to a drive and what mounting it
+// again took.
+type PowerLossReport struct {
+	AtNs int64 `json:"at_ns"`
+	// Protected: the drive has power-loss protection and lost nothing.
+	Protected bool `json:"protected"`
+	// UnfinishedPages are the multi-plane pages whose program the cut
+	// stopped or kept from starting, CorruptedPages the finished lower
+	// pages an interrupted program on their word line destroyed, and
+	// UneraseGroups the groups whose erase had not started.
+	UnfinishedPages int `json:"unfinished_pages"`
+	CorruptedPages  int `json:"corrupted_pages"`
+	UnerasedGroups  int `json:"unerased_groups"`
+	// LostVolatileBytes is acknowledged data lost that was only in the
+	// drive's memory or on its way to the flash; LostDurableBytes
+	// acknowledged data lost that had been programmed. ReverteBytes of
+	// the lost read an older version; ResurrectedBytes are trimmed data
+	// that reads again (TRIM is not journaled).
+	LostVolatileBytes int64 `json:"lost_volatile_bytes"`
+	LostDurableBytes  int64 `json:"lost_durable_bytes"`
+	RevertedBytes     int64 `json:"reverted_bytes"`
+	ResurrectedBytes  int64 `json:"resurrected_bytes"`
+	// Entries is the mapping entries rebuilt, ScannedPages the pages read
+	// to rebuild them and MountNs the time mounting took: the scan, spread
+	// over the dies (with protection, reading the saved mapping).
+	Entries      int64 `json:"entries"`
+	ScannedPages int64 `json:"scanned_pages"`
+	MountNs      int64 `json:"mount_ns"`
+}
+
+// PowerLoss cuts the drive's power at time at and powers it up again. A
+// drive with power-loss protection finishes what is under way and
+// programs its write buffer on its capacitors, saves its mapping, and
+// mounts by reading it back. Without, the programs the cut stopped or kept
+// from starting are void, an interrupted program of an upper page also
+// destroys the finished lower pages of its word line, erases not started
+// leave their groups as they were, everything in controller memory (the
+// write buffer, read-ahead, the mapping cache, the TRIM backlog) is gone,
+// and the FTL rebuilds its mapping by scanning the flash. The drive takes
+// commands again at at + MountNs. It needs a drive that tracks data
+// (NAND.TrackData).
+func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
+	rep := PowerLossReport{AtNs: at}
+	if !c.cfg.NAND.TrackData {
+		return rep, fmt.Errorf("%w: power loss needs a drive built to track data (nand.Config.TrackData)", ErrConfig)
+	}
+	g := c.cfg.NAND.Geometry
+	tm := c.cfg.NAND.Timing
+	if c.cfg.Firmware.PowerLossProtection {
+		rep.Protected = true
+		if err := c.ftl.Flush(); err != nil {
+			return rep, err
+		}
+		c.drain(at)
+		for _, f := range c.flight {
+			if f.kind == ftl.OpErase {
+				c.ftl.ForgetErased(int(f.block) / g.PlanesPerDie)
+			}
+		}
+		// The saved mapping: 4 bytes a logical unit, read on every die.
+		mapPages := (c.ftl.UserUnits()*4 + int64(g.PageBytes) - 1) / int64(g.PageBytes)
+		rep.MountNs = (mapPages + int64(g.Dies()) - 1) / int64(g.Dies()) * tm.ReadNs
+		rep.Entries = c.ftl.UserUnits() - c.unmappedUnits()
+		c.powerUp(at + rep.MountNs)
+		return rep, nil
+	}
+	var cut ftl.PowerCut
+	for _, f := range c.flight {
+		if f.done <= at {
+			if f.kind == ftl.OpErase {
+				c.ftl.ForgetErased(int(f.block) / g.PlanesPerDie)
+			}
+			continue
+		}
+		if f.kind == ftl.OpErase {
+			if f.start >= at {
+				cut.Unerased = append(cut.Unerased, int(f.block)/g.PlanesPerDie)
+			} else {
+				c.ftl.ForgetErased(int(f.block) / g.PlanesPerDie) // under way: erased enough
+			}
+			continue
+		}
+		rep.UnfinishedPages++
+		for p := range int(f.planes) {
+			cut.Unfinished = append(cut.Unfinished, ftl.PageRef{Block: int(f.block) + p, Page: int(f.page)})
+		}
+		if f.start < at && tm.Kind(int(f.page)) != nand.LSB {
+			// An upper page's program under way destroys the lower pages
+			// of its word line programmed before it.
+			for q := wordLineStart(tm, int(f.page)); q < int(f.page); q++ {
+				rep.CorruptedPages++
+				for p := range int(f.planes) {
+					cut.Corrupted = append(cut.Corrupted, ftl.PageRef{Block: int(f.block) + p, Page: q})
+				}
+			}
+		}
+	}
+	rep.UnerasedGroups = len(cut.Unerased)
+	c.flight = c.flight[:0]
+	c.ftl.ResetOps()
+	rec, err := c.ftl.PowerLoss(cut)
+	if err != nil {
+		return rep, err
+	}
+	unit := c.unit
+	rep.LostDurableBytes = rec.LostDurableUnits * unit
+	rep.LostVolatileBytes = (rec.LostUnits - rec.LostDurableUnits) * unit
+	rep.RevertedBytes = rec.RevertedUnits * unit
+	rep.ResurrectedBytes = rec.ResurrectedUnits * unit
+	rep.Entries, rep.ScannedPages = rec.Entries, rec.ScannedPages
+	// Every page holding data is read once, the dies in parallel.
+	rep.MountNs = (rec.ScannedPages + int64(g.Dies()) - 1) / int64(g.Dies()) * tm.ReadNs
+	c.ftl.ResetOps() // the erases done while mounting are part of the mount
+	c.powerUp(at + rep.MountNs)
+	return rep, nil
+}
+
+// wordLineStart returns the first page of page p's word line: MLC pairs a
+// lower and an upper page, TLC three pages (as Timing.Kind lays them).
+func wordLineStart(t nand.Timing, p int) int {
+	switch t.Cell {
+	case nand.MLC:
+		return p - p%2
+	case nand.TLC:
+		return p - p%3
+	}
+	return p
+}
+
+// unmappedUnits counts the logical units that hold no data.
+func (c *Controller) unmappedUnits() int64 {
+	var n int64
+	for lba := range c.ftl.UserUnits() {
+		if loc, err := c.ftl.Lookup(lba); err == nil && !loc.Mapped {
+			n++
+		}
+	}
+	return n
+}
+
+// powerUp resets what the controller keeps in memory and on its clocks:
+// the drive starts again, idle, at t.
+func (c *Controller) powerUp(t int64) {
+	cfg := c.cfg
+	c.tl = nand.NewTimeline(cfg.NAND)
+	c.tl.Advance(t)
+	c.alloc.tl = c.tl
+	c.link = nand.NewCalendar()
+	c.link.Advance(t)
+	c.fwFree = t
+	c.buf.reset()
+	c.buf.at = t
+	c.dp = datapath{readFree: t, writeFree: t}
+	c.ra.reset()
+	c.ra.last = -1
+	c.gc = newGCPath(cfg.NAND.Geometry.Dies(), cfg.Firmware.GCStreams, cfg.Firmware.Cores, cfg.Firmware.ECCMBps)
+	c.trimQ = 0
+	c.programsDone = t
+	c.flight = c.flight[:0]
+	if c.mc != nil {
+		c.mc.reset()
+	}
+}
