@@ -465,9 +465,9 @@ func (r *Result) Fio(options map[string]string) FioJob {
 	for _, c := range r.DepthCounts {
 		subs += c
 	}
-	for i, lvl := range DepthLevels {
+	for i, lvl := range depthLevels {
 		key := strconv.Itoa(lvl)
-		if i == len(DepthLevels)-1 {
+		if i == len(depthLevels)-1 {
 			key = ">=64"
 		}
 		var n int64
