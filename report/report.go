@@ -14,6 +14,7 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/ftl"
+	"github.com/ftlsim/ftlsim/internal/atomicfile"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
@@ -407,23 +408,8 @@ func (fs fileSet) writeTo(dir string) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-		if err != nil {
+		if err := atomicfile.WriteFile(path, fs[n]); err != nil {
 			return fmt.Errorf("report: %w", err)
-		}
-		_, err = tmp.Write(fs[n])
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(tmp.Name(), 0o644)
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), path)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-			return fmt.Errorf("report: writing %s: %w", n, err)
 		}
 	}
 	return nil
