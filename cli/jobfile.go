@@ -61,11 +61,23 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 			j.Job.RuntimeNs = cap
 		}
 	}
-	out, closeOut, err := openOutput(o, stdout)
+	outs, err := newOutputs(o, stdout)
 	if err != nil {
 		return err
 	}
-	defer closeOut()
+	defer outs.abort()
+	out := outs.report
+	deviceLog := func(n int) string { // the n-th job's (from 1)
+		if len(jf.Jobs) > 1 {
+			return fmt.Sprintf("%s.%d", o.deviceLog, n)
+		}
+		return o.deviceLog
+	}
+	if o.deviceLog != "" {
+		if err := check("write_device_log="+o.deviceLog, deviceLog(1)); err != nil {
+			return err
+		}
+	}
 	wall := time.Now()
 	e, preNs, err := prepare(c, o.precondition)
 	if err != nil {
@@ -78,7 +90,7 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 		logs := make([]*logSet, len(group))
 		for i, j := range group {
 			n++
-			logs[i], err = openLogsN(o, n)
+			logs[i], err = openLogsN(o, n, outs)
 			if err != nil {
 				return err
 			}
@@ -100,11 +112,7 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 				return err
 			}
 			if o.deviceLog != "" {
-				file := o.deviceLog
-				if len(jf.Jobs) > 1 {
-					file = fmt.Sprintf("%s.%d", o.deviceLog, n-len(rs)+i+1)
-				}
-				if err := writeDeviceLog(file, r); err != nil {
+				if err := writeDeviceLog(outs, deviceLog(n-len(rs)+i+1), r); err != nil {
 					return err
 				}
 			}
@@ -146,23 +154,24 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 		}
 		i = k
 	}
-	if o.format == "terse" {
-		if err := sim.WriteFioTerse(out, o.drive, fioJobs...); err != nil {
-			return err
+	switch {
+	case o.format == "terse":
+		err = sim.WriteFioTerse(out, o.drive, fioJobs...)
+	case o.json():
+		err = sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
+	default:
+		writeDriveText(out, o, c, preNs)
+		for _, t := range texts {
+			t()
 		}
-		return verifyError(results...)
+		writeDiskStats(out, sim.DiskUtil(o.drive, fioJobs...))
+		fmt.Fprintf(out, "simulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
 	}
-	if o.json() {
-		if err := sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...); err != nil {
-			return err
-		}
-		return verifyError(results...)
+	if err != nil {
+		return err
 	}
-	writeDriveText(out, o, c, preNs)
-	for _, t := range texts {
-		t()
+	if err := outs.commit(); err != nil {
+		return err
 	}
-	writeDiskStats(out, sim.DiskUtil(o.drive, fioJobs...))
-	fmt.Fprintf(out, "simulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
 	return verifyError(results...)
 }

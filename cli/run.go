@@ -99,6 +99,10 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 			status = exitError
 		}
 	}()
+	// Writes to stdout are checked: a report cut short (a full disk, a
+	// closed pipe) is an error, not a silent success.
+	sw := &checkedWriter{w: stdout}
+	stdout = sw
 	var err error
 	switch {
 	case len(args) == 0:
@@ -119,6 +123,9 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 		err = review(args[1:], stdout, stderr, reg)
 	default:
 		err = runJob(args, stdout, stderr, false, set)
+	}
+	if err == nil && sw.err != nil {
+		err = fmt.Errorf("writing the output: %w", sw.err)
 	}
 	if err == nil {
 		return exitOK
@@ -165,18 +172,6 @@ func isInputError(err error) bool {
 
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
-}
-
-// openOutput returns where the report goes: --output's file, or stdout.
-func openOutput(o *options, stdout io.Writer) (io.Writer, func(), error) {
-	if o.output == "" {
-		return stdout, func() {}, nil
-	}
-	f, err := os.Create(o.output)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, func() { f.Close() }, nil
 }
 
 // prepare secure-erases drive c, runs the precondition and returns the
@@ -285,14 +280,19 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		}
 		src = workload.NewGenerator(o.job)
 	}
-	out, closeOut, err := openOutput(o, stdout)
+	outs, err := newOutputs(o, stdout)
 	if err != nil {
 		return err
 	}
-	defer closeOut()
-	logs, err := openLogs(o)
+	defer outs.abort()
+	logs, err := openLogsN(o, 1, outs)
 	if err != nil {
 		return err
+	}
+	if o.deviceLog != "" {
+		if err := check("write_device_log="+o.deviceLog, o.deviceLog); err != nil {
+			return err
+		}
 	}
 	// Preparation covers the job's range: spare area by partitioning
 	// (--size=75%) fills only the partition, as the reviews do.
@@ -320,26 +320,28 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		return err
 	}
 	if o.deviceLog != "" {
-		if err := writeDeviceLog(o.deviceLog, res); err != nil {
+		if err := writeDeviceLog(outs, o.deviceLog, res); err != nil {
 			return err
 		}
 	}
-	if o.format == "terse" {
-		if err := sim.WriteFioTerse(out, o.drive, o.fio(res, o.given)); err != nil {
-			return err
-		}
-		return verifyError(res)
-	}
-	if o.json() {
+	out := outs.report
+	switch {
+	case o.format == "terse":
+		err = sim.WriteFioTerse(out, o.drive, o.fio(res, o.given))
+	case o.json():
 		global := map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String()}
 		if o.precondition.Kind == workload.PreconditionTorture {
 			global["precondition"] = fmt.Sprintf("torture:%ds", o.precondition.TortureNs/1e9)
 		}
-		if err := sim.WriteFioJSON(out, global, o.fio(res, o.given)); err != nil {
-			return err
-		}
-		return verifyError(res)
+		err = sim.WriteFioJSON(out, global, o.fio(res, o.given))
+	default:
+		writeText(out, o, c, res, preNs, time.Since(wall), tsrc)
 	}
-	writeText(out, o, c, res, preNs, time.Since(wall), tsrc)
+	if err != nil {
+		return err
+	}
+	if err := outs.commit(); err != nil {
+		return err
+	}
 	return verifyError(res)
 }

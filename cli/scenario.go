@@ -67,11 +67,17 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 	if err != nil {
 		return err
 	}
-	out, closeOut, err := openOutput(o, stdout)
+	outs, err := newOutputs(o, stdout)
 	if err != nil {
 		return err
 	}
-	defer closeOut()
+	defer outs.abort()
+	out := outs.report
+	if o.deviceLog != "" {
+		if err := check("write_device_log="+o.deviceLog, o.deviceLog); err != nil {
+			return err
+		}
+	}
 	wall := time.Now()
 	e := sim.New(c)
 	ms, err := e.RunSteps(steps)
@@ -87,7 +93,7 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 				ext := filepath.Ext(file)
 				file = strings.TrimSuffix(file, ext) + "_" + m.Label + ext
 			}
-			if err := writeDeviceLog(file, m.Result); err != nil {
+			if err := writeDeviceLog(outs, file, m.Result); err != nil {
 				return err
 			}
 		}
@@ -101,7 +107,10 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 		for _, m := range ms {
 			jobs = append(jobs, o.fio(m.Result, map[string]string{"scenario": sc.Name, "step": m.Label}))
 		}
-		return sim.WriteFioJSON(out, global, jobs...)
+		if err := sim.WriteFioJSON(out, global, jobs...); err != nil {
+			return err
+		}
+		return outs.commit()
 	}
 	fmt.Fprintf(out, "drive %s\nscenario %s: %s\n\n", describeDrive(c), sc.Name, sc.Description)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
@@ -134,7 +143,7 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 		}
 	}
 	fmt.Fprintf(out, "\nsimulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
-	return nil
+	return outs.commit()
 }
 
 // writeCurveSummary prints what HD Tach's write curve shows: the mean

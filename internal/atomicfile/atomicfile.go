@@ -121,6 +121,11 @@ func (f *File) Commit() error {
 	return f.place()
 }
 
+// Close flushes the file to disk and closes its descriptor without
+// putting it in place: Commit (of the file or its Set) does that later.
+// It returns the first error the file met, and then the file is dropped.
+func (f *File) Close() error { return f.finish() }
+
 // finish flushes the file to disk and closes it, ready to be put in
 // place; on an error it drops it.
 func (f *File) finish() error {

@@ -140,3 +140,29 @@ func TestSetCommit(t *testing.T) {
 	got, _ := os.ReadFile(filepath.Join(dir, "y"))
 	require.Equal(t, "y", string(got))
 }
+
+// A file closed early is put in place by its set's commit, or dropped by
+// its abort.
+func TestCloseThenCommit(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "log")
+	for _, commit := range []bool{false, true} {
+		var s Set
+		f, err := s.Create(p)
+		require.NoError(t, err)
+		f.WriteString("data")
+		require.NoError(t, f.Close())
+		_, err = f.WriteString("more")
+		require.ErrorIs(t, err, os.ErrClosed)
+		_, err = os.Stat(p)
+		require.ErrorIs(t, err, os.ErrNotExist, "not in place before the commit")
+		if !commit {
+			s.Abort()
+			require.Empty(t, entries(t, dir))
+			continue
+		}
+		require.NoError(t, s.Commit())
+		got, _ := os.ReadFile(p)
+		require.Equal(t, "data", string(got))
+	}
+}
