@@ -79,7 +79,9 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 		}
 	}
 	wall := time.Now()
-	e, preNs, err := prepare(c, o.precondition)
+	e := sim.New(c)
+	defer stopOn(set.ctx, e)()
+	preNs, err := prepare(e, o.precondition)
 	if err != nil {
 		return err
 	}
@@ -117,17 +119,21 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 				}
 			}
 		}
+		if interrupted(nil, rs...) != nil {
+			break // stopped: the later groups do not run, and are not reported
+		}
 	}
+	jobs := jf.Jobs[:len(results)]
 	// Reports: a job each, or a reporting group's jobs merged into one.
 	var fioJobs []sim.FioJob
 	var texts []func()
-	for i := 0; i < len(jf.Jobs); {
+	for i := 0; i < len(jobs); {
 		k := i + 1
-		for k < len(jf.Jobs) && jf.Jobs[k].Report == jf.Jobs[i].Report {
+		for k < len(jobs) && jobs[k].Report == jobs[i].Report {
 			k++
 		}
 		merge := false
-		for _, j := range jf.Jobs[i:k] {
+		for _, j := range jobs[i:k] {
 			merge = merge || j.GroupReporting
 		}
 		parts := []int{i}
@@ -141,15 +147,15 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 			r := results[x]
 			if merge {
 				r = sim.Merge(results[i:k])
-				if sec := jf.Jobs[i].Section; sec != "" {
+				if sec := jobs[i].Section; sec != "" {
 					r.Name = sec // fio names a group by its first job
 				}
 			}
-			fj := o.fio(r, jf.Jobs[x].Options)
-			fj.GroupID = jf.Jobs[x].Report
+			fj := o.fio(r, jobs[x].Options)
+			fj.GroupID = jobs[x].Report
 			fioJobs = append(fioJobs, fj)
 			jo := *o
-			jo.job = jf.Jobs[x].Job
+			jo.job = jobs[x].Job
 			texts = append(texts, func() { writeJobText(out, &jo, r) })
 		}
 		i = k
@@ -173,5 +179,5 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 	if err := outs.commit(); err != nil {
 		return err
 	}
-	return verifyError(results...)
+	return interrupted(verifyError(results...), results...)
 }

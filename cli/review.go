@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/report"
 )
 
@@ -50,7 +49,7 @@ func parseReview(args []string) (reviewArgs, error) {
 // folder:
 //
 //	ftlsim review --drive=bp4-240,m4-256 [--out=DIR] [--quick] [--jobs=N]
-func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
+func review(args []string, stdout, stderr io.Writer, set settings) error {
 	a, err := parseReview(args)
 	if err != nil {
 		return err
@@ -83,7 +82,7 @@ func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
 			fmt.Fprintf(stderr, "ftlsim: review: %d/%d %s %s done after %s\n", n, total, drive, step, time.Since(start).Round(time.Second))
 		}
 	}
-	ds, err := report.Run(report.Options{Drives: a.drives, Out: a.out, Quick: a.quick, Progress: progress, Done: done, Policies: reg, Jobs: a.jobs})
+	ds, err := report.Run(report.Options{Drives: a.drives, Out: a.out, Quick: a.quick, Progress: progress, Done: done, Policies: set.policies, Jobs: a.jobs})
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

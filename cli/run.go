@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -39,7 +40,8 @@ type Option func(*settings)
 
 type settings struct {
 	policies   *ftl.Registry
-	runtimeCap int64 // tests: no job of a job file runs longer (simulated ns); 0: no cap
+	runtimeCap int64           // tests: no job of a job file runs longer (simulated ns); 0: no cap
+	ctx        context.Context // WithContext; nil: SIGINT and SIGTERM stop the runs
 }
 
 // WithPolicies makes the victim policies registered in reg known to the
@@ -89,7 +91,6 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 	for _, o := range opts {
 		o(&set)
 	}
-	reg := set.policies
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "ftlsim: internal error: %v (please report it with the command line)\n", r)
@@ -113,22 +114,34 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 		printHelp(stdout)
 	case args[0] == "--version" || args[0] == "version":
 		fmt.Fprintln(stdout, Version())
-	case args[0] == "replay":
-		err = runJob(args[1:], stdout, stderr, true, set)
-	case args[0] == "run":
-		err = runFile(args[1:], stdout, stderr, set)
-	case args[0] == "scenario":
-		err = scenario(args[1:], stdout, reg)
-	case args[0] == "review":
-		err = review(args[1:], stdout, stderr, reg)
 	default:
-		err = runJob(args, stdout, stderr, false, set)
+		// The commands that simulate stop on SIGINT and SIGTERM (or
+		// WithContext's context) and write what they have.
+		ctx, release := set.watch()
+		defer release()
+		set.ctx = ctx
+		switch args[0] {
+		case "replay":
+			err = runJob(args[1:], stdout, stderr, true, set)
+		case "run":
+			err = runFile(args[1:], stdout, stderr, set)
+		case "scenario":
+			err = scenario(args[1:], stdout, set)
+		case "review":
+			err = review(args[1:], stdout, stderr, set)
+		default:
+			err = runJob(args, stdout, stderr, false, set)
+		}
 	}
 	if err == nil && sw.err != nil {
 		err = fmt.Errorf("writing the output: %w", sw.err)
 	}
 	if err == nil {
 		return exitOK
+	}
+	if errors.Is(err, errInterrupted) {
+		fmt.Fprintf(stderr, "ftlsim: %s\n", oneLine(err))
+		return exitInterrupted
 	}
 	fmt.Fprintf(stderr, "ftlsim: %s\n", oneLine(err))
 	var ue usageError
@@ -174,16 +187,15 @@ func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
-// prepare secure-erases drive c, runs the precondition and returns the
-// engine and the simulated time the preparation took.
-func prepare(c *controller.Controller, p workload.Precondition) (*sim.Engine, int64, error) {
-	e := sim.New(c)
+// prepare secure-erases the drive of engine e, runs the precondition and
+// returns the simulated time the preparation took.
+func prepare(e *sim.Engine, p workload.Precondition) (int64, error) {
 	e.SecureErase()
 	start := e.Now()
 	if err := e.Precondition(p); err != nil {
-		return nil, 0, err
+		return 0, err
 	}
-	return e, e.Now() - start, nil
+	return e.Now() - start, nil
 }
 
 // buildDrive resolves the drive options into a controller.
@@ -298,7 +310,9 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 	// (--size=75%) fills only the partition, as the reviews do.
 	o.precondition.Offset, o.precondition.Size = o.given["offset"], o.given["size"]
 	wall := time.Now()
-	e, preNs, err := prepare(c, o.precondition)
+	e := sim.New(c)
+	defer stopOn(set.ctx, e)()
+	preNs, err := prepare(e, o.precondition)
 	if err != nil {
 		return err
 	}
@@ -343,5 +357,5 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 	if err := outs.commit(); err != nil {
 		return err
 	}
-	return verifyError(res)
+	return interrupted(verifyError(res), res)
 }

@@ -28,6 +28,10 @@ type FioReport struct {
 	GlobalOptions map[string]string `json:"global options"`
 	Jobs          []FioJob          `json:"jobs"`
 	DiskUtil      []FioDiskUtil     `json:"disk_util"`
+	// Interrupted is set when a run was stopped before its end (a
+	// command's SIGINT or SIGTERM, Engine.Stop): the jobs' figures are
+	// those of the I/Os done until then.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // NumericKeyed is a JSON object whose keys are numbers — fio's percentile
@@ -118,6 +122,7 @@ type FioJob struct {
 	Verify *VerifyStats `json:"verify,omitempty"`
 
 	disk        diskCounts      // what the job did to the drive, for disk_util
+	interrupted bool            // Result.Interrupted, for the report's interrupted
 	Power       FioPower        `json:"power"`
 	Series      FioSeries       `json:"series"`
 	SteadyState *FioSteadyState `json:"steadystate,omitempty"`
@@ -434,6 +439,7 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		LatencyPct: 100, LatencyDepth: r.QueueDepth, IODepthSubmit: map[string]float64{}, IODepthComplete: map[string]float64{},
 		SteadyState: FioSteady(r.SteadyState),
 		Sync:        FioSync{LatNs: fioLat(r.Sync.Latency, false), TotalIOs: r.Sync.IOs},
+		interrupted: r.Interrupted,
 	}
 	j.disk = diskCounts{
 		ios:     [2]int64{r.Read.IOs, r.Write.IOs},
@@ -543,8 +549,16 @@ func pct(n, total int64) float64 {
 }
 
 // WriteFioJSON writes a fio-shaped JSON report of jobs, indented as fio
-// indents it.
+// indents it; "interrupted": true when a job's run was stopped early
+// (Result.Interrupted).
 func WriteFioJSON(w io.Writer, global map[string]string, jobs ...FioJob) error {
+	return NewFioReport(global, jobs...).Write(w)
+}
+
+// NewFioReport assembles the fio JSON document of jobs: the global options
+// (global["drive"] names the disk_util entry), the jobs, the drive's
+// disk_util, and Interrupted when a job's run was stopped early.
+func NewFioReport(global map[string]string, jobs ...FioJob) FioReport {
 	if global == nil {
 		global = map[string]string{}
 	}
@@ -553,7 +567,15 @@ func WriteFioJSON(w io.Writer, global map[string]string, jobs ...FioJob) error {
 		name = "ftlsim"
 	}
 	rep := FioReport{FioVersion: FioVersion, GlobalOptions: global, Jobs: jobs, DiskUtil: []FioDiskUtil{DiskUtil(name, jobs...)}}
+	for _, j := range jobs {
+		rep.Interrupted = rep.Interrupted || j.interrupted
+	}
+	return rep
+}
+
+// Write writes the report as JSON, indented as fio indents it.
+func (r FioReport) Write(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return enc.Encode(r)
 }

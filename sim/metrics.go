@@ -196,6 +196,9 @@ type Result struct {
 	// Verify is what the job's verify phase read back (fio's verify);
 	// its reads are counted in Read too.
 	Verify VerifyStats
+	// Interrupted says that Engine.Stop cut the run short: the results
+	// are those of the requests issued until then (all of them completed).
+	Interrupted bool
 }
 
 // VerifyStats is what a verify phase read back and found.
