@@ -18,6 +18,9 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 	if err != nil {
 		return err
 	}
+	if st, err := os.Stat(o.traceFile); err == nil && st.IsDir() {
+		return usage("run %s: is a folder; allowed a fio job file", o.traceFile)
+	}
 	f, err := os.Open(o.traceFile)
 	if err != nil {
 		return usageError{err}
@@ -26,7 +29,7 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 	jf, err := workload.ParseJobFileWith(o.traceFile, f, workload.ParseOptions{
 		Getenv: os.Getenv, Host: workload.ThisHost(), Sections: o.sections, Defaults: o.fileDefaults})
 	if err != nil {
-		return err
+		return usageError{err} // the file's content, or reading it
 	}
 	if len(jf.Ignored) > 0 {
 		fmt.Fprintf(stderr, "ftlsim: %s: not applied (no meaning for a simulated drive, or not modelled yet): %s\n",

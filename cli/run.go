@@ -200,7 +200,7 @@ func prepare(e *sim.Engine, p workload.Precondition) (int64, error) {
 
 // buildDrive resolves the drive options into a controller.
 func buildDrive(o *options) (*controller.Controller, error) {
-	cfg, err := controller.Lookup(o.drive)
+	cfg, err := lookupDrive("--drive", o.drive)
 	if err != nil {
 		return nil, err
 	}
