@@ -45,6 +45,7 @@ func TestInputErrorsExit2(t *testing.T) {
 		{[]string{"run", dir}, "run " + dir + ": is a folder"},
 		{[]string{"scenario", "consistency", "--drive=" + nonFinite[".nan"]}, "power.transfer_byte_nj = NaN"},
 		{[]string{"review", "--quick", "--drive=" + nonFinite[".nan"], "--out=" + filepath.Join(dir, "r")}, "power.transfer_byte_nj = NaN"},
+		{[]string{"review", "--quick", "--drive=" + dir, "--out=" + filepath.Join(dir, "r")}, "is a folder"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

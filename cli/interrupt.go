@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -15,8 +16,12 @@ import (
 const exitInterrupted = 130
 
 // errInterrupted is returned, after the results so far are written, when
-// a run was stopped early.
-var errInterrupted = errors.New("interrupted: the results so far are written, marked interrupted")
+// a run was stopped early; Main exits 130 for errors that wrap it.
+var errInterrupted = errors.New("interrupted")
+
+// errInterruptedRun is errInterrupted for a run whose results were
+// written.
+var errInterruptedRun = fmt.Errorf("%w: the results so far are written, marked interrupted", errInterrupted)
 
 // WithContext makes the command stop its runs when ctx is done, as it
 // does on SIGINT or SIGTERM: the simulation stops at its next event, the
@@ -51,7 +56,7 @@ func stopOn(ctx context.Context, e *sim.Engine) func() {
 func interrupted(err error, rs ...*sim.Result) error {
 	for _, r := range rs {
 		if r != nil && r.Interrupted {
-			return errInterrupted
+			return errInterruptedRun
 		}
 	}
 	return err

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +19,7 @@ type reviewArgs struct {
 	out    string
 	quick  bool
 	jobs   int
+	resume bool
 }
 
 // parseReview reads review's options.
@@ -27,9 +30,10 @@ func parseReview(args []string) (reviewArgs, error) {
 	out := fs.String("out", "review", "report folder")
 	quick := fs.Bool("quick", false, "shrink drives and runs for a first look (same chart shapes)")
 	jobs := fs.Int("jobs", 0, "runs at once (0: one per CPU, at most 4)")
+	resume := fs.Bool("resume", false, "read back the runs an earlier review into the folder wrote, and run only the others")
 	if err := fs.Parse(args); err != nil {
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
-			return reviewArgs{}, usage("unknown option --%s for review (it takes --drive, --out, --quick, --jobs)", strings.TrimLeft(name, "-"))
+			return reviewArgs{}, usage("unknown option --%s for review (it takes --drive, --out, --quick, --jobs, --resume)", strings.TrimLeft(name, "-"))
 		}
 		return reviewArgs{}, usage("%s", err.Error())
 	}
@@ -42,17 +46,26 @@ func parseReview(args []string) (reviewArgs, error) {
 	if *jobs < 0 {
 		return reviewArgs{}, usage("--jobs=%d: allowed 0 (one per CPU, at most 4) or more", *jobs)
 	}
-	return reviewArgs{drives: strings.Split(*drives, ","), out: *out, quick: *quick, jobs: *jobs}, nil
+	return reviewArgs{drives: strings.Split(*drives, ","), out: *out, quick: *quick, jobs: *jobs, resume: *resume}, nil
 }
 
 // review runs the review suite on one or more drives and writes a report
 // folder:
 //
-//	ftlsim review --drive=bp4-240,m4-256 [--out=DIR] [--quick] [--jobs=N]
+//	ftlsim review --drive=bp4-240,m4-256 [--out=DIR] [--quick] [--jobs=N] [--resume]
+//
+// Every drive and the folder are checked before any run; each run is
+// written to the folder when it finishes, so that --resume after a stop
+// (SIGINT, a failure) runs only the rest.
 func review(args []string, stdout, stderr io.Writer, set settings) error {
 	a, err := parseReview(args)
 	if err != nil {
 		return err
+	}
+	for _, d := range a.drives {
+		if _, err := lookupDrive("--drive", d); err != nil {
+			return err
+		}
 	}
 	start := time.Now()
 	progress := func(drive, step string, done, total int, simNs int64) {}
@@ -82,12 +95,23 @@ func review(args []string, stdout, stderr io.Writer, set settings) error {
 			fmt.Fprintf(stderr, "ftlsim: review: %d/%d %s %s done after %s\n", n, total, drive, step, time.Since(start).Round(time.Second))
 		}
 	}
-	ds, err := report.Run(report.Options{Drives: a.drives, Out: a.out, Quick: a.quick, Progress: progress, Done: done, Policies: set.policies, Jobs: a.jobs})
+	resumed := 0
+	ds, err := report.Run(report.Options{Drives: a.drives, Out: a.out, Quick: a.quick, Progress: progress, Done: done,
+		Policies: set.policies, Jobs: a.jobs, Resume: a.resume, Context: set.ctx,
+		Resumed: func(drive, step string) { resumed++ }})
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, report.ErrOutput):
+		return usage("--out=%s: %w", a.out, err)
+	case errors.Is(err, report.ErrInterrupted):
+		return fmt.Errorf("%w; ftlsim review --resume with the same options runs the rest", err)
+	case err != nil:
 		return err
+	}
+	if resumed > 0 {
+		fmt.Fprintf(stderr, "ftlsim: review: %d run(s) read back from %s (--resume)\n", resumed, filepath.Join(a.out, "runs"))
 	}
 	fmt.Fprintf(stdout, "reviewed %d drive(s) in %s: %s/report.md, %s/report.html, charts and data/\n",
 		len(ds), time.Since(start).Round(time.Second), a.out, a.out)

@@ -15,6 +15,7 @@ import (
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/internal/units"
+	"github.com/ftlsim/ftlsim/report"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
 	"github.com/ftlsim/ftlsim/workload/trace"
@@ -139,7 +140,7 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 	if err == nil {
 		return exitOK
 	}
-	if errors.Is(err, errInterrupted) {
+	if errors.Is(err, errInterrupted) || errors.Is(err, report.ErrInterrupted) {
 		fmt.Fprintf(stderr, "ftlsim: %s\n", oneLine(err))
 		return exitInterrupted
 	}

@@ -158,7 +158,7 @@ func scenarioDone(outs *outputs, e *sim.Engine) error {
 		return err
 	}
 	if e.Stopped() {
-		return errInterrupted
+		return errInterruptedRun
 	}
 	return nil
 }
