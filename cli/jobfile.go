@@ -45,7 +45,11 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 	for _, j := range jf.Jobs {
 		o.trackData = o.trackData || j.Job.Verify
 	}
-	c, err := buildDrive(o)
+	jobs := make([]*workload.Job, len(jf.Jobs))
+	for i, j := range jf.Jobs {
+		jobs[i] = j.Job
+	}
+	c, err := buildDrive(o, jobs, o.intervalMsec*1e6)
 	if err != nil {
 		return err
 	}
@@ -126,17 +130,18 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 			break // stopped: the later groups do not run, and are not reported
 		}
 	}
-	jobs := jf.Jobs[:len(results)]
+	noteOmittedSeries(o, stderr, results...)
+	ran := jf.Jobs[:len(results)]
 	// Reports: a job each, or a reporting group's jobs merged into one.
 	var fioJobs []sim.FioJob
 	var texts []func()
-	for i := 0; i < len(jobs); {
+	for i := 0; i < len(ran); {
 		k := i + 1
-		for k < len(jobs) && jobs[k].Report == jobs[i].Report {
+		for k < len(ran) && ran[k].Report == ran[i].Report {
 			k++
 		}
 		merge := false
-		for _, j := range jobs[i:k] {
+		for _, j := range ran[i:k] {
 			merge = merge || j.GroupReporting
 		}
 		parts := []int{i}
@@ -150,15 +155,15 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 			r := results[x]
 			if merge {
 				r = sim.Merge(results[i:k])
-				if sec := jobs[i].Section; sec != "" {
+				if sec := ran[i].Section; sec != "" {
 					r.Name = sec // fio names a group by its first job
 				}
 			}
-			fj := o.fio(r, jobs[x].Options)
-			fj.GroupID = jobs[x].Report
+			fj := o.fio(r, ran[x].Options)
+			fj.GroupID = ran[x].Report
 			fioJobs = append(fioJobs, fj)
 			jo := *o
-			jo.job = jobs[x].Job
+			jo.job = ran[x].Job
 			texts = append(texts, func() { writeJobText(out, &jo, r) })
 		}
 		i = k

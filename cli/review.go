@@ -10,16 +10,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ftlsim/ftlsim/internal/memlimit"
 	"github.com/ftlsim/ftlsim/report"
 )
 
 // reviewArgs are review's options.
 type reviewArgs struct {
-	drives []string
-	out    string
-	quick  bool
-	jobs   int
-	resume bool
+	drives    []string
+	out       string
+	quick     bool
+	jobs      int
+	resume    bool
+	maxMemory string
 }
 
 // parseReview reads review's options.
@@ -31,9 +33,10 @@ func parseReview(args []string) (reviewArgs, error) {
 	quick := fs.Bool("quick", false, "shrink drives and runs for a first look (same chart shapes)")
 	jobs := fs.Int("jobs", 0, "runs at once (0: one per CPU, at most 4)")
 	resume := fs.Bool("resume", false, "read back the runs an earlier review into the folder wrote, and run only the others")
+	maxMemory := fs.String("max_memory", "", "memory the review may use (default: half of the available memory, or FTLSIM_MAX_MEMORY)")
 	if err := fs.Parse(args); err != nil {
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
-			return reviewArgs{}, usage("unknown option --%s for review (it takes --drive, --out, --quick, --jobs, --resume)", strings.TrimLeft(name, "-"))
+			return reviewArgs{}, usage("unknown option --%s for review (it takes --drive, --out, --quick, --jobs, --resume, --max_memory)", strings.TrimLeft(name, "-"))
 		}
 		return reviewArgs{}, usage("%s", err.Error())
 	}
@@ -46,7 +49,7 @@ func parseReview(args []string) (reviewArgs, error) {
 	if *jobs < 0 {
 		return reviewArgs{}, usage("--jobs=%d: allowed 0 (one per CPU, at most 4) or more", *jobs)
 	}
-	return reviewArgs{drives: strings.Split(*drives, ","), out: *out, quick: *quick, jobs: *jobs, resume: *resume}, nil
+	return reviewArgs{drives: strings.Split(*drives, ","), out: *out, quick: *quick, jobs: *jobs, resume: *resume, maxMemory: *maxMemory}, nil
 }
 
 // review runs the review suite on one or more drives and writes a report
@@ -66,6 +69,10 @@ func review(args []string, stdout, stderr io.Writer, set settings) error {
 		if _, err := lookupDrive("--drive", d); err != nil {
 			return err
 		}
+	}
+	limit, err := memoryLimit(a.maxMemory)
+	if err != nil {
+		return err
 	}
 	start := time.Now()
 	progress := func(drive, step string, done, total int, simNs int64) {}
@@ -97,7 +104,7 @@ func review(args []string, stdout, stderr io.Writer, set settings) error {
 	}
 	resumed := 0
 	ds, err := report.Run(report.Options{Drives: a.drives, Out: a.out, Quick: a.quick, Progress: progress, Done: done,
-		Policies: set.policies, Jobs: a.jobs, Resume: a.resume, Context: set.ctx,
+		Policies: set.policies, Jobs: a.jobs, Resume: a.resume, Context: set.ctx, MaxMemory: limit.Bytes,
 		Resumed: func(drive, step string) { resumed++ }})
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
@@ -105,6 +112,8 @@ func review(args []string, stdout, stderr io.Writer, set settings) error {
 	switch {
 	case errors.Is(err, report.ErrOutput):
 		return usage("--out=%s: %w", a.out, err)
+	case errors.Is(err, memlimit.ErrTooLarge):
+		return usage("--drive=%s: %w (%s)", strings.Join(a.drives, ","), err, limit.From)
 	case errors.Is(err, report.ErrInterrupted):
 		return fmt.Errorf("%w; ftlsim review --resume with the same options runs the rest", err)
 	case err != nil:

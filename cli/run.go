@@ -199,8 +199,10 @@ func prepare(e *sim.Engine, p workload.Precondition) (int64, error) {
 	return e.Now() - start, nil
 }
 
-// buildDrive resolves the drive options into a controller.
-func buildDrive(o *options) (*controller.Controller, error) {
+// buildDrive resolves the drive options into a controller, once the
+// drive and the statistics of jobs (series intervals of intervalNs) are
+// known to fit the memory limit (checkMemory).
+func buildDrive(o *options, jobs []*workload.Job, intervalNs int64) (*controller.Controller, error) {
 	cfg, err := lookupDrive("--drive", o.drive)
 	if err != nil {
 		return nil, err
@@ -240,6 +242,14 @@ func buildDrive(o *options) (*controller.Controller, error) {
 	cfg.Policies = o.policies
 	cfg.Seed = o.job.RandSeed
 	cfg.NAND.TrackData = o.trackData
+	r, err := cfg.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	stats, intervals := statsMemory(o, jobs, intervalNs)
+	if err := checkMemory(o, r, stats, len(jobs), intervals); err != nil {
+		return nil, err
+	}
 	return controller.New(cfg)
 }
 
@@ -262,7 +272,7 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		return runJobFile(o, jf, stdout, stderr, set)
 	}
 	o.trackData = o.job.Verify
-	c, err := buildDrive(o)
+	c, err := buildDrive(o, []*workload.Job{o.job}, o.intervalMsec*1e6)
 	if err != nil {
 		return err
 	}
@@ -340,6 +350,7 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		}
 	}
 	out := outs.report
+	noteOmittedSeries(o, stderr, res)
 	switch {
 	case o.format == "terse":
 		err = sim.WriteFioTerse(out, o.drive, o.fio(res, o.given))

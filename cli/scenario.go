@@ -62,7 +62,13 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 	if err != nil {
 		return err
 	}
-	c, err := buildDrive(o)
+	var jobs []*workload.Job
+	for _, st := range steps {
+		if st.Kind == workload.RunJob {
+			jobs = append(jobs, st.Job)
+		}
+	}
+	c, err := buildDrive(o, jobs, sim.Second) // scenarios' series are at the default interval
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/internal/atomicfile"
+	"github.com/ftlsim/ftlsim/internal/memlimit"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
@@ -49,6 +50,11 @@ type Options struct {
 	Resume bool
 	// Resumed, when set, is told each run read back (Resume).
 	Resumed func(drive, step string)
+	// MaxMemory, when positive, is the memory the review may plan to use:
+	// a drive whose runs need more is refused before any run (an error
+	// wrapping memlimit's ErrTooLarge), and fewer runs run at once than
+	// Jobs when that many would need more.
+	MaxMemory int64
 	// Context, when set, stops the review when it is done: the runs under
 	// way stop at their next event and are dropped, no other starts, and
 	// Run returns an error wrapping ErrInterrupted. The runs finished
@@ -228,8 +234,20 @@ func Run(o Options) ([]Drive, error) {
 			cfg = cfg.Resized(controller.Size(QuickCapacity(cfg.NAND.Geometry.Dies())), cfg.OPPercent)
 		}
 		cfg.Policies = o.Policies
-		if _, err := cfg.Resolve(); err != nil {
+		r, err := cfg.Resolve()
+		if err != nil {
 			return nil, fmt.Errorf("report: drive %s: %w", name, err)
+		}
+		if o.MaxMemory > 0 {
+			need, err := runMemory(r, o.Quick)
+			if err != nil {
+				return nil, err
+			}
+			if need > o.MaxMemory {
+				return nil, fmt.Errorf("report: drive %s: %w: a run of the suite takes about %s to simulate; allowed %s", name,
+					memlimit.ErrTooLarge, units.FormatBytes(need), units.FormatBytes(o.MaxMemory))
+			}
+			jobs = max(1, min(jobs, int(o.MaxMemory/need))) // each run holds its own drive
 		}
 		cfgs[i] = cfg
 		drives[i] = Drive{Name: name, Runs: map[RunName][]sim.Measurement{}}
@@ -334,6 +352,31 @@ func Run(o Options) ([]Drive, error) {
 		return nil, err
 	}
 	return drives, nil
+}
+
+// runMemory estimates the most memory a run of the suite holds on the
+// drive r: the drive, and the statistics of the longest run's jobs (their
+// latency histograms and one-second series).
+func runMemory(r controller.Resolved, quick bool) (int64, error) {
+	var most int64
+	for _, s := range suite(quick) {
+		sc, err := workload.ScenarioByName(s.name.scenario())
+		if err != nil {
+			return 0, fmt.Errorf("report: %w", err)
+		}
+		steps, err := sc.Steps(s.params)
+		if err != nil {
+			return 0, fmt.Errorf("report: %s: %w", s.name, err)
+		}
+		var stats int64
+		for _, st := range steps {
+			if st.Kind == workload.RunJob {
+				stats += sim.StreamMemoryBytes((st.Job.RuntimeNs+st.Job.RampNs)/sim.Second + 1)
+			}
+		}
+		most = max(most, stats)
+	}
+	return memlimit.Drive(r, r.Config.NAND.TrackData) + most, nil
 }
 
 // runOne runs one run of the suite on a fresh drive built from cfg,

@@ -227,9 +227,13 @@ type FioGeometry struct {
 	ReserveBlocks    int     `json:"reserve_blocks"`
 }
 
-// FioSeries is the per-interval series, column by column.
+// FioSeries is the per-interval series, column by column. A series of
+// more than MaxFioSeries intervals is left out: Intervals says how many it
+// has and Note where to find them.
 type FioSeries struct {
 	IntervalMs         int64     `json:"interval_ms"`
+	Intervals          int       `json:"intervals,omitempty"`
+	Note               string    `json:"note,omitempty"`
 	TimeMs             []int64   `json:"time_ms"`
 	IOPS               []float64 `json:"iops"`
 	MBps               []float64 `json:"mbps"`
@@ -526,7 +530,13 @@ func (r *Result) Fio(options map[string]string) FioJob {
 	if len(r.Intervals) > 0 {
 		s.IntervalMs = (r.Intervals[0].EndNs - r.Intervals[0].StartNs) / 1e6
 	}
-	for _, iv := range r.Intervals {
+	ivs := r.Intervals
+	if len(ivs) > MaxFioSeries {
+		s.Intervals = len(ivs)
+		s.Note = SeriesOmitted(len(ivs))
+		ivs = nil
+	}
+	for _, iv := range ivs {
 		s.TimeMs = append(s.TimeMs, iv.EndNs/1e6)
 		s.IOPS = append(s.IOPS, round(iv.IOPS))
 		s.MBps = append(s.MBps, round(iv.MBps))
@@ -539,6 +549,12 @@ func (r *Result) Fio(options map[string]string) FioJob {
 	}
 	j.Series = s
 	return j
+}
+
+// SeriesOmitted is the note of a fio job object whose series of n
+// intervals, more than MaxFioSeries, was left out.
+func SeriesOmitted(n int) string {
+	return fmt.Sprintf("the series has %d intervals, more than the %d the JSON holds: left out; the device log (--write_device_log) holds it", n, MaxFioSeries)
 }
 
 func pct(n, total int64) float64 {
