@@ -47,6 +47,9 @@ func (s *settings) watch() (context.Context, func()) {
 // stopOn stops engine e when ctx is done; the returned function releases
 // the watch.
 func stopOn(ctx context.Context, e *sim.Engine) func() {
+	if ctx.Err() != nil {
+		e.Stop() // done already: before the first event, not when AfterFunc's goroutine runs
+	}
 	release := context.AfterFunc(ctx, e.Stop)
 	return func() { release() }
 }

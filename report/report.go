@@ -399,6 +399,9 @@ func runOne(ctx context.Context, cfg controller.Config, s suiteRun, at func(simN
 		return cfg, nil, fmt.Errorf("report: %w", err)
 	}
 	eng := sim.New(c)
+	if ctx.Err() != nil {
+		eng.Stop()
+	}
 	defer context.AfterFunc(ctx, eng.Stop)()
 	ms, err := eng.RunStepsHooks(steps, sim.Hooks{OnInterval: func(sim.Interval) { at(eng.Now()) }})
 	if err != nil {
