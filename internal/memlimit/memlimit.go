@@ -23,6 +23,7 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/units"
+	"github.com/ftlsim/ftlsim/nand"
 )
 
 // EnvVar is the environment variable that sets the limit when the command
@@ -108,17 +109,39 @@ func MemAvailable(meminfo []byte) (int64, error) {
 
 // Drive returns the memory a drive built from r holds: the controller's
 // estimate for its flash (controller.MemoryEstimate: mapping, OOB tags,
-// valid bits, block state), the data tokens of a drive that verifies (4
-// bytes a device unit, nand.Config.TrackData) and the compressed sizes of
-// a compressing one (a byte a user unit).
+// valid bits, block state), what a drive that verifies keeps beside it
+// for every device unit (nand.Config.TrackData; trackBytesPerUnit) and
+// the compressed sizes of a compressing one (a byte a user unit).
 func Drive(r controller.Resolved, trackData bool) int64 {
-	g := r.Config.DeviceConfig().Geometry
+	dc := r.Config.DeviceConfig()
+	g := dc.Geometry
 	n := controller.MemoryEstimate(g)
 	if trackData {
-		n += 4 * int64(g.Groups()) * int64(g.UnitsPerGroup())
+		n += int64(trackBytesPerUnit(dc) * float64(g.Groups()) * float64(g.UnitsPerGroup()))
 	}
 	if r.Config.Firmware.Compression {
 		n += int64(r.Config.Capacity) / int64(r.Config.NAND.Geometry.UnitBytes)
 	}
 	return n
+}
+
+// trackBytesPerUnit is what tracking data (nand.Config.TrackData) costs
+// a device unit of flash cfg: measured, as the difference between the
+// memory of a device of one block a plane with and without it, so that
+// the estimate follows what the nand package keeps. Where no such device
+// can be built, it assumes two 32-bit words a unit.
+func trackBytesPerUnit(cfg nand.Config) float64 {
+	cfg.Geometry.BlocksPerPlane = 1
+	cfg.TrackData = false
+	without, err := nand.New(cfg)
+	if err != nil {
+		return 8
+	}
+	cfg.TrackData = true
+	with, err := nand.New(cfg)
+	if err != nil {
+		return 8
+	}
+	g := cfg.Geometry
+	return float64(with.MemoryBytes()-without.MemoryBytes()) / (float64(g.Groups()) * float64(g.UnitsPerGroup()))
 }
