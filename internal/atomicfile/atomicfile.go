@@ -57,7 +57,7 @@ func Create(path string) (*File, error) {
 		// A new file; a dangling link is replaced by the file.
 		dest = path
 	case err != nil:
-		return nil, fmt.Errorf("writing %s: %w", path, err)
+		return nil, fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	mode := fs.FileMode(0o644)
 	if st, err := os.Stat(dest); err == nil {
@@ -67,7 +67,7 @@ func Create(path string) (*File, error) {
 		case !st.Mode().IsRegular():
 			f, err := os.OpenFile(dest, os.O_WRONLY, 0)
 			if err != nil {
-				return nil, fmt.Errorf("writing %s: %w", path, err)
+				return nil, fmt.Errorf("writing %s: %w", path, cause(err))
 			}
 			return &File{path: path, dest: dest, f: f, w: bufio.NewWriterSize(f, 64<<10), direct: true}, nil
 		}
@@ -75,11 +75,7 @@ func Create(path string) (*File, error) {
 	}
 	f, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp*")
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // CreateTemp's path is the temporary file's, not the user's
-		}
-		return nil, fmt.Errorf("writing %s: %w", path, err)
+		return nil, fmt.Errorf("writing %s: %w", path, cause(err)) // CreateTemp's path is the temporary file's, not the user's
 	}
 	return &File{path: path, dest: dest, f: f, w: bufio.NewWriterSize(f, 64<<10), mode: mode}, nil
 }
@@ -98,7 +94,7 @@ func (f *File) Write(p []byte) (int, error) {
 	}
 	n, err := f.w.Write(p)
 	if err != nil {
-		f.err = fmt.Errorf("writing %s: %w", f.path, err)
+		f.err = fmt.Errorf("writing %s: %w", f.path, cause(err))
 		return n, f.err
 	}
 	return n, nil
@@ -147,7 +143,7 @@ func (f *File) finish() error {
 	}
 	if err != nil {
 		if f.err == nil {
-			f.err = fmt.Errorf("writing %s: %w", f.path, err)
+			f.err = fmt.Errorf("writing %s: %w", f.path, cause(err))
 		}
 		f.remove()
 		return f.err
@@ -163,7 +159,7 @@ func (f *File) place() error {
 	}
 	if !f.direct {
 		if err := os.Rename(f.f.Name(), f.dest); err != nil {
-			f.err = fmt.Errorf("writing %s: %w", f.path, err)
+			f.err = fmt.Errorf("writing %s: %w", f.path, cause(err))
 			f.remove()
 			return f.err
 		}
@@ -257,4 +253,19 @@ func (s *Set) Abort() {
 	for _, f := range s.files {
 		f.Abort()
 	}
+}
+
+// cause is the reason an operation on a file failed, without the
+// operation and the path (the temporary file's, or the one the message
+// already names): "no space left on device".
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
