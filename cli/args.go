@@ -38,6 +38,7 @@ type options struct {
 	logHistMsec  int64
 	deviceLog    string
 	intervalMsec int64
+	maxMemory    string // --max_memory; "": FTLSIM_MAX_MEMORY or the machine's (memoryLimit)
 
 	policies *ftl.Registry // where --gc and drive descriptions find policies
 
@@ -228,6 +229,12 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 		return nil
 	})
 	str(&o.output, "output", "write the report to this file", nil)
+	str(&o.maxMemory, "max_memory", "memory a run may use (default: half of the available memory, or FTLSIM_MAX_MEMORY)", func(v string) error {
+		if b, err := units.ParseSize(v, true); err != nil || b <= 0 {
+			return fmt.Errorf("%w: allowed a positive size such as 8GiB or 16GB", units.ErrSyntax)
+		}
+		return nil
+	})
 	str(&o.iopsLog, "write_iops_log", "write NAME_iops.1.log", nil)
 	str(&o.bwLog, "write_bw_log", "write NAME_bw.1.log", nil)
 	str(&o.latLog, "write_lat_log", "write NAME_lat.1.log, NAME_clat.1.log, NAME_slat.1.log", nil)

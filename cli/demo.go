@@ -304,7 +304,9 @@ func printHelp(w io.Writer) {
        ftlsim run JOBFILE [options]  run a fio job file (drive and output options apply; job options
                                  set defaults the file overrides, as fio's do; --section=NAME runs one section)
        ftlsim scenario [NAME [--PARAM=VALUE ...] [options]]  list or run a review procedure
-       ftlsim review --drive=NAME[,NAME...] [--out=DIR] [--quick] [--jobs=N]  the whole review suite, as a report
+       ftlsim review --drive=NAME[,NAME...] [--out=DIR] [--quick] [--jobs=N] [--resume] [--max_memory=SIZE]
+                                 the whole review suite, as a report; each run is saved as it finishes,
+                                 and --resume runs only those not saved yet
        ftlsim --version          this build's version
 
 Job options (fio's names and meanings):
@@ -331,13 +333,19 @@ Output:
   --output-format=normal|json|json+|terse  --output=FILE
   --write_iops_log=NAME --write_bw_log=NAME --write_lat_log=NAME --log_avg_msec=MS --log_offset=0|1
   --write_hist_log=NAME --log_hist_msec=MS   (fio's completion-latency histograms)
-  --write_device_log=FILE.csv --device_log_msec=MS
+  --write_device_log=FILE.csv --device_log_msec=MS   (the JSON holds series of up to 36,000 intervals)
+  Files are written whole once the run succeeds: a failed run leaves existing files as they were.
+Memory:
+  --max_memory=SIZE    what a run may use (default: FTLSIM_MAX_MEMORY, else half of the machine's available memory);
+                       a larger drive or run is refused before it starts
 Replay options (with the drive and output options):
   --format=msr|spc|disksim|heimdall|blkparse|iolog   (default: detected; gzip is read directly)
   --iodepth=N          closed loop at queue depth N (default: open loop at the recorded times)
   --speedup=X          replay the recorded times X times faster
   --devices=merge|partition:N   --beyond=wrap|reject
 Sizes: 4k = 4096 (fio's kb_base=1024); --capacity counts GB as 10^9 and GiB as 2^30.
-Times: seconds, or with ms, m, h suffixes. Exit status 2 means bad input.
+Times: seconds, or with ms, m, h suffixes.
+Exit status: 0 success, 1 a failed run, 2 bad input (one line names the option), 130 stopped by SIGINT or
+SIGTERM (the results so far are written, marked interrupted; a second signal ends the command at once).
 `)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/testtier"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
 )
 
 // synthetic is a consistency run of n one-second intervals with IOPS
@@ -197,7 +198,7 @@ func TestDemoClaims(t *testing.T) {
 		default:
 			o, err := parseArgs(fields, modeJob, nil)
 			require.NoError(t, err, c)
-			drv, err := buildDrive(o)
+			drv, err := buildDrive(o, []*workload.Job{o.job}, o.intervalMsec*1e6)
 			require.NoError(t, err, c)
 			require.NoError(t, o.job.Resolve(int64(drv.Config().Capacity)), c)
 			if testtier.IsLong() {

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -31,7 +33,7 @@ func drives(args []string, w io.Writer) error {
 		}
 		return tw.Flush()
 	case 1:
-		c, err := controller.Lookup(args[0])
+		c, err := lookupDrive("drives", args[0])
 		if err != nil {
 			return err
 		}
@@ -100,4 +102,25 @@ func capacityText(s controller.Size) string {
 		return s.String()
 	}
 	return fmt.Sprintf("%.2fGB", float64(s)/1e9)
+}
+
+// lookupDrive returns the drive description called name, given as option
+// (--drive, or the drives command): a preset, or else a description file.
+// A folder, a file that cannot be read and a bad description are input
+// errors that name the option.
+func lookupDrive(option, name string) (controller.Config, error) {
+	given := option + " " + name
+	if strings.HasPrefix(option, "--") {
+		given = option + "=" + name
+	}
+	if st, err := os.Stat(name); err == nil && st.IsDir() {
+		if _, err := controller.Preset(name); err != nil { // a preset's name wins, as in controller.Lookup
+			return controller.Config{}, usage("%s: is a folder; allowed a preset name (ftlsim drives lists them) or a drive description file", given)
+		}
+	}
+	cfg, err := controller.Lookup(name)
+	if err != nil && !errors.Is(err, controller.ErrConfig) {
+		return cfg, usage("%s: %w", given, err)
+	}
+	return cfg, err
 }

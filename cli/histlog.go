@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
 	"math/bits"
-	"os"
 
 	"github.com/ftlsim/ftlsim/blockio"
+	"github.com/ftlsim/ftlsim/internal/atomicfile"
 	"github.com/ftlsim/ftlsim/sim"
 )
 
@@ -44,8 +43,7 @@ func histBin(ns int64) int {
 // writes (fio's tools know no trim histograms), a line a direction for
 // every interval of log_hist_msec.
 type histLog struct {
-	f       *os.File
-	w       *bufio.Writer
+	w       *atomicfile.File // buffered; put in place with the run's other outputs
 	everyNs int64
 	winEnd  int64
 	counts  [2][histBins]int64 // the current interval
@@ -58,12 +56,10 @@ type histLog struct {
 	pendEnd int64 // 0: none
 }
 
-func openHistLog(prefix string, n int, everyMsec int64) (*histLog, error) {
-	f, err := os.Create(fmt.Sprintf("%s_clat_hist.%d.log", prefix, n))
-	if err != nil {
-		return nil, err
-	}
-	return &histLog{f: f, w: bufio.NewWriter(f), everyNs: everyMsec * 1e6, winEnd: everyMsec * 1e6}, nil
+// newHistLog starts a histogram log of an interval of everyMsec, written
+// to w.
+func newHistLog(w *atomicfile.File, everyMsec int64) *histLog {
+	return &histLog{w: w, everyNs: everyMsec * 1e6, winEnd: everyMsec * 1e6}
 }
 
 func (h *histLog) complete(c sim.Completion) {
@@ -108,8 +104,8 @@ func (h *histLog) write() {
 }
 
 // close writes the intervals up to the run's end — what completed after
-// the last whole one joins it — and closes the file.
-func (h *histLog) close(res *sim.Result) error {
+// the last whole one joins it.
+func (h *histLog) close(res *sim.Result) {
 	end := res.EndNs - res.StartNs
 	for h.winEnd <= end {
 		h.flush(h.winEnd)
@@ -124,9 +120,4 @@ func (h *histLog) close(res *sim.Result) error {
 		}
 	}
 	h.write()
-	if err := h.w.Flush(); err != nil {
-		h.f.Close()
-		return err
-	}
-	return h.f.Close()
 }

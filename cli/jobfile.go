@@ -18,6 +18,9 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 	if err != nil {
 		return err
 	}
+	if st, err := os.Stat(o.traceFile); err == nil && st.IsDir() {
+		return usage("run %s: is a folder; allowed a fio job file", o.traceFile)
+	}
 	f, err := os.Open(o.traceFile)
 	if err != nil {
 		return usageError{err}
@@ -26,7 +29,7 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 	jf, err := workload.ParseJobFileWith(o.traceFile, f, workload.ParseOptions{
 		Getenv: os.Getenv, Host: workload.ThisHost(), Sections: o.sections, Defaults: o.fileDefaults})
 	if err != nil {
-		return err
+		return usageError{err} // the file's content, or reading it
 	}
 	if len(jf.Ignored) > 0 {
 		fmt.Fprintf(stderr, "ftlsim: %s: not applied (no meaning for a simulated drive, or not modelled yet): %s\n",
@@ -42,7 +45,11 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 	for _, j := range jf.Jobs {
 		o.trackData = o.trackData || j.Job.Verify
 	}
-	c, err := buildDrive(o)
+	jobs := make([]*workload.Job, len(jf.Jobs))
+	for i, j := range jf.Jobs {
+		jobs[i] = j.Job
+	}
+	c, err := buildDrive(o, jobs, o.intervalMsec*1e6)
 	if err != nil {
 		return err
 	}
@@ -61,13 +68,27 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 			j.Job.RuntimeNs = cap
 		}
 	}
-	out, closeOut, err := openOutput(o, stdout)
+	outs, err := newOutputs(o, stdout)
 	if err != nil {
 		return err
 	}
-	defer closeOut()
+	defer outs.abort()
+	out := outs.report
+	deviceLog := func(n int) string { // the n-th job's (from 1)
+		if len(jf.Jobs) > 1 {
+			return fmt.Sprintf("%s.%d", o.deviceLog, n)
+		}
+		return o.deviceLog
+	}
+	if o.deviceLog != "" {
+		if err := check("write_device_log="+o.deviceLog, deviceLog(1)); err != nil {
+			return err
+		}
+	}
 	wall := time.Now()
-	e, preNs, err := prepare(c, o.precondition)
+	e := sim.New(c)
+	defer stopOn(set.ctx, e)()
+	preNs, err := prepare(e, o.precondition)
 	if err != nil {
 		return err
 	}
@@ -78,7 +99,7 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 		logs := make([]*logSet, len(group))
 		for i, j := range group {
 			n++
-			logs[i], err = openLogsN(o, n)
+			logs[i], err = openLogsN(o, n, outs)
 			if err != nil {
 				return err
 			}
@@ -100,26 +121,27 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 				return err
 			}
 			if o.deviceLog != "" {
-				file := o.deviceLog
-				if len(jf.Jobs) > 1 {
-					file = fmt.Sprintf("%s.%d", o.deviceLog, n-len(rs)+i+1)
-				}
-				if err := writeDeviceLog(file, r); err != nil {
+				if err := writeDeviceLog(outs, deviceLog(n-len(rs)+i+1), r); err != nil {
 					return err
 				}
 			}
 		}
+		if interrupted(nil, rs...) != nil {
+			break // stopped: the later groups do not run, and are not reported
+		}
 	}
+	noteOmittedSeries(o, stderr, results...)
+	ran := jf.Jobs[:len(results)]
 	// Reports: a job each, or a reporting group's jobs merged into one.
 	var fioJobs []sim.FioJob
 	var texts []func()
-	for i := 0; i < len(jf.Jobs); {
+	for i := 0; i < len(ran); {
 		k := i + 1
-		for k < len(jf.Jobs) && jf.Jobs[k].Report == jf.Jobs[i].Report {
+		for k < len(ran) && ran[k].Report == ran[i].Report {
 			k++
 		}
 		merge := false
-		for _, j := range jf.Jobs[i:k] {
+		for _, j := range ran[i:k] {
 			merge = merge || j.GroupReporting
 		}
 		parts := []int{i}
@@ -133,36 +155,37 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 			r := results[x]
 			if merge {
 				r = sim.Merge(results[i:k])
-				if sec := jf.Jobs[i].Section; sec != "" {
+				if sec := ran[i].Section; sec != "" {
 					r.Name = sec // fio names a group by its first job
 				}
 			}
-			fj := o.fio(r, jf.Jobs[x].Options)
-			fj.GroupID = jf.Jobs[x].Report
+			fj := o.fio(r, ran[x].Options)
+			fj.GroupID = ran[x].Report
 			fioJobs = append(fioJobs, fj)
 			jo := *o
-			jo.job = jf.Jobs[x].Job
+			jo.job = ran[x].Job
 			texts = append(texts, func() { writeJobText(out, &jo, r) })
 		}
 		i = k
 	}
-	if o.format == "terse" {
-		if err := sim.WriteFioTerse(out, o.drive, fioJobs...); err != nil {
-			return err
+	switch {
+	case o.format == "terse":
+		err = sim.WriteFioTerse(out, o.drive, fioJobs...)
+	case o.json():
+		err = sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
+	default:
+		writeDriveText(out, o, c, preNs)
+		for _, t := range texts {
+			t()
 		}
-		return verifyError(results...)
+		writeDiskStats(out, sim.DiskUtil(o.drive, fioJobs...))
+		fmt.Fprintf(out, "simulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
 	}
-	if o.json() {
-		if err := sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...); err != nil {
-			return err
-		}
-		return verifyError(results...)
+	if err != nil {
+		return err
 	}
-	writeDriveText(out, o, c, preNs)
-	for _, t := range texts {
-		t()
+	if err := outs.commit(); err != nil {
+		return err
 	}
-	writeDiskStats(out, sim.DiskUtil(o.drive, fioJobs...))
-	fmt.Fprintf(out, "simulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
-	return verifyError(results...)
+	return interrupted(verifyError(results...), results...)
 }

@@ -1,11 +1,10 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 
 	"github.com/ftlsim/ftlsim/blockio"
+	"github.com/ftlsim/ftlsim/internal/atomicfile"
 	"github.com/ftlsim/ftlsim/sim"
 )
 
@@ -16,9 +15,8 @@ import (
 // every window of every direction the job issues, zeros included, so that
 // stalls show. With log_avg_msec = 0 each I/O has a line.
 type fioLog struct {
-	f    *os.File
-	w    *bufio.Writer
-	kind string // iops, bw, lat
+	w    *atomicfile.File // buffered; put in place with the run's other outputs
+	kind string           // iops, bw, lat
 }
 
 type logSet struct {
@@ -46,35 +44,29 @@ type window struct {
 	n, bytes, lat [3]int64
 }
 
-func openLogs(o *options) (*logSet, error) { return openLogsN(o, 1) }
-
-// openLogsN opens the logs of the n-th job (fio numbers them from 1).
-func openLogsN(o *options, n int) (*logSet, error) {
+// openLogsN opens the logs of the n-th job (fio numbers them from 1)
+// among the run's outputs.
+func openLogsN(o *options, n int, outs *outputs) (*logSet, error) {
 	ls := &logSet{avgNs: o.logAvgMsec * 1e6, winEnd: o.logAvgMsec * 1e6, offset: o.logOffset}
-	add := func(prefix, kind string) error {
-		if prefix == "" {
-			return nil
-		}
-		f, err := os.Create(fmt.Sprintf("%s_%s.%d.log", prefix, kind, n))
-		if err != nil {
-			return err
-		}
-		ls.logs = append(ls.logs, &fioLog{f: f, w: bufio.NewWriter(f), kind: kind})
-		return nil
-	}
-	for _, x := range []struct{ prefix, kind string }{
-		{o.iopsLog, "iops"}, {o.bwLog, "bw"}, {o.latLog, "lat"}, {o.latLog, "clat"}, {o.latLog, "slat"},
+	for _, x := range []struct{ option, prefix, kind string }{
+		{"write_iops_log", o.iopsLog, "iops"}, {"write_bw_log", o.bwLog, "bw"},
+		{"write_lat_log", o.latLog, "lat"}, {"write_lat_log", o.latLog, "clat"}, {"write_lat_log", o.latLog, "slat"},
 	} {
-		if err := add(x.prefix, x.kind); err != nil {
+		if x.prefix == "" {
+			continue
+		}
+		f, err := outs.create(x.option+"="+x.prefix, fmt.Sprintf("%s_%s.%d.log", x.prefix, x.kind, n))
+		if err != nil {
 			return nil, err
 		}
+		ls.logs = append(ls.logs, &fioLog{w: f, kind: x.kind})
 	}
 	if o.histLog != "" {
-		h, err := openHistLog(o.histLog, n, o.logHistMsec)
+		f, err := outs.create("write_hist_log="+o.histLog, fmt.Sprintf("%s_clat_hist.%d.log", o.histLog, n))
 		if err != nil {
 			return nil, err
 		}
-		ls.hist = h
+		ls.hist = newHistLog(f, o.logHistMsec)
 	}
 	return ls, nil
 }
@@ -164,10 +156,12 @@ func (ls *logSet) write(w *window) {
 	}
 }
 
+// close writes what the logs hold at the run's end and closes them; the
+// files are put in place with the run's other outputs. It returns the
+// first write error.
 func (ls *logSet) close(res *sim.Result) error {
-	var first error
 	if ls.hist != nil {
-		first = ls.hist.close(res)
+		ls.hist.close(res)
 	}
 	if ls.avgNs > 0 && len(ls.logs) > 0 {
 		// Windows up to the end of the run; what completed after the last
@@ -192,24 +186,27 @@ func (ls *logSet) close(res *sim.Result) error {
 			ls.write(ls.pend)
 		}
 	}
+	var first error
 	for _, l := range ls.logs {
-		if err := l.w.Flush(); err != nil && first == nil {
+		if err := l.w.Close(); err != nil && first == nil {
 			first = err
 		}
-		if err := l.f.Close(); err != nil && first == nil {
+	}
+	if ls.hist != nil {
+		if err := ls.hist.w.Close(); err != nil && first == nil {
 			first = err
 		}
 	}
 	return first
 }
 
-// writeDeviceLog writes the per-interval series as CSV with a header row.
-func writeDeviceLog(file string, r *sim.Result) error {
-	f, err := os.Create(file)
+// writeDeviceLog writes the per-interval series as CSV with a header row
+// to file, one of the run's outputs.
+func writeDeviceLog(outs *outputs, file string, r *sim.Result) error {
+	w, err := outs.create("write_device_log="+file, file)
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(f)
 	fmt.Fprintln(w, "time_s,iops,read_iops,write_iops,mbps,mean_latency_us,write_amplification,free_blocks,gc_copied_units,erases,power_w")
 	for _, iv := range r.Intervals {
 		secs := float64(iv.EndNs-iv.StartNs) / 1e9
@@ -217,9 +214,5 @@ func writeDeviceLog(file string, r *sim.Result) error {
 			float64(iv.EndNs)/1e9, iv.IOPS, float64(iv.ReadIOs)/secs, float64(iv.WriteIOs)/secs, iv.MBps,
 			iv.MeanLatencyNs/1e3, iv.WriteAmplification, iv.FreeBlocks, iv.GCCopiedUnits, iv.Erases, iv.PowerW)
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return w.Close()
 }

@@ -1,23 +1,27 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/ftlsim/ftlsim/ftl"
+	"github.com/ftlsim/ftlsim/internal/memlimit"
 	"github.com/ftlsim/ftlsim/report"
 )
 
 // reviewArgs are review's options.
 type reviewArgs struct {
-	drives []string
-	out    string
-	quick  bool
-	jobs   int
+	drives    []string
+	out       string
+	quick     bool
+	jobs      int
+	resume    bool
+	maxMemory string
 }
 
 // parseReview reads review's options.
@@ -28,9 +32,11 @@ func parseReview(args []string) (reviewArgs, error) {
 	out := fs.String("out", "review", "report folder")
 	quick := fs.Bool("quick", false, "shrink drives and runs for a first look (same chart shapes)")
 	jobs := fs.Int("jobs", 0, "runs at once (0: one per CPU, at most 4)")
+	resume := fs.Bool("resume", false, "read back the runs an earlier review into the folder wrote, and run only the others")
+	maxMemory := fs.String("max_memory", "", "memory the review may use (default: half of the available memory, or FTLSIM_MAX_MEMORY)")
 	if err := fs.Parse(args); err != nil {
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
-			return reviewArgs{}, usage("unknown option --%s for review (it takes --drive, --out, --quick, --jobs)", strings.TrimLeft(name, "-"))
+			return reviewArgs{}, usage("unknown option --%s for review (it takes --drive, --out, --quick, --jobs, --resume, --max_memory)", strings.TrimLeft(name, "-"))
 		}
 		return reviewArgs{}, usage("%s", err.Error())
 	}
@@ -43,15 +49,28 @@ func parseReview(args []string) (reviewArgs, error) {
 	if *jobs < 0 {
 		return reviewArgs{}, usage("--jobs=%d: allowed 0 (one per CPU, at most 4) or more", *jobs)
 	}
-	return reviewArgs{drives: strings.Split(*drives, ","), out: *out, quick: *quick, jobs: *jobs}, nil
+	return reviewArgs{drives: strings.Split(*drives, ","), out: *out, quick: *quick, jobs: *jobs, resume: *resume, maxMemory: *maxMemory}, nil
 }
 
 // review runs the review suite on one or more drives and writes a report
 // folder:
 //
-//	ftlsim review --drive=bp4-240,m4-256 [--out=DIR] [--quick] [--jobs=N]
-func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
+//	ftlsim review --drive=bp4-240,m4-256 [--out=DIR] [--quick] [--jobs=N] [--resume]
+//
+// Every drive and the folder are checked before any run; each run is
+// written to the folder when it finishes, so that --resume after a stop
+// (SIGINT, a failure) runs only the rest.
+func review(args []string, stdout, stderr io.Writer, set settings) error {
 	a, err := parseReview(args)
+	if err != nil {
+		return err
+	}
+	for _, d := range a.drives {
+		if _, err := lookupDrive("--drive", d); err != nil {
+			return err
+		}
+	}
+	limit, err := memoryLimit(a.maxMemory)
 	if err != nil {
 		return err
 	}
@@ -83,12 +102,25 @@ func review(args []string, stdout, stderr io.Writer, reg *ftl.Registry) error {
 			fmt.Fprintf(stderr, "ftlsim: review: %d/%d %s %s done after %s\n", n, total, drive, step, time.Since(start).Round(time.Second))
 		}
 	}
-	ds, err := report.Run(report.Options{Drives: a.drives, Out: a.out, Quick: a.quick, Progress: progress, Done: done, Policies: reg, Jobs: a.jobs})
+	resumed := 0
+	ds, err := report.Run(report.Options{Drives: a.drives, Out: a.out, Quick: a.quick, Progress: progress, Done: done,
+		Policies: set.policies, Jobs: a.jobs, Resume: a.resume, Context: set.ctx, MaxMemory: limit.Bytes,
+		Resumed: func(drive, step string) { resumed++ }})
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, report.ErrOutput):
+		return usage("--out=%s: %w", a.out, err)
+	case errors.Is(err, memlimit.ErrTooLarge):
+		return usage("--drive=%s: %w (%s)", strings.Join(a.drives, ","), err, limit.From)
+	case errors.Is(err, report.ErrInterrupted):
+		return fmt.Errorf("%w; ftlsim review --resume with the same options runs the rest", err)
+	case err != nil:
 		return err
+	}
+	if resumed > 0 {
+		fmt.Fprintf(stderr, "ftlsim: review: %d run(s) read back from %s (--resume)\n", resumed, filepath.Join(a.out, "runs"))
 	}
 	fmt.Fprintf(stdout, "reviewed %d drive(s) in %s: %s/report.md, %s/report.html, charts and data/\n",
 		len(ds), time.Since(start).Round(time.Second), a.out, a.out)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/internal/units"
+	"github.com/ftlsim/ftlsim/report"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
 	"github.com/ftlsim/ftlsim/workload/trace"
@@ -39,7 +41,8 @@ type Option func(*settings)
 
 type settings struct {
 	policies   *ftl.Registry
-	runtimeCap int64 // tests: no job of a job file runs longer (simulated ns); 0: no cap
+	runtimeCap int64           // tests: no job of a job file runs longer (simulated ns); 0: no cap
+	ctx        context.Context // WithContext; nil: SIGINT and SIGTERM stop the runs
 }
 
 // WithPolicies makes the victim policies registered in reg known to the
@@ -89,7 +92,6 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 	for _, o := range opts {
 		o(&set)
 	}
-	reg := set.policies
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "ftlsim: internal error: %v (please report it with the command line)\n", r)
@@ -99,6 +101,10 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 			status = exitError
 		}
 	}()
+	// Writes to stdout are checked: a report cut short (a full disk, a
+	// closed pipe) is an error, not a silent success.
+	sw := &checkedWriter{w: stdout}
+	stdout = sw
 	var err error
 	switch {
 	case len(args) == 0:
@@ -109,19 +115,34 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 		printHelp(stdout)
 	case args[0] == "--version" || args[0] == "version":
 		fmt.Fprintln(stdout, Version())
-	case args[0] == "replay":
-		err = runJob(args[1:], stdout, stderr, true, set)
-	case args[0] == "run":
-		err = runFile(args[1:], stdout, stderr, set)
-	case args[0] == "scenario":
-		err = scenario(args[1:], stdout, reg)
-	case args[0] == "review":
-		err = review(args[1:], stdout, stderr, reg)
 	default:
-		err = runJob(args, stdout, stderr, false, set)
+		// The commands that simulate stop on SIGINT and SIGTERM (or
+		// WithContext's context) and write what they have.
+		ctx, release := set.watch()
+		defer release()
+		set.ctx = ctx
+		switch args[0] {
+		case "replay":
+			err = runJob(args[1:], stdout, stderr, true, set)
+		case "run":
+			err = runFile(args[1:], stdout, stderr, set)
+		case "scenario":
+			err = scenario(args[1:], stdout, set)
+		case "review":
+			err = review(args[1:], stdout, stderr, set)
+		default:
+			err = runJob(args, stdout, stderr, false, set)
+		}
+	}
+	if err == nil && sw.err != nil {
+		err = fmt.Errorf("writing the output: %w", sw.err)
 	}
 	if err == nil {
 		return exitOK
+	}
+	if errors.Is(err, errInterrupted) || errors.Is(err, report.ErrInterrupted) {
+		fmt.Fprintf(stderr, "ftlsim: %s\n", oneLine(err))
+		return exitInterrupted
 	}
 	fmt.Fprintf(stderr, "ftlsim: %s\n", oneLine(err))
 	var ue usageError
@@ -167,33 +188,22 @@ func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
-// openOutput returns where the report goes: --output's file, or stdout.
-func openOutput(o *options, stdout io.Writer) (io.Writer, func(), error) {
-	if o.output == "" {
-		return stdout, func() {}, nil
-	}
-	f, err := os.Create(o.output)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, func() { f.Close() }, nil
-}
-
-// prepare secure-erases drive c, runs the precondition and returns the
-// engine and the simulated time the preparation took.
-func prepare(c *controller.Controller, p workload.Precondition) (*sim.Engine, int64, error) {
-	e := sim.New(c)
+// prepare secure-erases the drive of engine e, runs the precondition and
+// returns the simulated time the preparation took.
+func prepare(e *sim.Engine, p workload.Precondition) (int64, error) {
 	e.SecureErase()
 	start := e.Now()
 	if err := e.Precondition(p); err != nil {
-		return nil, 0, err
+		return 0, err
 	}
-	return e, e.Now() - start, nil
+	return e.Now() - start, nil
 }
 
-// buildDrive resolves the drive options into a controller.
-func buildDrive(o *options) (*controller.Controller, error) {
-	cfg, err := controller.Lookup(o.drive)
+// buildDrive resolves the drive options into a controller, once the
+// drive and the statistics of jobs (series intervals of intervalNs) are
+// known to fit the memory limit (checkMemory).
+func buildDrive(o *options, jobs []*workload.Job, intervalNs int64) (*controller.Controller, error) {
+	cfg, err := lookupDrive("--drive", o.drive)
 	if err != nil {
 		return nil, err
 	}
@@ -232,6 +242,14 @@ func buildDrive(o *options) (*controller.Controller, error) {
 	cfg.Policies = o.policies
 	cfg.Seed = o.job.RandSeed
 	cfg.NAND.TrackData = o.trackData
+	r, err := cfg.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	stats, intervals := statsMemory(o, jobs, intervalNs)
+	if err := checkMemory(o, r, stats, len(jobs), intervals); err != nil {
+		return nil, err
+	}
 	return controller.New(cfg)
 }
 
@@ -254,7 +272,7 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		return runJobFile(o, jf, stdout, stderr, set)
 	}
 	o.trackData = o.job.Verify
-	c, err := buildDrive(o)
+	c, err := buildDrive(o, []*workload.Job{o.job}, o.intervalMsec*1e6)
 	if err != nil {
 		return err
 	}
@@ -285,20 +303,27 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		}
 		src = workload.NewGenerator(o.job)
 	}
-	out, closeOut, err := openOutput(o, stdout)
+	outs, err := newOutputs(o, stdout)
 	if err != nil {
 		return err
 	}
-	defer closeOut()
-	logs, err := openLogs(o)
+	defer outs.abort()
+	logs, err := openLogsN(o, 1, outs)
 	if err != nil {
 		return err
+	}
+	if o.deviceLog != "" {
+		if err := check("write_device_log="+o.deviceLog, o.deviceLog); err != nil {
+			return err
+		}
 	}
 	// Preparation covers the job's range: spare area by partitioning
 	// (--size=75%) fills only the partition, as the reviews do.
 	o.precondition.Offset, o.precondition.Size = o.given["offset"], o.given["size"]
 	wall := time.Now()
-	e, preNs, err := prepare(c, o.precondition)
+	e := sim.New(c)
+	defer stopOn(set.ctx, e)()
+	preNs, err := prepare(e, o.precondition)
 	if err != nil {
 		return err
 	}
@@ -320,26 +345,29 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		return err
 	}
 	if o.deviceLog != "" {
-		if err := writeDeviceLog(o.deviceLog, res); err != nil {
+		if err := writeDeviceLog(outs, o.deviceLog, res); err != nil {
 			return err
 		}
 	}
-	if o.format == "terse" {
-		if err := sim.WriteFioTerse(out, o.drive, o.fio(res, o.given)); err != nil {
-			return err
-		}
-		return verifyError(res)
-	}
-	if o.json() {
+	out := outs.report
+	noteOmittedSeries(o, stderr, res)
+	switch {
+	case o.format == "terse":
+		err = sim.WriteFioTerse(out, o.drive, o.fio(res, o.given))
+	case o.json():
 		global := map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String()}
 		if o.precondition.Kind == workload.PreconditionTorture {
 			global["precondition"] = fmt.Sprintf("torture:%ds", o.precondition.TortureNs/1e9)
 		}
-		if err := sim.WriteFioJSON(out, global, o.fio(res, o.given)); err != nil {
-			return err
-		}
-		return verifyError(res)
+		err = sim.WriteFioJSON(out, global, o.fio(res, o.given))
+	default:
+		writeText(out, o, c, res, preNs, time.Since(wall), tsrc)
 	}
-	writeText(out, o, c, res, preNs, time.Since(wall), tsrc)
-	return verifyError(res)
+	if err != nil {
+		return err
+	}
+	if err := outs.commit(); err != nil {
+		return err
+	}
+	return interrupted(verifyError(res), res)
 }

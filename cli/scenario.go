@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -17,7 +16,7 @@ import (
 //
 //	ftlsim scenario
 //	ftlsim scenario NAME [--PARAM=VALUE ...] [drive and output options]
-func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
+func scenario(args []string, stdout io.Writer, set settings) error {
 	if len(args) == 0 {
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SCENARIO\tPARAMETERS (default)\tWHAT IT DOES")
@@ -50,7 +49,7 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 		}
 		rest = append(rest, a)
 	}
-	o, err := parseArgs(rest, modeScenario, reg)
+	o, err := parseArgs(rest, modeScenario, set.policies)
 	if err != nil {
 		return err
 	}
@@ -63,17 +62,30 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 	if err != nil {
 		return err
 	}
-	c, err := buildDrive(o)
+	var jobs []*workload.Job
+	for _, st := range steps {
+		if st.Kind == workload.RunJob {
+			jobs = append(jobs, st.Job)
+		}
+	}
+	c, err := buildDrive(o, jobs, sim.Second) // scenarios' series are at the default interval
 	if err != nil {
 		return err
 	}
-	out, closeOut, err := openOutput(o, stdout)
+	outs, err := newOutputs(o, stdout)
 	if err != nil {
 		return err
 	}
-	defer closeOut()
+	defer outs.abort()
+	out := outs.report
+	if o.deviceLog != "" {
+		if err := check("write_device_log="+o.deviceLog, o.deviceLog); err != nil {
+			return err
+		}
+	}
 	wall := time.Now()
 	e := sim.New(c)
+	defer stopOn(set.ctx, e)()
 	ms, err := e.RunSteps(steps)
 	if err != nil {
 		return err
@@ -87,7 +99,7 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 				ext := filepath.Ext(file)
 				file = strings.TrimSuffix(file, ext) + "_" + m.Label + ext
 			}
-			if err := writeDeviceLog(file, m.Result); err != nil {
+			if err := writeDeviceLog(outs, file, m.Result); err != nil {
 				return err
 			}
 		}
@@ -101,7 +113,12 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 		for _, m := range ms {
 			jobs = append(jobs, o.fio(m.Result, map[string]string{"scenario": sc.Name, "step": m.Label}))
 		}
-		return sim.WriteFioJSON(out, global, jobs...)
+		rep := sim.NewFioReport(global, jobs...)
+		rep.Interrupted = rep.Interrupted || e.Stopped() // also when stopped in a step without a label
+		if err := rep.Write(out); err != nil {
+			return err
+		}
+		return scenarioDone(outs, e)
 	}
 	fmt.Fprintf(out, "drive %s\nscenario %s: %s\n\n", describeDrive(c), sc.Name, sc.Description)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
@@ -133,7 +150,22 @@ func scenario(args []string, stdout io.Writer, reg *ftl.Registry) error {
 				m.Label, s.FreshIOPS, float64(s.CliffNs)/1e9, float64(s.SteadyFromNs)/1e9, s.SteadyMedian, s.SteadyP10, s.SteadyP90, s.SteadyMax, s.SteadyActiveMedian, s.SteadyWA, s.ZeroSeconds, s.LongestStall)
 		}
 	}
+	if e.Stopped() {
+		fmt.Fprintf(out, "\ninterrupted: the scenario was stopped before its end; the step under way ends there and the steps after it did not run\n")
+	}
 	fmt.Fprintf(out, "\nsimulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
+	return scenarioDone(outs, e)
+}
+
+// scenarioDone puts the scenario's outputs in place and returns
+// errInterrupted if it was stopped.
+func scenarioDone(outs *outputs, e *sim.Engine) error {
+	if err := outs.commit(); err != nil {
+		return err
+	}
+	if e.Stopped() {
+		return errInterruptedRun
+	}
 	return nil
 }
 

@@ -80,6 +80,10 @@ func writeJobText(w io.Writer, o *options, r *sim.Result) {
 
 // writeResults prints a run's statistics as fio's normal output does.
 func writeResults(w io.Writer, r *sim.Result) {
+	if r.Interrupted {
+		fmt.Fprintf(w, "  interrupted: stopped after %.1f s of simulated time (SIGINT or SIGTERM); the figures are those of the I/Os done until then\n",
+			float64(r.EndNs-r.StartNs)/1e9)
+	}
 	for _, d := range []struct {
 		name string
 		s    sim.DirStats

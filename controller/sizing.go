@@ -75,6 +75,9 @@ type Resolved struct {
 // derives are filled in on the returned copy. Errors wrap ErrConfig and
 // name the field and its allowed range.
 func (c Config) Resolve() (Resolved, error) {
+	if err := c.checkFinite(); err != nil {
+		return Resolved{}, err
+	}
 	if c.Sizing != "" && !c.Sizing.valid() {
 		return Resolved{}, fmt.Errorf("%w: sizing = %q, allowed %s", ErrConfig, c.Sizing, sizingNames())
 	}

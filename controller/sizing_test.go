@@ -176,7 +176,7 @@ func TestResolveErrorsNameTheField(t *testing.T) {
 		want   string
 	}{
 		{"generic-mlc-small", func(c *controller.Config) { c.Sizing = "blocks" }, `sizing = "blocks", allowed flash, spare or capacity`},
-		{"generic-mlc-small", func(c *controller.Config) { c.OPPercent = math.NaN() }, "op_percent = NaN, allowed 0..400"},
+		{"generic-mlc-small", func(c *controller.Config) { c.OPPercent = math.NaN() }, "op_percent = NaN, allowed a finite number"},
 		{"generic-mlc-small", func(c *controller.Config) { c.OPPercent = 401 }, "op_percent = 401, allowed 0..400"},
 		{"generic-mlc-small", func(c *controller.Config) { c.Capacity = -512 }, "capacity = -512, must be positive"},
 		{"generic-mlc-small", func(c *controller.Config) { c.Capacity = 1000 }, "capacity = 1000 bytes, must be a multiple of 512"},

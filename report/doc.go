@@ -29,6 +29,13 @@
 // is written, and each file is written whole (a temporary file renamed
 // into place).
 //
+// A review keeps what it computed: the drives and the folder are checked
+// before any run starts, and each run, as soon as it finishes, is written
+// to the folder — its data files and its full results (runs/DRIVE_RUN.gob)
+// — so that a review stopped part way (Options.Context, a failed run) has
+// lost only the runs under way, and Options.Resume reads the finished
+// ones back instead of running them again.
+//
 // The core packages do not import this one: plotting stays out of the
 // simulator.
 package report

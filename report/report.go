@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/ftl"
+	"github.com/ftlsim/ftlsim/internal/atomicfile"
+	"github.com/ftlsim/ftlsim/internal/memlimit"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
@@ -41,6 +44,22 @@ type Options struct {
 	// most 4, since each holds a whole simulated drive in memory: about
 	// 2.5 MiB per GiB of flash).
 	Jobs int
+	// Resume reads back the runs a review into Out has already written
+	// (runs/, for the same drive description, run, parameters and mode)
+	// instead of running them again.
+	Resume bool
+	// Resumed, when set, is told each run read back (Resume).
+	Resumed func(drive, step string)
+	// MaxMemory, when positive, is the memory the review may plan to use:
+	// a drive whose runs need more is refused before any run (an error
+	// wrapping memlimit's ErrTooLarge), and fewer runs run at once than
+	// Jobs when that many would need more.
+	MaxMemory int64
+	// Context, when set, stops the review when it is done: the runs under
+	// way stop at their next event and are dropped, no other starts, and
+	// Run returns an error wrapping ErrInterrupted. The runs finished
+	// until then are written.
+	Context context.Context
 }
 
 // Drive is one drive's review results.
@@ -184,7 +203,10 @@ func QuickCapacity(dies int) int64 { return max(8, int64(dies)) << 30 }
 
 // Run runs the suite on every drive and writes the report folder. The
 // runs are independent (each scenario starts from a fresh drive), so up
-// to Options.Jobs of them run at once.
+// to Options.Jobs of them run at once. Every drive is looked up and the
+// folder checked (ErrOutput) before any run starts; each run is written
+// to the folder as soon as it finishes (see ErrInterrupted and
+// Options.Resume), and the report itself once all have.
 func Run(o Options) ([]Drive, error) {
 	if len(o.Drives) == 0 {
 		return nil, fmt.Errorf("report: no drives")
@@ -212,24 +234,55 @@ func Run(o Options) ([]Drive, error) {
 			cfg = cfg.Resized(controller.Size(QuickCapacity(cfg.NAND.Geometry.Dies())), cfg.OPPercent)
 		}
 		cfg.Policies = o.Policies
-		if _, err := cfg.Resolve(); err != nil {
+		r, err := cfg.Resolve()
+		if err != nil {
 			return nil, fmt.Errorf("report: drive %s: %w", name, err)
+		}
+		if o.MaxMemory > 0 {
+			need, err := runMemory(r, o.Quick)
+			if err != nil {
+				return nil, err
+			}
+			if need > o.MaxMemory {
+				return nil, fmt.Errorf("report: drive %s: %w: a run of the suite takes about %s to simulate; allowed %s", name,
+					memlimit.ErrTooLarge, units.FormatBytes(need), units.FormatBytes(o.MaxMemory))
+			}
+			jobs = max(1, min(jobs, int(o.MaxMemory/need))) // each run holds its own drive
 		}
 		cfgs[i] = cfg
 		drives[i] = Drive{Name: name, Runs: map[RunName][]sim.Measurement{}}
 	}
+	if err := checkOut(o.Out); err != nil {
+		return nil, fmt.Errorf("report: %s: %w", o.Out, err)
+	}
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	st := suite(o.Quick)
 	type task struct{ drive, run int }
 	var tasks []task
+	finished := 0
 	for i := range drives {
-		for j := range st {
+		for j, s := range st {
+			if o.Resume {
+				if cfg, ms, ok := loadRun(o, cfgs[i], s, o.Drives[i]); ok {
+					drives[i].Config = cfg
+					drives[i].Runs[s.name] = ms
+					finished++
+					if o.Resumed != nil {
+						o.Resumed(o.Drives[i], string(s.name))
+					}
+					continue
+				}
+			}
 			tasks = append(tasks, task{i, j})
 		}
 	}
+	total := len(drives) * len(st)
 	var (
-		mu       sync.Mutex // guards drives, started, firstErr and Progress
-		started  int
-		finished int
+		mu       sync.Mutex // guards drives, started, finished, firstErr and Progress
+		started  = finished
 		firstErr error
 		wg       sync.WaitGroup
 	)
@@ -246,23 +299,26 @@ func Run(o Options) ([]Drive, error) {
 			for t := range work {
 				name, s := o.Drives[t.drive], st[t.run]
 				mu.Lock()
-				skip := firstErr != nil
+				skip := firstErr != nil || ctx.Err() != nil
 				n := started
 				started++
 				if !skip {
-					progress(name, string(s.name), n, len(tasks), 0)
+					progress(name, string(s.name), n, total, 0)
 				}
 				mu.Unlock()
 				if skip {
 					continue
 				}
-				cfg, ms, err := runOne(cfgs[t.drive], s, func(simNs int64) {
+				cfg, ms, err := runOne(ctx, cfgs[t.drive], s, func(simNs int64) {
 					mu.Lock()
-					progress(name, string(s.name), n, len(tasks), simNs)
+					progress(name, string(s.name), n, total, simNs)
 					mu.Unlock()
 				})
+				if err == nil {
+					err = saveRun(o, cfgs[t.drive], s, name, cfg, ms)
+				}
 				mu.Lock()
-				if err != nil && firstErr == nil {
+				if err != nil && firstErr == nil && !errors.Is(err, ErrInterrupted) {
 					firstErr = fmt.Errorf("%s %s: %w", name, s.name, err)
 				}
 				if err == nil {
@@ -270,7 +326,7 @@ func Run(o Options) ([]Drive, error) {
 					drives[t.drive].Runs[s.name] = ms
 					finished++
 					if o.Done != nil {
-						o.Done(name, string(s.name), finished, len(tasks))
+						o.Done(name, string(s.name), finished, total)
 					}
 				}
 				mu.Unlock()
@@ -288,17 +344,48 @@ func Run(o Options) ([]Drive, error) {
 	if firstErr != nil {
 		return nil, firstErr
 	}
+	if ctx.Err() != nil && finished < total {
+		return nil, fmt.Errorf("%w: %d of %d runs finished and written to %s", ErrInterrupted, finished, total,
+			filepath.Join(o.Out, "runs"))
+	}
 	if err := write(o, drives); err != nil {
 		return nil, err
 	}
 	return drives, nil
 }
 
+// runMemory estimates the most memory a run of the suite holds on the
+// drive r: the drive, and the statistics of the longest run's jobs (their
+// latency histograms and one-second series).
+func runMemory(r controller.Resolved, quick bool) (int64, error) {
+	var most int64
+	for _, s := range suite(quick) {
+		sc, err := workload.ScenarioByName(s.name.scenario())
+		if err != nil {
+			return 0, fmt.Errorf("report: %w", err)
+		}
+		steps, err := sc.Steps(s.params)
+		if err != nil {
+			return 0, fmt.Errorf("report: %s: %w", s.name, err)
+		}
+		var stats int64
+		for _, st := range steps {
+			if st.Kind == workload.RunJob {
+				stats += sim.StreamMemoryBytes((st.Job.RuntimeNs+st.Job.RampNs)/sim.Second + 1)
+			}
+		}
+		most = max(most, stats)
+	}
+	return memlimit.Drive(r, r.Config.NAND.TrackData) + most, nil
+}
+
 // runOne runs one run of the suite on a fresh drive built from cfg,
 // telling at the simulated time every simulated second. A label
 // repeated over a scenario's phases gives one measurement, its series on
 // the scenario's clock (from the first phase's start, idle gaps kept).
-func runOne(cfg controller.Config, s suiteRun, at func(simNs int64)) (controller.Config, []sim.Measurement, error) {
+//
+// A run stopped by ctx returns an error wrapping ErrInterrupted.
+func runOne(ctx context.Context, cfg controller.Config, s suiteRun, at func(simNs int64)) (controller.Config, []sim.Measurement, error) {
 	sc, err := workload.ScenarioByName(s.name.scenario())
 	if err != nil {
 		return cfg, nil, fmt.Errorf("report: %w", err)
@@ -312,9 +399,16 @@ func runOne(cfg controller.Config, s suiteRun, at func(simNs int64)) (controller
 		return cfg, nil, fmt.Errorf("report: %w", err)
 	}
 	eng := sim.New(c)
+	if ctx.Err() != nil {
+		eng.Stop()
+	}
+	defer context.AfterFunc(ctx, eng.Stop)()
 	ms, err := eng.RunStepsHooks(steps, sim.Hooks{OnInterval: func(sim.Interval) { at(eng.Now()) }})
 	if err != nil {
 		return cfg, nil, err
+	}
+	if eng.Stopped() {
+		return cfg, nil, ErrInterrupted
 	}
 	onScenarioClock(ms)
 	return c.Config(), sim.CombineRepeated(ms), nil
@@ -407,23 +501,8 @@ func (fs fileSet) writeTo(dir string) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-		if err != nil {
+		if err := atomicfile.WriteFile(path, fs[n]); err != nil {
 			return fmt.Errorf("report: %w", err)
-		}
-		_, err = tmp.Write(fs[n])
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(tmp.Name(), 0o644)
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), path)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-			return fmt.Errorf("report: writing %s: %w", n, err)
 		}
 	}
 	return nil

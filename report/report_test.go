@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,25 +91,84 @@ func TestQuickReview(t *testing.T) {
 	_, err = Run(Options{Drives: []string{"no-such-drive"}, Out: dir, Quick: true})
 	require.Error(t, err)
 
-	// Runs at once or one at a time: the same report, the same series.
+	// Every run was saved as it finished.
+	saved, _ := filepath.Glob(filepath.Join(dir, "runs", "*.gob"))
+	require.Len(t, saved, len(suite(true)))
+
+	// Runs at once or one at a time, run or read back (--resume): the
+	// same report, the same series. Every other run's saved results are
+	// copied to a new folder, which a review resumes.
 	one := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(one, "runs"), 0o755))
+	var copied []string
+	for i, f := range saved {
+		if i%2 == 0 {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(one, "runs", filepath.Base(f)), b, 0o644))
+			copied = append(copied, f)
+		}
+	}
+	// A stale saved run (another mode) is not read back but run again.
+	stale := filepath.Join(one, "runs", filepath.Base(saved[1]))
+	require.NoError(t, os.WriteFile(stale, []byte("not a saved run"), 0o644))
 	var finished []int
-	_, err = Run(Options{Drives: []string{drv}, Out: one, Quick: true, Jobs: 1,
+	var resumed []string
+	_, err = Run(Options{Drives: []string{drv}, Out: one, Quick: true, Jobs: 1, Resume: true,
 		Done: func(drive, step string, done, total int) {
 			require.Equal(t, len(suite(true)), total)
 			finished = append(finished, done)
-		}})
+		},
+		Resumed: func(drive, step string) { resumed = append(resumed, step) }})
 	require.NoError(t, err)
-	require.Len(t, finished, len(suite(true)), "told of every run as it finishes")
+	require.Len(t, resumed, len(copied), "every saved run read back")
+	require.Len(t, finished, len(suite(true))-len(copied), "told of every run as it finishes")
 	require.Equal(t, len(suite(true)), finished[len(finished)-1])
+	b, err := os.ReadFile(stale)
+	require.NoError(t, err)
+	require.NotEqual(t, "not a saved run", string(b), "the stale file replaced")
 	again, err := os.ReadFile(filepath.Join(one, "report.md"))
 	require.NoError(t, err)
 	require.Equal(t, text, string(again))
-	for _, f := range csvs {
+	for _, f := range append(csvs, jsons...) {
 		a, err := os.ReadFile(f)
 		require.NoError(t, err)
 		b, err := os.ReadFile(filepath.Join(one, "data", filepath.Base(f)))
 		require.NoError(t, err)
 		require.Equal(t, string(a), string(b), filepath.Base(f))
 	}
+}
+
+// The report folder is checked before any run: a path that cannot be a
+// folder fails at once with ErrOutput, and a drive that does not exist
+// with the drive's error, before anything is written.
+func TestRunChecksBeforeRunning(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
+	ran := false
+	for _, out := range []string{file, filepath.Join(file, "sub")} {
+		_, err := Run(Options{Drives: []string{"generic-mlc-small"}, Out: out, Quick: true,
+			Progress: func(string, string, int, int, int64) { ran = true }})
+		require.ErrorIs(t, err, ErrOutput, out)
+	}
+	_, err := Run(Options{Drives: []string{"generic-mlc-small", "no-such-drive"}, Out: filepath.Join(dir, "r"), Quick: true,
+		Progress: func(string, string, int, int, int64) { ran = true }})
+	require.ErrorIs(t, err, controller.ErrConfig)
+	require.False(t, ran, "no run started")
+	_, err = os.Stat(filepath.Join(dir, "r"))
+	require.ErrorIs(t, err, os.ErrNotExist, "nothing written")
+}
+
+// A review whose context is done runs nothing more and says so; the runs
+// it read back are not lost.
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	_, err := Run(Options{Drives: []string{"generic-mlc-small"}, Out: dir, Quick: true, Context: ctx})
+	require.ErrorIs(t, err, ErrInterrupted)
+	require.ErrorContains(t, err, fmt.Sprintf("0 of %d runs finished", len(suite(true))))
+	_, err = os.Stat(filepath.Join(dir, "report.md"))
+	require.ErrorIs(t, err, os.ErrNotExist, "no report from part of the runs")
 }

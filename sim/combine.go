@@ -36,6 +36,7 @@ func Combine(parts []*Result) *Result {
 		out.RuntimeNs += r.RuntimeNs
 		out.BusyNs += r.BusyNs
 		out.Issued += r.Issued
+		out.Interrupted = out.Interrupted || r.Interrupted
 		out.Intervals = append(out.Intervals, r.Intervals...)
 		for _, d := range dirs {
 			a, b := d(&out), d(r)
@@ -137,6 +138,7 @@ func Merge(rs []*Result) *Result {
 		out.StartNs, out.EndNs = min(out.StartNs, r.StartNs), max(out.EndNs, r.EndNs)
 		out.RuntimeNs, out.BusyNs = max(out.RuntimeNs, r.RuntimeNs), max(out.BusyNs, r.BusyNs)
 		out.Issued += r.Issued
+		out.Interrupted = out.Interrupted || r.Interrupted
 		n := r.Read.IOs + r.Write.IOs + r.Trim.IOs
 		svc += r.AvgServiceNs * float64(n)
 		ios += n

@@ -139,6 +139,7 @@ type Engine struct {
 	ev   events
 	q    []pending // host queue (FIFO ring)
 	qh   int
+	stop stopFlag // Stop's request (stop.go)
 }
 
 type pending struct {
@@ -354,6 +355,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 			enqueue(i)
 		}
 	}
+	interrupted := e.interrupt(ss) // Stop: nothing more is issued
 	for i, s := range ss {
 		switch {
 		case s.o.QueueDepth > 0 && s.start > e.now:
@@ -368,6 +370,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		return nil, err
 	}
 	for {
+		interrupted = interrupted || e.interrupt(ss)
 		// A delayed closed-loop stream starts at its time, if before the
 		// next completion and the next open-loop arrival.
 		late := -1
@@ -458,12 +461,13 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 			}
 		}
 	}
-	if issued == 0 {
+	if issued == 0 && !interrupted {
 		return nil, ErrNoProgress
 	}
 	out := make([]*Result, len(ss))
 	for i, s := range ss {
 		out[i] = s.m.finish(e.now)
+		out[i].Interrupted = interrupted
 	}
 	return out, nil
 }
@@ -522,6 +526,9 @@ func (e *Engine) RunSteps(steps []workload.Step) ([]Measurement, error) {
 func (e *Engine) RunStepsHooks(steps []workload.Step, hooks Hooks) ([]Measurement, error) {
 	var out []Measurement
 	for i, s := range steps {
+		if e.Stopped() {
+			break // Stop: the step under way was the last
+		}
 		switch s.Kind {
 		case workload.SecureErase:
 			e.SecureErase()

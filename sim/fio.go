@@ -28,6 +28,10 @@ type FioReport struct {
 	GlobalOptions map[string]string `json:"global options"`
 	Jobs          []FioJob          `json:"jobs"`
 	DiskUtil      []FioDiskUtil     `json:"disk_util"`
+	// Interrupted is set when a run was stopped before its end (a
+	// command's SIGINT or SIGTERM, Engine.Stop): the jobs' figures are
+	// those of the I/Os done until then.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // NumericKeyed is a JSON object whose keys are numbers — fio's percentile
@@ -118,6 +122,7 @@ type FioJob struct {
 	Verify *VerifyStats `json:"verify,omitempty"`
 
 	disk        diskCounts      // what the job did to the drive, for disk_util
+	interrupted bool            // Result.Interrupted, for the report's interrupted
 	Power       FioPower        `json:"power"`
 	Series      FioSeries       `json:"series"`
 	SteadyState *FioSteadyState `json:"steadystate,omitempty"`
@@ -222,9 +227,13 @@ type FioGeometry struct {
 	ReserveBlocks    int     `json:"reserve_blocks"`
 }
 
-// FioSeries is the per-interval series, column by column.
+// FioSeries is the per-interval series, column by column. A series of
+// more than MaxFioSeries intervals is left out: Intervals says how many it
+// has and Note where to find them.
 type FioSeries struct {
 	IntervalMs         int64     `json:"interval_ms"`
+	Intervals          int       `json:"intervals,omitempty"`
+	Note               string    `json:"note,omitempty"`
 	TimeMs             []int64   `json:"time_ms"`
 	IOPS               []float64 `json:"iops"`
 	MBps               []float64 `json:"mbps"`
@@ -434,6 +443,7 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		LatencyPct: 100, LatencyDepth: r.QueueDepth, IODepthSubmit: map[string]float64{}, IODepthComplete: map[string]float64{},
 		SteadyState: FioSteady(r.SteadyState),
 		Sync:        FioSync{LatNs: fioLat(r.Sync.Latency, false), TotalIOs: r.Sync.IOs},
+		interrupted: r.Interrupted,
 	}
 	j.disk = diskCounts{
 		ios:     [2]int64{r.Read.IOs, r.Write.IOs},
@@ -465,9 +475,9 @@ func (r *Result) Fio(options map[string]string) FioJob {
 	for _, c := range r.DepthCounts {
 		subs += c
 	}
-	for i, lvl := range DepthLevels {
+	for i, lvl := range depthLevels {
 		key := strconv.Itoa(lvl)
-		if i == len(DepthLevels)-1 {
+		if i == len(depthLevels)-1 {
 			key = ">=64"
 		}
 		var n int64
@@ -520,7 +530,13 @@ func (r *Result) Fio(options map[string]string) FioJob {
 	if len(r.Intervals) > 0 {
 		s.IntervalMs = (r.Intervals[0].EndNs - r.Intervals[0].StartNs) / 1e6
 	}
-	for _, iv := range r.Intervals {
+	ivs := r.Intervals
+	if len(ivs) > MaxFioSeries {
+		s.Intervals = len(ivs)
+		s.Note = SeriesOmitted(len(ivs))
+		ivs = nil
+	}
+	for _, iv := range ivs {
 		s.TimeMs = append(s.TimeMs, iv.EndNs/1e6)
 		s.IOPS = append(s.IOPS, round(iv.IOPS))
 		s.MBps = append(s.MBps, round(iv.MBps))
@@ -535,6 +551,12 @@ func (r *Result) Fio(options map[string]string) FioJob {
 	return j
 }
 
+// SeriesOmitted is the note of a fio job object whose series of n
+// intervals, more than MaxFioSeries, was left out.
+func SeriesOmitted(n int) string {
+	return fmt.Sprintf("the series has %d intervals, more than the %d the JSON holds: left out; the device log (--write_device_log) holds it", n, MaxFioSeries)
+}
+
 func pct(n, total int64) float64 {
 	if total == 0 {
 		return 0
@@ -543,8 +565,16 @@ func pct(n, total int64) float64 {
 }
 
 // WriteFioJSON writes a fio-shaped JSON report of jobs, indented as fio
-// indents it.
+// indents it; "interrupted": true when a job's run was stopped early
+// (Result.Interrupted).
 func WriteFioJSON(w io.Writer, global map[string]string, jobs ...FioJob) error {
+	return NewFioReport(global, jobs...).Write(w)
+}
+
+// NewFioReport assembles the fio JSON document of jobs: the global options
+// (global["drive"] names the disk_util entry), the jobs, the drive's
+// disk_util, and Interrupted when a job's run was stopped early.
+func NewFioReport(global map[string]string, jobs ...FioJob) FioReport {
 	if global == nil {
 		global = map[string]string{}
 	}
@@ -553,7 +583,15 @@ func WriteFioJSON(w io.Writer, global map[string]string, jobs ...FioJob) error {
 		name = "ftlsim"
 	}
 	rep := FioReport{FioVersion: FioVersion, GlobalOptions: global, Jobs: jobs, DiskUtil: []FioDiskUtil{DiskUtil(name, jobs...)}}
+	for _, j := range jobs {
+		rep.Interrupted = rep.Interrupted || j.interrupted
+	}
+	return rep
+}
+
+// Write writes the report as JSON, indented as fio indents it.
+func (r FioReport) Write(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return enc.Encode(r)
 }

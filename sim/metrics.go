@@ -11,9 +11,6 @@ import (
 	"github.com/ftlsim/ftlsim/nand"
 )
 
-// DefaultPercentiles are fio's default completion-latency percentiles.
-var DefaultPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
-
 // LatencyStats summarises latencies in ns.
 type LatencyStats struct {
 	Min, Max    int64
@@ -199,6 +196,9 @@ type Result struct {
 	// Verify is what the job's verify phase read back (fio's verify);
 	// its reads are counted in Read too.
 	Verify VerifyStats
+	// Interrupted says that Engine.Stop cut the run short: the results
+	// are those of the requests issued until then (all of them completed).
+	Interrupted bool
 }
 
 // VerifyStats is what a verify phase read back and found.
@@ -256,47 +256,7 @@ type metrics struct {
 	sync      *latency // FLUSH commands (fio's sync)
 }
 
-// LatencyBucketsNs are the upper edges of fio's latency_ns, latency_us and
-// latency_ms buckets, in ns; a last bucket holds everything longer.
-var LatencyBucketsNs = func() []int64 {
-	edges := []int64{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000}
-	var out []int64
-	for _, scale := range []int64{1, 1e3, 1e6} {
-		for _, e := range edges {
-			out = append(out, e*scale)
-		}
-	}
-	return append(out, 2000*1e6)
-}()
-
-// DepthLevels are fio's iodepth_level buckets (the last is ">=64").
-var DepthLevels = []int{1, 2, 4, 8, 16, 32, 64}
-
-const (
-	nLatencyBuckets = 32 // len(LatencyBucketsNs) + 1
-	nDepthLevels    = 7  // len(DepthLevels)
-)
-
-func latencyBucket(ns int64) int {
-	lo, hi := 0, len(LatencyBucketsNs)
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if ns <= LatencyBucketsNs[mid] {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo
-}
-
-func (m *metrics) submitted(depth int) {
-	i := 0
-	for i < len(DepthLevels)-1 && depth >= DepthLevels[i+1] {
-		i++
-	}
-	m.depth[i]++
-}
+func (m *metrics) submitted(depth int) { m.depth[depthLevel(depth)]++ }
 
 func newMetrics(c *controller.Controller, start int64, o Options) *metrics {
 	m := &metrics{c: c, o: o, start: start, rampEnd: start + o.RampNs, planes: c.Config().NAND.Geometry.PlanesPerDie,
@@ -450,7 +410,7 @@ func (m *metrics) finish(end int64) *Result {
 	measured := end - max(m.start, m.rampEnd)
 	pcts := m.o.Percentiles
 	if pcts == nil {
-		pcts = DefaultPercentiles
+		pcts = defaultPercentiles[:]
 	}
 	r := &Result{
 		Name: m.o.Name, StartNs: m.start, EndNs: end, RuntimeNs: measured,

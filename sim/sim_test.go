@@ -663,7 +663,7 @@ func TestPercentileOptions(t *testing.T) {
 	require.LessOrEqual(t, d.ClatNs.Percentile["50.000000"], d.ClatNs.Percentile["99.999000"])
 	d = run("lat_percentiles", "1")
 	require.Nil(t, d.ClatNs.Percentile)
-	require.Len(t, d.LatNs.Percentile, len(sim.DefaultPercentiles))
+	require.Len(t, d.LatNs.Percentile, len(sim.DefaultPercentiles()))
 	d = run("clat_percentiles", "0")
 	require.Nil(t, d.ClatNs.Percentile)
 	require.Nil(t, d.LatNs.Percentile)
@@ -687,7 +687,7 @@ func TestMergeConcurrentJobs(t *testing.T) {
 	require.Equal(t, rs[0].Write.IOs+rs[1].Write.IOs, m.Write.IOs)
 	require.Equal(t, max(rs[0].RuntimeNs, rs[1].RuntimeNs), m.RuntimeNs)
 	require.InDelta(t, rs[0].Write.IOPS+rs[1].Write.IOPS, m.Write.IOPS, m.Write.IOPS/100)
-	for _, p := range sim.DefaultPercentiles {
+	for _, p := range sim.DefaultPercentiles() {
 		lo := min(rs[0].Write.Latency.Percentiles[p], rs[1].Write.Latency.Percentiles[p])
 		hi := max(rs[0].Write.Latency.Percentiles[p], rs[1].Write.Latency.Percentiles[p])
 		got := m.Write.Latency.Percentiles[p]

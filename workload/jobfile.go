@@ -2,6 +2,7 @@ package workload
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -137,6 +138,9 @@ type ParseOptions struct {
 	Defaults [][2]string
 }
 
+// maxJobFileLine is the longest line a job file may have, in bytes.
+const maxJobFileLine = 1 << 20
+
 // ParseJobFileWith parses a job file as ParseJobFile does, with the
 // environment, machine facts, sections and defaults of po.
 func ParseJobFileWith(name string, r io.Reader, po ParseOptions) (*JobFile, error) {
@@ -145,7 +149,7 @@ func ParseJobFileWith(name string, r io.Reader, po ParseOptions) (*JobFile, erro
 		getenv = func(string) string { return "" }
 	}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	sc.Buffer(make([]byte, 0, 4096), maxJobFileLine)
 	var secs []*section
 	var cur *section
 	ln := 0
@@ -180,6 +184,9 @@ func ParseJobFileWith(name string, r io.Reader, po ParseOptions) (*JobFile, erro
 		cur.opts = append(cur.opts, [3]string{key, val, strconv.Itoa(ln)})
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: %w: line too long, allowed at most %d bytes (1 MiB) a line", name, ln+1, ErrOption, maxJobFileLine)
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	jf := &JobFile{Name: name}

@@ -74,12 +74,22 @@ func TestJobFileErrors(t *testing.T) {
 		{"[global]\nbs=4k\n", "no job sections"},
 		{"[a]\nnumjobs=0\n", "e.fio:2: invalid job option: numjobs=0"},
 		{"[global]\nbs=4q\n[a]\n", "e.fio:2: invalid job option: bs=4q"},
+		// A line over maxJobFileLine, the third: named, not bufio's "token too long".
+		{"[a]\nrw=read\nname=" + strings.Repeat("x", maxJobFileLine) + "\n", "e.fio:3: invalid job option: line too long, allowed at most 1048576 bytes"},
 	}
 	for _, c := range cases {
 		_, err := ParseJobFile("e.fio", strings.NewReader(c.text))
 		require.ErrorIs(t, err, ErrOption, c.text)
 		require.ErrorContains(t, err, c.want)
 	}
+}
+
+// A line of maxJobFileLine bytes, newline included, is read.
+func TestJobFileLongestLine(t *testing.T) {
+	line := "name=" + strings.Repeat("x", maxJobFileLine-len("name=")-1) + "\n"
+	jf, err := ParseJobFile("l.fio", strings.NewReader("[a]\n"+line+"rw=read\n"))
+	require.NoError(t, err)
+	require.Len(t, jf.Jobs, 1)
 }
 
 func FuzzParseJobFile(f *testing.F) {

@@ -28,6 +28,10 @@
 // other option ftlsim cannot honour is an error naming its line.
 //
 // Bad input is reported in one line naming the option, with exit status 2.
+// Outputs are written whole or not at all; SIGINT or SIGTERM stops a run,
+// writes its results so far (marked interrupted) and exits with 130; a
+// run larger than the memory limit (--max_memory, FTLSIM_MAX_MEMORY, or
+// half of the machine's available memory) is refused before it starts.
 //
 // The command is a thin wrapper around package cli, whose Main a program
 // calls to run the same command with its own victim policies linked in.

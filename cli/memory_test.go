@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/internal/memlimit"
+	"github.com/ftlsim/ftlsim/sim"
+)
+
+// A drive larger than the memory limit is refused with one line naming
+// the option and the limit, exit 2, before anything is allocated.
+func TestMemoryRefusal(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  string
+		want []string
+	}{
+		{[]string{"--capacity=1TB", "--max_memory=1GiB"}, "", []string{"--capacity=1TB: not enough memory", "allowed 1 GiB (set by --max_memory)"}},
+		{[]string{"--capacity=1TB"}, "1GiB", []string{"--capacity=1TB: not enough memory", "set by " + memlimit.EnvVar}},
+		{[]string{"--drive=generic-mlc", "--max_memory=100MB"}, "", []string{"--drive=generic-mlc: not enough memory"}},
+		// The statistics count too: 64 jobs' series of a million intervals.
+		{[]string{"--numjobs=64", "--runtime=1000", "--device_log_msec=1", "--max_memory=4GB"}, "", []string{"--device_log_msec=1: not enough memory", "64 job(s)"}},
+		{[]string{"--max_memory=0"}, "", []string{"--max_memory=0"}},
+		{[]string{"review", "--drive=generic-mlc", "--max_memory=100MB"}, "", []string{"--drive=generic-mlc", "not enough memory"}},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Setenv(memlimit.EnvVar, c.env)
+			args := append([]string{"--rw=randwrite"}, c.args...)
+			if c.args[0] == "review" {
+				args = append(c.args, "--out="+filepath.Join(t.TempDir(), "r"))
+			}
+			code, out, errOut := runCmd(t, args...)
+			require.Equal(t, exitUsage, code, errOut)
+			require.Empty(t, out)
+			oneErrorLine(t, errOut)
+			for _, w := range c.want {
+				require.Contains(t, errOut, w)
+			}
+		})
+	}
+}
+
+// --capacity=8TB on a machine with less than twice the memory it takes
+// is refused by the machine's own limit (half its MemAvailable), never
+// "fatal error: out of memory". A machine with that much memory skips
+// this (it would build the drive).
+func TestMachineMemoryRefusal(t *testing.T) {
+	info, err := memlimit.ReadMeminfo()
+	if err != nil {
+		t.Skip("no /proc/meminfo")
+	}
+	avail, err := memlimit.MemAvailable(info)
+	require.NoError(t, err)
+	cfg, err := controller.Preset("generic-mlc")
+	require.NoError(t, err)
+	r, err := cfg.Resized(8e12, cfg.OPPercent).Resolve()
+	require.NoError(t, err)
+	need := memlimit.Drive(r, false)
+	if float64(avail)/2 > float64(need)/1.25 {
+		t.Skipf("this machine has %d bytes available: half of it is not clearly less than the %d an 8 TB drive takes", avail, need)
+	}
+	t.Setenv(memlimit.EnvVar, "")
+	code, out, errOut := runCmd(t, "--capacity=8TB", "--rw=randwrite", "--runtime=1")
+	require.Equal(t, exitUsage, code, errOut)
+	require.Empty(t, out)
+	oneErrorLine(t, errOut)
+	require.Contains(t, errOut, "--capacity=8TB: not enough memory")
+	require.Contains(t, errOut, "this machine has available")
+}
+
+// A series longer than the JSON holds goes to the device log only, with a
+// note in the JSON and on stderr.
+func TestLongSeriesInTheLogOnly(t *testing.T) {
+	// 40 s in intervals of a millisecond: 40,000 and the run's last
+	// sliver, the I/Os in flight when it stopped.
+	csvFile := filepath.Join(t.TempDir(), "dev.csv")
+	args := append([]string{"--rw=randread", "--runtime=40", "--time_based", "--device_log_msec=1", "--output-format=json"}, quick...)
+	code, out, errOut := runCmd(t, args...)
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, errOut, "note: job randread: the series has")
+	series := fioDoc(t, out)["jobs"].([]any)[0].(map[string]any)["series"].(map[string]any)
+	n := int(series["intervals"].(float64))
+	require.Greater(t, n, sim.MaxFioSeries)
+	require.Contains(t, series["note"], "--write_device_log")
+	require.Nil(t, series["iops"], "no column")
+
+	code, _, errOut = runCmd(t, append(args, "--write_device_log="+csvFile)...)
+	require.Equal(t, exitOK, code, errOut)
+	require.NotContains(t, errOut, "note:", "the device log holds the series")
+	f, err := os.Open(csvFile)
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, n+1, "a header and a row an interval")
+}

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ftlsim/ftlsim/controller"
+)
+
+// twoDieDrive writes generic-mlc-small cut to two dies, a drive whose
+// quick review is short.
+func twoDieDrive(t *testing.T) string {
+	t.Helper()
+	cfg, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	g := &cfg.NAND.Geometry
+	g.Channels, g.TargetsPerChannel, g.DiesPerTarget = 2, 1, 1
+	b, err := cfg.Marshal()
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "two-dies.yaml")
+	require.NoError(t, os.WriteFile(file, b, 0o644))
+	return file
+}
+
+// review checks every drive and its folder before running anything:
+// exit 2 at once, naming the option, and nothing written.
+func TestReviewChecksFirst(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--drive=generic-mlc-small,no-such-drive", "--out=" + out}, "no-such-drive"},
+		{[]string{"--drive=generic-mlc-small," + dir, "--out=" + out}, "--drive=" + dir + ": is a folder"},
+		{[]string{"--drive=generic-mlc-small", "--out=" + file}, "--out=" + file},
+		{[]string{"--drive=generic-mlc-small", "--out=" + filepath.Join(file, "sub")}, "--out="},
+	} {
+		start := time.Now()
+		code, _, errOut := runCmd(t, append([]string{"review", "--quick"}, c.args...)...)
+		require.Equal(t, exitUsage, code, errOut)
+		oneErrorLine(t, errOut)
+		require.Contains(t, errOut, c.want)
+		require.Less(t, time.Since(start), 10*time.Second, "refused before running")
+		_, err := os.Stat(out)
+		require.ErrorIs(t, err, os.ErrNotExist, "nothing written")
+	}
+}
+
+// An interrupted review keeps the runs it finished, says how to go on,
+// and exits 130; --resume reads them back.
+func TestReviewInterruptedAndResumed(t *testing.T) {
+	drv := twoDieDrive(t)
+	out := filepath.Join(t.TempDir(), "review")
+	args := []string{"review", "--quick", "--jobs=1", "--drive=" + drv, "--out=" + out}
+	code, _, errOut := runUntil(t, 3*time.Second, args...)
+	require.Equal(t, exitInterrupted, code, errOut)
+	lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+	last := lines[len(lines)-1] // after a line a finished run
+	require.True(t, strings.HasPrefix(last, "ftlsim: review interrupted: "), last)
+	require.Contains(t, last, "--resume")
+	m := regexp.MustCompile(`(\d+) of (\d+) runs finished`).FindStringSubmatch(last)
+	require.NotNil(t, m, last)
+	saved, _ := filepath.Glob(filepath.Join(out, "runs", "*.gob"))
+	require.Equal(t, m[1], strconv.Itoa(len(saved)), "every finished run written")
+	_, err := os.Stat(filepath.Join(out, "report.md"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+
+	// Resumed (and stopped at once): the saved runs are read back, none
+	// is lost.
+	code, _, errOut = runUntil(t, 0, append(args, "--resume")...)
+	require.Equal(t, exitInterrupted, code, errOut)
+	require.Contains(t, errOut, m[1]+" of "+m[2]+" runs finished")
+}
