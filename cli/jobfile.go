@@ -43,7 +43,7 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 // reporting group with group_reporting is reported as one job.
 func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set settings) error {
 	for _, j := range jf.Jobs {
-		o.trackData = o.trackData || j.Job.Verify
+		o.trackData = o.trackData || j.Job.Verify || len(j.Job.PowerLossNs) > 0
 	}
 	jobs := make([]*workload.Job, len(jf.Jobs))
 	for i, j := range jf.Jobs {

@@ -271,7 +271,7 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		}
 		return runJobFile(o, jf, stdout, stderr, set)
 	}
-	o.trackData = o.job.Verify
+	o.trackData = o.job.Verify || len(o.job.PowerLossNs) > 0
 	c, err := buildDrive(o, []*workload.Job{o.job}, o.intervalMsec*1e6)
 	if err != nil {
 		return err

@@ -731,3 +731,35 @@ func TestGroupReporting(t *testing.T) {
 	require.Equal(t, []int{0, 1}, []int{d.Jobs[0].GroupID, d.Jobs[1].GroupID})
 	require.Equal(t, "a", d.Jobs[0].Name)
 }
+
+// TestPowerLossScenario: the power-loss scenario cuts the power part way
+// through its random writes and reads every block back: the units that do
+// not hold their last write are exactly those the cut lost, and the JSON
+// carries the cut's account.
+func TestPowerLossScenario(t *testing.T) {
+	code, out, errOut := runCmd(t, append([]string{"scenario", "power-loss", "--cut=1s", "--output-format=json"}, quick...)...)
+	require.Equal(t, exitOK, code, errOut)
+	var doc struct {
+		Jobs []struct {
+			PowerLoss []struct {
+				LostVolatileBytes int64 `json:"lost_volatile_bytes"`
+				LostDurableBytes  int64 `json:"lost_durable_bytes"`
+				MountNs           int64 `json:"mount_ns"`
+			} `json:"power_loss"`
+			Verify struct {
+				Mismatches int64 `json:"mismatches"`
+			} `json:"verify"`
+			Geometry struct {
+				UnitBytes int64 `json:"mapping_unit_bytes"`
+			} `json:"geometry"`
+		} `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	require.Len(t, doc.Jobs, 1)
+	j := doc.Jobs[0]
+	require.Len(t, j.PowerLoss, 1)
+	pl := j.PowerLoss[0]
+	require.Positive(t, pl.LostVolatileBytes)
+	require.Positive(t, pl.MountNs)
+	require.Equal(t, (pl.LostVolatileBytes+pl.LostDurableBytes)/j.Geometry.UnitBytes, j.Verify.Mismatches)
+}

@@ -126,6 +126,18 @@ func writeResults(w io.Writer, r *sim.Result) {
 		fmt.Fprintf(w, "  sync (FLUSH): %d, lat (usec): min=%.1f, max=%.1f, avg=%.1f, stdev=%.1f\n",
 			sy.IOs, float64(sy.Latency.Min)/1e3, float64(sy.Latency.Max)/1e3, sy.Latency.Mean/1e3, sy.Latency.Stdev/1e3)
 	}
+	for _, pl := range r.PowerLosses {
+		if pl.Protected {
+			fmt.Fprintf(w, "  power loss at %.3f s: protected (capacitors): nothing lost; mounted in %.1f ms\n", float64(pl.AtNs-r.StartNs)/1e9, float64(pl.MountNs)/1e6)
+			continue
+		}
+		fmt.Fprintf(w, "  power loss at %.3f s: lost %s acknowledged but not on flash, %s already on flash (%d lower pages destroyed by interrupted programs); %d pages unfinished, %d erases undone; mounted in %.1f ms (%d pages scanned, %d entries)\n",
+			float64(pl.AtNs-r.StartNs)/1e9, units.FormatBytes(pl.LostVolatileBytes), units.FormatBytes(pl.LostDurableBytes), pl.CorruptedPages,
+			pl.UnfinishedPages, pl.UnerasedGroups, float64(pl.MountNs)/1e6, pl.ScannedPages, pl.Entries)
+	}
+	if r.AbortedIOs > 0 {
+		fmt.Fprintf(w, "  %d commands failed with the power\n", r.AbortedIOs)
+	}
 	if v := r.Verify; v.Reads > 0 {
 		if v.Mismatches == 0 {
 			fmt.Fprintf(w, "  verify: read back %s in %d reads; every block holds the job's last write\n", units.FormatBytes(v.Bytes), v.Reads)

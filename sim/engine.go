@@ -54,6 +54,12 @@ type Options struct {
 	// Result.RateMinFailed says so.
 	MinBytesPerSec, MinIOPS int64
 	RateCycleNs             int64
+	// PowerLossNs cuts the drive's power at these times from the start
+	// (in order; the group's first stream's apply): the commands in
+	// flight fail (Result.AbortedIOs), the drive mounts again
+	// (controller.PowerLoss) and the run goes on (Result.PowerLosses).
+	// The drive must track data (nand.Config.TrackData).
+	PowerLossNs []int64
 	// ExitAll stops the other streams of the group, once their I/Os in
 	// flight complete, when this one finishes (fio's exitall).
 	ExitAll bool
@@ -356,6 +362,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		}
 	}
 	interrupted := e.interrupt(ss) // Stop: nothing more is issued
+	nextCut := 0                   // the next of Options.PowerLossNs
 	for i, s := range ss {
 		switch {
 		case s.o.QueueDepth > 0 && s.start > e.now:
@@ -406,6 +413,40 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 			e.now = max(e.now, s.next.At)
 			enqueue(first)
 			s.haveNext = s.pull(e.ctrl)
+			if err := dispatch(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if cuts := ss[0].o.PowerLossNs; nextCut < len(cuts) && len(e.ev) > 0 && ss[0].start+cuts[nextCut] <= e.ev[0].at {
+			// A power cut: the commands in flight and waiting fail, the
+			// drive mounts again, and the streams go on.
+			at := max(e.now, ss[0].start+cuts[nextCut])
+			nextCut++
+			for _, ev := range e.ev {
+				ss[ev.stream].m.aborted++
+				ss[ev.stream].outstanding--
+			}
+			for _, p := range e.q[e.qh:] {
+				ss[p.stream].m.aborted++
+			}
+			e.ev, e.q, e.qh, outstanding = e.ev[:0], e.q[:0], 0, 0
+			e.now = at
+			for _, x := range ss {
+				x.m.busyTo(e.now)
+			}
+			rep, err := e.ctrl.PowerLoss(at)
+			if err != nil {
+				return nil, err
+			}
+			e.now = at + rep.MountNs
+			idleSince = e.now
+			for i, x := range ss {
+				x.m.powerLosses = append(x.m.powerLosses, rep)
+				if x.o.QueueDepth > 0 && !x.waiting {
+					fill(i)
+				}
+			}
 			if err := dispatch(); err != nil {
 				return nil, err
 			}
@@ -492,7 +533,7 @@ func JobOptions(j *workload.Job) Options {
 		Name: j.Name, QueueDepth: j.QueueDepth(), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, StartDelayNs: j.StartDelayNs,
 		ThinkNs: j.ThinkNs, ThinkBlocks: j.ThinkBlocks, SteadyState: j.SteadyState,
 		Percentiles: j.PercentileList, LatPercentiles: j.LatPercentiles, NoPercentiles: j.NoClatPercentiles && !j.LatPercentiles,
-		ExitAll: j.ExitAll, MinBytesPerSec: j.RateMinBytes, MinIOPS: int64(j.RateMinIOPS), RateCycleNs: j.RateCycleNs,
+		ExitAll: j.ExitAll, PowerLossNs: j.PowerLossNs, MinBytesPerSec: j.RateMinBytes, MinIOPS: int64(j.RateMinIOPS), RateCycleNs: j.RateCycleNs,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/ftlsim/ftlsim/controller"
 	"io"
 	"math"
 	"sort"
@@ -120,6 +121,11 @@ type FioJob struct {
 	// without one); a mismatch also sets Error to EILSEQ (84), as fio
 	// does when verification fails.
 	Verify *VerifyStats `json:"verify,omitempty"`
+
+	// PowerLoss is ftlsim's account of the power cuts during the job;
+	// AbortedIOs the commands they failed.
+	PowerLoss  []controller.PowerLossReport `json:"power_loss,omitempty"`
+	AbortedIOs int64                        `json:"aborted_ios,omitempty"`
 
 	disk        diskCounts      // what the job did to the drive, for disk_util
 	interrupted bool            // Result.Interrupted, for the report's interrupted
@@ -454,6 +460,7 @@ func (r *Result) Fio(options map[string]string) FioJob {
 	if r.RateMinFailed != "" {
 		j.Error = eio // fio's error for a minimum rate not met
 	}
+	j.PowerLoss, j.AbortedIOs = r.PowerLosses, r.AbortedIOs
 	if r.Verify.Reads > 0 {
 		v := r.Verify
 		j.Verify = &v

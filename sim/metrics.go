@@ -187,6 +187,10 @@ type Result struct {
 	// SteadyState is what steady-state detection found (nil without
 	// Options.SteadyState).
 	SteadyState *SteadyState
+	// PowerLosses are the power cuts during the run (Options.PowerLossNs)
+	// and what each did; AbortedIOs the commands they failed.
+	PowerLosses []controller.PowerLossReport
+	AbortedIOs  int64
 	// RateMinFailed says how the run missed its minimum rate
 	// (Options.MinBytesPerSec, MinIOPS) and stopped; empty when it did not.
 	RateMinFailed string
@@ -229,6 +233,8 @@ func GeometryOf(c *controller.Controller) Geometry {
 }
 
 type metrics struct {
+	powerLosses   []controller.PowerLossReport
+	aborted       int64
 	verify        VerifyStats
 	rateMinFailed string
 	c             *controller.Controller
@@ -417,6 +423,7 @@ func (m *metrics) finish(end int64) *Result {
 		Read: m.dir[0].stats(measured, pcts), Write: m.dir[1].stats(measured, pcts), Trim: m.dir[2].stats(measured, pcts),
 		Sync:           m.sync.stats(measured, pcts),
 		LatPercentiles: m.o.LatPercentiles, NoPercentiles: m.o.NoPercentiles, RateMinFailed: m.rateMinFailed,
+		PowerLosses: m.powerLosses, AbortedIOs: m.aborted,
 		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued, SteadyState: m.ss.result(), Verify: m.verify,
 		// Copies: a slice of the metrics' arrays would keep the metrics,
 		// and through them the whole drive, alive as long as the result.

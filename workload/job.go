@@ -217,6 +217,10 @@ type Job struct {
 	RateMinBytes int64
 	RateMinIOPS  int
 	RateCycleNs  int64
+	// PowerLossNs cuts the drive's power at these times from the job's
+	// start (ftlsim's power_loss; the commands in flight fail, the drive
+	// mounts again and the job goes on).
+	PowerLossNs []int64
 	// ExitAll stops the other jobs of its group when this one finishes
 	// (fio's exitall).
 	ExitAll bool

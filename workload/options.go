@@ -430,6 +430,21 @@ var options = map[string]option{
 	"lat_percentiles": {"1: percentiles of total latency instead of completion latency", func(j *Job, v string) error {
 		return setBool(&j.LatPercentiles, v)
 	}},
+	"power_loss": {"ftlsim: cut the drive's power at these times from the start (comma-separated: 10s,1m); the drive mounts again and the job goes on", func(j *Job, v string) error {
+		var ts []int64
+		for _, p := range strings.Split(v, ",") {
+			ns, err := units.ParseDuration(strings.TrimSpace(p))
+			if err != nil || ns <= 0 {
+				return fmt.Errorf("%q: want positive times (10s, 500ms, 2m)", p)
+			}
+			if len(ts) > 0 && ns <= ts[len(ts)-1] {
+				return fmt.Errorf("%q: times must increase", v)
+			}
+			ts = append(ts, ns)
+		}
+		j.PowerLossNs = ts
+		return nil
+	}},
 	"exitall": {"when this job finishes, the others of its group stop", func(j *Job, v string) error { return setBool(&j.ExitAll, v) }},
 	"random_generator": {"tausworthe, tausworthe64 or lfsr; lfsr visits each block once a pass even with norandommap, as fio's full-period LFSR does", func(j *Job, v string) error {
 		switch strings.ToLower(strings.TrimSpace(v)) {

@@ -319,6 +319,22 @@ var scenarios = []Scenario{
 		},
 	},
 	{
+		Name: "power-loss", Description: "secure erase, fill, then 4 KiB random writes at QD 32 over a quarter of the drive, each block once, with the power cut part way; the drive mounts again, the writes go on, and every block is read back to find what the cut lost",
+		Params: []Param{{"cut", "10s", "when the power is cut, from the start of the random writes"}, {"fsync", "0", "a FLUSH every this many writes (0: none)"}},
+		build: func(p params) ([]Step, error) {
+			cut, err := p.dur("cut")
+			if err != nil {
+				return nil, err
+			}
+			s := &steps{}
+			s.erase()
+			s.run("", "fill", "rw", "write", "bs", "128k")
+			s.run("power-loss", "rand-write", "rw", "randwrite", "bs", "4k", "iodepth", "32", "size", "25%",
+				"power_loss", seconds(cut), "verify", "crc32c", "fsync", p["fsync"])
+			return s.done()
+		},
+	},
+	{
 		Name: "power", Description: "power at idle, during 128 KiB sequential writes (QD 1) and during 4 KiB random writes (QD 32), each on a fresh drive",
 		Params: []Param{{"time", "60s", "length of each reading"}},
 		build: func(p params) ([]Step, error) {
