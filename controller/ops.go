@@ -46,7 +46,9 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 			c.buf.release(done, int64(op.Units))
 		}
 		c.programsDone = max(c.programsDone, done)
-		c.fly(op, done-c.cfg.NAND.Timing.ProgNs(int(op.Page)), done)
+		if c.cfg.NAND.TrackData {
+			c.fly(op, done)
+		}
 		if c.raise.stripe > 0 {
 			done = max(done, c.raise.after(c, die, planes, at))
 		}
@@ -61,8 +63,8 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 		for range max(op.Units, 1) {
 			done = c.tl.Erase(die, planes, at)
 		}
-		if op.Units <= 1 {
-			c.fly(op, done-c.cfg.NAND.Timing.EraseNs, done)
+		if op.Units <= 1 && c.cfg.NAND.TrackData {
+			c.fly(op, done)
 		}
 		return done
 	case ftl.OpMoved:

@@ -16,11 +16,12 @@ type flightOp struct {
 	start, done int64
 }
 
-// fly records a program or erase booked from start to done, on a drive
-// that can lose power.
-func (c *Controller) fly(op *ftl.Op, start, done int64) {
-	if !c.cfg.NAND.TrackData {
-		return
+// fly records a program or erase booked to end at done, on a drive that
+// can lose power; it started its array time before.
+func (c *Controller) fly(op *ftl.Op, done int64) {
+	start := done - c.cfg.NAND.Timing.EraseNs
+	if op.Kind == ftl.OpProgram {
+		start = done - c.cfg.NAND.Timing.ProgNs(int(op.Page))
 	}
 	c.flight = append(c.flight, flightOp{kind: op.Kind, block: op.Block, page: op.Page, planes: op.Planes, start: start, done: done})
 }
