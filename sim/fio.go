@@ -33,7 +33,6 @@ type FioReport struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 }
 
-
 // The errnos fio reports for a job whose verification failed, and for
 // one that missed its minimum rate.
 const (
