@@ -424,6 +424,10 @@ func TestPowerLoss(t *testing.T) {
 			require.Positive(t, rep.UnfinishedPages)
 			require.Greater(t, rep.ScannedPages, int64(0))
 		}
+		cnt := d.Counters()
+		require.Equal(t, int64(1), cnt.PowerLosses)
+		require.Equal(t, rep.MountNs, cnt.MountNs)
+		require.Equal(t, rep.LostVolatileBytes+rep.LostDurableBytes, cnt.LostUnits*d.UnitBytes())
 		// The drive works again after mounting.
 		_, err = d.Submit(at+rep.MountNs, blockio.Request{Op: blockio.Write, Offset: 0, Length: 4096, Token: 99})
 		require.NoError(t, err)

@@ -110,6 +110,8 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 		mapPages := (c.ftl.UserUnits()*4 + int64(g.PageBytes) - 1) / int64(g.PageBytes)
 		rep.MountNs = (mapPages + int64(g.Dies()) - 1) / int64(g.Dies()) * tm.ReadNs
 		rep.Entries = c.ftl.UserUnits() - c.unmappedUnits()
+		c.cnt.PowerLosses++
+		c.cnt.MountNs += rep.MountNs
 		c.powerUp(at + rep.MountNs)
 		return rep, nil
 	}
@@ -160,6 +162,7 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 	// Every page holding data is read once, the dies in parallel.
 	rep.MountNs = (rec.ScannedPages + int64(g.Dies()) - 1) / int64(g.Dies()) * tm.ReadNs
 	c.ftl.ResetOps() // the erases done while mounting are part of the mount
+	c.cnt.MountNs += rep.MountNs
 	c.powerUp(at + rep.MountNs)
 	return rep, nil
 }

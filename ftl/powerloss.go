@@ -197,6 +197,12 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 			}
 		}
 	}
+	f.cnt.PowerLosses++
+	f.cnt.LostUnits += rec.LostUnits
+	f.cnt.LostDurableUnits += rec.LostDurableUnits
+	f.cnt.ResurrectedUnits += rec.ResurrectedUnits
+	f.cnt.RebuiltEntries += rec.Entries
+	f.cnt.MountScanPages += rec.ScannedPages
 	return rec, nil
 }
 
