@@ -322,6 +322,7 @@ Job options (fio's names and meanings):
   --verify=crc32c|md5|... (read back and check every block written) --writefua=1 --readfua=1 --num_range=N
   --zonemode=strided --zonesize=SIZE --zoneskip=SIZE --sprandom=1 --spr_op=F --exitall
   --numjobs=N --group_reporting --percentile_list=P:P:... --lat_percentiles=1 --clat_percentiles=0
+  --power_loss=TIME[,TIME...]   (cut the drive's power during the run; see ftlsim scenario power-loss)
   (every option: see workload.Options in the Go API; ftlsim --OPTION=bad names the allowed values)
 Drive options:
   --drive=PRESET|FILE  (default generic-mlc; see ftlsim drives)
