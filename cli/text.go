@@ -20,9 +20,13 @@ import (
 func describeDrive(c *controller.Controller) string {
 	g := sim.GeometryOf(c)
 	cfg := c.Config()
-	return fmt.Sprintf("%s: %s user, %s flash (%.2f %% spare), %d dies on %d channels, %d planes, %s pages, %d pages/block, %s GC",
+	s := fmt.Sprintf("%s: %s user, %s flash (%.2f %% spare), %d dies on %d channels, %d planes, %s pages, %d pages/block, %s GC",
 		cfg.Name, units.FormatBytes(g.UserBytes), units.FormatBytes(g.PhysicalBytes), g.OPPercent, g.Dies, g.Channels,
 		g.Planes, units.FormatBytes(int64(g.PageBytes)), g.PagesPerBlock, cfg.Firmware.GCPolicy)
+	if g.BadBlocks > 0 {
+		s += fmt.Sprintf("; %d factory bad blocks (%d plane groups retired)", g.BadBlocks, g.RetiredGroups)
+	}
+	return s
 }
 
 func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result, preNs int64, wall time.Duration, ts *trace.Source) {

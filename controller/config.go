@@ -246,6 +246,7 @@ const MaxMemoryBytes = 16 << 30
 // with compression slots as its device units.
 func (c *Config) DeviceConfig() nand.Config {
 	n := c.NAND
+	n.Seed = c.Seed // the factory bad blocks
 	if c.Firmware.Compression {
 		n.Geometry.UnitBytes = int(c.Firmware.CompressionSlot)
 	}

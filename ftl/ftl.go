@@ -41,16 +41,18 @@ type FTL struct {
 	pow2                         bool
 	upgShift, puShift            uint // log2 of upg and pageUnits when pow2
 
-	l2p      []uint32
-	size     []uint8  // per logical unit: device units it takes (only when k > 1)
-	closedAt []uint64 // per group: units programmed when it filled
-	busy     []bool   // per group: open for writing or being cleaned (not a candidate)
-	free     [][]int32
-	nfree    int
-	open     [2][]int32 // [host|gc][die] open group, -1 when none
-	host     stage
-	gc       []stage    // per die
-	clean    []cleaning // per die: the victim being collected
+	l2p        []uint32
+	size       []uint8  // per logical unit: device units it takes (only when k > 1)
+	closedAt   []uint64 // per group: units programmed when it filled
+	busy       []bool   // per group: open for writing or being cleaned (not a candidate)
+	bad        []bool   // per group: holds a bad block, retired
+	nbadUsable int      // retired groups outside the reserved ones
+	free       [][]int32
+	nfree      int
+	open       [2][]int32 // [host|gc][die] open group, -1 when none
+	host       stage
+	gc         []stage    // per die
+	clean      []cleaning // per die: the victim being collected
 	// pendingErase holds, per die, cleaned victims whose moved units wait
 	// in the die's GC page; they are erased once it is programmed.
 	pendingErase [][]int32
@@ -85,6 +87,17 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	f.paceGain = float64(cfg.GCPacePercent) / 100
 	f.upgShift, f.puShift = log2(f.upg), log2(f.pageUnits)
 	f.pow2 = 1<<f.upgShift == f.upg && 1<<f.puShift == f.pageUnits
+	// A group with a bad block on any plane is retired: it never holds
+	// data (the spare area shrinks by it).
+	f.bad = make([]bool, g.Groups())
+	for grp := range f.bad {
+		for p := 0; p < f.np; p++ {
+			f.bad[grp] = f.bad[grp] || dev.IsBad(grp*f.np+p)
+		}
+	}
+	for d := 0; d < f.dies; d++ {
+		f.nbadUsable += f.gpd - f.reserved - f.usableGroups(d)
+	}
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
@@ -121,6 +134,29 @@ func newStage(n int) stage {
 	return stage{group: -1, tags: make([]uint32, n), data: make([]uint32, n), seqs: make([]uint32, n)}
 }
 
+// usableGroups is the groups of die d that may hold data: neither
+// reserved nor retired for a bad block.
+func (f *FTL) usableGroups(d int) int {
+	n := 0
+	for g := d * f.gpd; g < d*f.gpd+f.gpd-f.reserved; g++ {
+		if !f.bad[g] {
+			n++
+		}
+	}
+	return n
+}
+
+// BadGroups counts the groups retired because one of their blocks is bad.
+func (f *FTL) BadGroups() int {
+	n := 0
+	for _, b := range f.bad {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
 // MinSpareGroups is the number of groups per die that are never available
 // to hold data: the host and GC open groups and the free groups blocking
 // collection keeps (its low water, or what it restores, less one).
@@ -155,13 +191,16 @@ func (f *FTL) validate() error {
 	// Every die must keep, beyond its share of user data (stored
 	// uncompressed in the worst case), its reserved groups, its open
 	// groups, its GC reserve and at least one more group to clean with.
-	dataGroups := int64(f.dies) * int64(f.gpd-c.ReservedGroups-c.MinSpareGroups()-1)
+	dataGroups := int64(0)
+	for d := 0; d < f.dies; d++ {
+		dataGroups += int64(f.usableGroups(d) - c.MinSpareGroups() - 1)
+	}
 	maxUser := dataGroups * int64(f.upg) / int64(c.UnitSlots)
 	if c.UserUnits < 1 || c.UserUnits > maxUser {
 		ub := int64(f.dev.Geometry().UnitBytes) * int64(c.UnitSlots)
-		return fmt.Errorf("%w: user capacity = %d units (%s), allowed 1..%d units (%s): each of the %d dies keeps %d of its %d groups for reserved data, open groups, the GC reserve and cleaning; raise op_percent or lower gc_low_water",
+		return fmt.Errorf("%w: user capacity = %d units (%s), allowed 1..%d units (%s): each of the %d dies keeps %d of its %d groups for reserved data, open groups, the GC reserve and cleaning (and %d groups are retired for bad blocks); raise op_percent or lower gc_low_water",
 			ErrConfig, c.UserUnits, units.FormatBytes(c.UserUnits*ub), maxUser, units.FormatBytes(maxUser*ub),
-			f.dies, c.ReservedGroups+c.MinSpareGroups()+1, f.gpd)
+			f.dies, c.ReservedGroups+c.MinSpareGroups()+1, f.gpd, f.BadGroups())
 	}
 	if c.UserUnits >= int64(Unmapped) {
 		return fmt.Errorf("%w: user capacity = %d units, allowed below %d", ErrConfig, c.UserUnits, int64(Unmapped))
@@ -208,9 +247,11 @@ func (f *FTL) reset() {
 	for d := range f.free {
 		f.free[d] = f.free[d][:0]
 		for g := d*f.gpd + f.gpd - 1 - f.reserved; g >= d*f.gpd; g-- {
-			f.free[d] = append(f.free[d], int32(g))
+			if !f.bad[g] {
+				f.free[d] = append(f.free[d], int32(g))
+			}
 		}
-		f.nfree += f.gpd - f.reserved
+		f.nfree += f.usableGroups(d)
 		f.open[HostStream][d] = -1
 		f.open[GCStream][d] = -1
 		f.gc[d].group, f.gc[d].n, f.gc[d].host = -1, 0, 0

@@ -302,3 +302,33 @@ func TestWriteDoesNotAllocate(t *testing.T) {
 	require.Equal(t, writes, c.HostWriteUnits)
 	require.GreaterOrEqual(t, c.FTLWriteAmplification(), 1.0)
 }
+
+// TestBadBlocksShrinkTheSpareArea: groups with a factory bad block are
+// retired, so the same user space has less spare area: the effective α
+// falls by the retired groups' share and write amplification rises, with
+// every invariant holding.
+func TestBadBlocksShrinkTheSpareArea(t *testing.T) {
+	g := geometry(2, 2, 256, 16)
+	user := userUnitsFor(g, 0.15)
+	run := func(permille int) (*FTL, float64) {
+		tm := timing
+		tm.BadBlockPermille = permille
+		dev, err := nand.New(nand.Config{Geometry: g, Timing: tm, Seed: 3})
+		require.NoError(t, err)
+		f, err := New(dev, Config{UserUnits: user, Victim: Greedy{}})
+		require.NoError(t, err)
+		r := rand.New(rand.NewPCG(1, 2))
+		for range 6 * user {
+			require.NoError(t, f.Write(r.Int64N(user), 0))
+		}
+		require.NoError(t, f.CheckInvariants())
+		return f, f.Counters().FTLWriteAmplification()
+	}
+	clean, waClean := run(0)
+	bad, waBad := run(20)
+	require.Positive(t, bad.BadGroups())
+	retired := float64(bad.BadGroups()*g.UnitsPerGroup()) / float64(user)
+	require.InDelta(t, clean.Stats().EffectiveAlpha-retired, bad.Stats().EffectiveAlpha, 0.01, "α falls by the retired share")
+	require.Greater(t, waBad, waClean)
+	t.Logf("%d of %d groups retired: α %.4f → %.4f, WA %.3f → %.3f", bad.BadGroups(), g.Groups(), clean.Stats().EffectiveAlpha, bad.Stats().EffectiveAlpha, waClean, waBad)
+}

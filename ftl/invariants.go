@@ -80,6 +80,11 @@ func (f *FTL) CheckInvariants() error {
 			return fmt.Errorf("ftl invariant: group %d has %d valid units but %d logical units map to it", g, v, mapped[g])
 		}
 		switch {
+		case f.bad[g]:
+			if wp != 0 || isFree[g] || f.isOpen(int32(g)) {
+				return fmt.Errorf("ftl invariant: group %d, retired for a bad block, is in use", g)
+			}
+			nFree++
 		case g%f.gpd >= f.gpd-f.reserved:
 			if wp != 0 || isFree[g] || f.isOpen(int32(g)) {
 				return fmt.Errorf("ftl invariant: reserved group %d is in use (%d pages programmed)", g, wp)

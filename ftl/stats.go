@@ -12,7 +12,7 @@ func (f *FTL) sampleAlpha() {
 			}
 		}
 	}
-	phys := int64(f.dies*(f.gpd-f.reserved))*int64(f.upg) - unusable
+	phys := int64(f.dies*(f.gpd-f.reserved)-f.nbadUsable)*int64(f.upg) - unusable
 	f.alphaSum += float64(phys) / float64(int64(len(f.l2p))*int64(f.k))
 	f.alphaN++
 }

@@ -154,6 +154,11 @@ type Timing struct {
 	CommandNs   int64    `yaml:"command_ns" json:"command_ns"`         // command and address cycles per operation
 	RatedCycles int      `yaml:"rated_cycles" json:"rated_cycles"`     // rated program/erase endurance
 	PlaneNs     int64    `yaml:"plane_extra_ns" json:"plane_extra_ns"` // extra time a multi-plane operation takes per additional plane
+	// BadBlockPermille is the share of blocks, in thousandths, that leave
+	// the factory bad (data sheets give a minimum of valid blocks: 4,016
+	// of 4,096 is at most 19.5 ‰). Each block is bad with that
+	// probability, drawn from Config.Seed. 0: none.
+	BadBlockPermille int `yaml:"bad_block_permille,omitempty" json:"bad_block_permille,omitempty"`
 }
 
 // Validate reports the first field that is out of range.
@@ -185,6 +190,9 @@ func (t Timing) Validate() error {
 	if t.RatedCycles < 1 || t.RatedCycles > 10_000_000 {
 		return fmt.Errorf("%w: timing.rated_cycles = %d, allowed 1..10000000", ErrConfig, t.RatedCycles)
 	}
+	if t.BadBlockPermille < 0 || t.BadBlockPermille > 100 {
+		return fmt.Errorf("%w: timing.bad_block_permille = %d, allowed 0..100", ErrConfig, t.BadBlockPermille)
+	}
 	return nil
 }
 
@@ -195,6 +203,8 @@ type Config struct {
 	// TrackData keeps a 32-bit payload token per unit so that reads return
 	// what was written. Tests use it; simulations leave it off to save memory.
 	TrackData bool `yaml:"-" json:"-"`
+	// Seed draws the factory bad blocks (Timing.BadBlockPermille).
+	Seed uint64 `yaml:"-" json:"-"`
 }
 
 // Validate checks the geometry and the timing.

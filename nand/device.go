@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
 	"unsafe"
 
 	"github.com/ftlsim/ftlsim/internal/prefetch"
@@ -16,6 +17,7 @@ var (
 	ErrOutOfOrder    = errors.New("nand: pages of a block must be programmed in order")
 	ErrBlockFull     = errors.New("nand: program of a full block")
 	ErrEraseValid    = errors.New("nand: erase of a block that holds valid data")
+	ErrBadBlock      = errors.New("nand: a bad block")
 	ErrNotProgrammed = errors.New("nand: read of a page that is not programmed")
 	ErrNotValid      = errors.New("nand: unit is not valid")
 	ErrRange         = errors.New("nand: address out of range")
@@ -90,6 +92,7 @@ type Device struct {
 	vbit []uint64 // valid bit, per unit
 	data []uint32 // payload token per unit, only with TrackData
 	seqs []uint32 // write sequence per unit (the FTL's), only with TrackData
+	bad  []bool   // factory bad blocks (nil: none)
 
 	// With power-of-two geometry, unit arithmetic uses shifts.
 	pow2                        bool
@@ -137,6 +140,13 @@ func New(cfg Config) (*Device, error) {
 	if cfg.TrackData {
 		d.data = make([]uint32, n)
 		d.seqs = make([]uint32, n)
+	}
+	if pm := cfg.Timing.BadBlockPermille; pm > 0 {
+		r := rand.New(rand.NewPCG(cfg.Seed, 0xbadb10c))
+		d.bad = make([]bool, d.nblk)
+		for pb := range d.bad {
+			d.bad[pb] = r.IntN(1000) < pm
+		}
 	}
 	return d, nil
 }
@@ -235,6 +245,21 @@ func (d *Device) Data(u int64) uint32 {
 		return 0
 	}
 	return d.data[u]
+}
+
+// IsBad reports whether physical block pb left the factory bad: it can be
+// neither programmed nor erased.
+func (d *Device) IsBad(pb int) bool { return d.bad != nil && d.bad[pb] }
+
+// BadBlocks counts the factory bad blocks.
+func (d *Device) BadBlocks() int {
+	n := 0
+	for _, b := range d.bad {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // SetSeqs stores, in the OOB area of page p of physical block pb just
@@ -353,6 +378,9 @@ func (d *Device) Program(pb, page int, tags, data []uint32) error {
 	if pb < 0 || pb >= d.nblk || page < 0 || page >= d.ppb || len(tags) != d.upp {
 		return fmt.Errorf("%w: program block %d page %d with %d tags", ErrRange, pb, page, len(tags))
 	}
+	if d.IsBad(pb) {
+		return fmt.Errorf("%w: program block %d", ErrBadBlock, pb)
+	}
 	w := int(d.wp[pb])
 	switch {
 	case w == d.ppb:
@@ -464,6 +492,9 @@ func (d *Device) Read(u int64) (tag, data uint32, err error) {
 func (d *Device) Erase(pb int) error {
 	if pb < 0 || pb >= d.nblk {
 		return fmt.Errorf("%w: erase block %d", ErrRange, pb)
+	}
+	if d.IsBad(pb) {
+		return fmt.Errorf("%w: erase block %d", ErrBadBlock, pb)
 	}
 	if d.valid[pb] != 0 {
 		return fmt.Errorf("%w: block %d has %d valid units", ErrEraseValid, pb, d.valid[pb])

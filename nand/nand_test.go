@@ -1,6 +1,7 @@
 package nand
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -297,4 +298,31 @@ func TestCalendarQueuesBeyondLookAhead(t *testing.T) {
 		require.Equal(t, (i+1)*n, end, "booking %d", i)
 	}
 	require.Equal(t, 10*n, c.Busy())
+}
+
+// TestFactoryBadBlocks: about the data sheet's share of blocks is bad,
+// the same ones for the same seed, and a bad block can be neither
+// programmed nor erased.
+func TestFactoryBadBlocks(t *testing.T) {
+	g := Geometry{Channels: 2, TargetsPerChannel: 1, DiesPerTarget: 2, PlanesPerDie: 2, BlocksPerPlane: 1000, PagesPerBlock: 4, PageBytes: 4096, UnitBytes: 4096}
+	tm := Timing{Cell: MLC, ReadNs: 1, ProgLSBNs: 1, ProgMSBNs: 1, EraseNs: 1, BusMBps: 1, RatedCycles: 3000, BadBlockPermille: 20}
+	d, err := New(Config{Geometry: g, Timing: tm, Seed: 7})
+	require.NoError(t, err)
+	n := d.BadBlocks()
+	want := float64(g.Blocks()) * 0.02
+	require.InDelta(t, want, n, 4*math.Sqrt(want), "binomial spread")
+	again, err := New(Config{Geometry: g, Timing: tm, Seed: 7})
+	require.NoError(t, err)
+	bad := -1
+	for pb := range g.Blocks() {
+		require.Equal(t, d.IsBad(pb), again.IsBad(pb))
+		if d.IsBad(pb) && bad < 0 {
+			bad = pb
+		}
+	}
+	require.ErrorIs(t, d.Program(bad, 0, []uint32{1}, nil), ErrBadBlock)
+	require.ErrorIs(t, d.Erase(bad), ErrBadBlock)
+	tm.BadBlockPermille = 101
+	_, err = New(Config{Geometry: g, Timing: tm})
+	require.ErrorIs(t, err, ErrConfig)
 }

@@ -185,6 +185,8 @@ type FioGeometry struct {
 	OPPercent        float64 `json:"op_percent"`
 	OpenBlocks       int     `json:"open_blocks"`
 	ReserveBlocks    int     `json:"reserve_blocks"`
+	BadBlocks        int     `json:"bad_blocks"`
+	RetiredGroups    int     `json:"retired_groups"`
 }
 
 // FioSeries is the per-interval series, column by column. A series of
@@ -482,7 +484,7 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		Drive: g.Drive, Channels: g.Channels, Dies: g.Dies, Planes: g.Planes, Blocks: g.Blocks,
 		PagesPerBlock: g.PagesPerBlock, PageBytes: g.PageBytes, MappingUnitBytes: g.MappingUnitBytes,
 		PhysicalBytes: g.PhysicalBytes, UserBytes: g.UserBytes, OPPercent: round(g.OPPercent),
-		OpenBlocks: g.OpenBlocks, ReserveBlocks: g.ReserveBlocks,
+		OpenBlocks: g.OpenBlocks, ReserveBlocks: g.ReserveBlocks, BadBlocks: g.BadBlocks, RetiredGroups: g.RetiredGroups,
 	}
 	pw := r.Power
 	j.Power = FioPower{AverageW: round(pw.AverageW), PeakW: round(pw.PeakW), IdleW: round(pw.IdleW),

@@ -160,6 +160,9 @@ type Geometry struct {
 	OPPercent        float64 // (physical − user) / user, from the rounded geometry
 	OpenBlocks       int     // blocks held open for host and GC writes
 	ReserveBlocks    int     // free blocks GC keeps in reserve
+	// BadBlocks are the blocks that left the factory bad;
+	// RetiredGroups the plane groups the FTL retired for them.
+	BadBlocks, RetiredGroups int
 }
 
 // Result is everything a run measured.
@@ -229,6 +232,7 @@ func GeometryOf(c *controller.Controller) Geometry {
 		PhysicalBytes: phys, UserBytes: user, OPPercent: 100 * float64(phys-user) / float64(user),
 		OpenBlocks:    2 * g.Dies() * g.PlanesPerDie,
 		ReserveBlocks: fc.GCLowWater * g.Dies() * g.PlanesPerDie,
+		BadBlocks:     c.Device().BadBlocks(), RetiredGroups: c.FTL().BadGroups(),
 	}
 }
 

@@ -3,7 +3,8 @@
 // a small randomly shaped FTL with random mixes of writes, trims, reads,
 // background and foreground garbage collection, flushes and secure erases,
 // with data stored whole or compressed (logical units taking 1 to
-// UnitSlots device units) and with groups reserved or not, and after every
+// UnitSlots device units), with groups reserved or not and factory bad
+// blocks or not, and after every
 // step checks the FTL's invariants against a trivial model
 // (logical unit → version of its latest write), with paced garbage
 // collection on or off:
@@ -59,7 +60,8 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 	}
 	timing := nand.Timing{Cell: nand.MLC, ReadNs: 1, ProgLSBNs: 1, ProgMSBNs: 1, EraseNs: 1,
 		BusMBps: 1, RatedCycles: 3000}
-	dev, err := nand.New(nand.Config{Geometry: g, Timing: timing, TrackData: true})
+	timing.BadBlockPermille = rapid.SampledFrom([]int{0, 0, 40}).Draw(rt, "bad_block_permille")
+	dev, err := nand.New(nand.Config{Geometry: g, Timing: timing, TrackData: true, Seed: rapid.Uint64().Draw(rt, "bad_block_seed")})
 	if err != nil {
 		rt.Fatalf("nand.New: %v", err)
 	}
@@ -67,7 +69,25 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 	restore := rapid.IntRange(low+1, min(low+3, g.BlocksPerPlane/2)).Draw(rt, "gc_restore_to")
 	reserved := rapid.IntRange(0, 1).Draw(rt, "reserved_groups")
 	spare := (ftl.Config{GCLowWater: low, GCRestoreTo: restore}).MinSpareGroups() + 1 + reserved
-	maxUser := int64(g.Dies()*(g.BlocksPerPlane-spare)) * int64(g.UnitsPerGroup()) / int64(slots)
+	// Groups with a bad block on any plane are retired.
+	var dataGroups int64
+	for d := 0; d < g.Dies(); d++ {
+		usable := 0
+		for grp := d * g.BlocksPerPlane; grp < (d+1)*g.BlocksPerPlane-reserved; grp++ {
+			bad := false
+			for p := 0; p < g.PlanesPerDie; p++ {
+				bad = bad || dev.IsBad(grp*g.PlanesPerDie+p)
+			}
+			if !bad {
+				usable++
+			}
+		}
+		dataGroups += int64(usable - spare + reserved)
+	}
+	if dataGroups < 1 {
+		rt.Skip("the bad blocks leave no room for data")
+	}
+	maxUser := dataGroups * int64(g.UnitsPerGroup()) / int64(slots)
 	user := rapid.Int64Range(max(1, maxUser/3), maxUser).Draw(rt, "user_units")
 	wl := rapid.SampledFrom([]int{0, 2, 8}).Draw(rt, "static_wl_spread")
 	pace := rapid.SampledFrom([]int{0, low + 1}).Draw(rt, "gc_pace_water")
