@@ -88,6 +88,10 @@ type Counters struct {
 	MapLookups       int64 `json:"map_lookups"`        // mapping-cache accesses
 	MapMisses        int64 `json:"map_misses"`         // of those, misses
 
+	// GrownBadGroups is the plane groups retired because an erase failed
+	// (nand.Timing.GrownBadPermille).
+	GrownBadGroups int64 `json:"grown_bad_groups"`
+
 	// Power loss (FTL.PowerLoss, controller.PowerLoss): cuts, the
 	// acknowledged logical units they lost (LostDurableUnits of them
 	// already on flash), the trimmed units that read data again, the

@@ -12,6 +12,11 @@ import (
 // Unmapped is the mapping entry of a logical unit that holds no data.
 const Unmapped = ^uint32(0)
 
+// ErrReadOnly is returned by writes once blocks gone bad have used up a
+// die's spare area: as a real drive does, it takes no more writes; reads
+// still work.
+var ErrReadOnly = errors.New("ftl: the drive is read-only")
+
 // ErrNoVictim is returned when garbage collection finds nothing to clean
 // on a die that has run out of free groups.
 var ErrNoVictim = errors.New("ftl: garbage collection found no victim")

@@ -332,3 +332,39 @@ func TestBadBlocksShrinkTheSpareArea(t *testing.T) {
 	require.Greater(t, waBad, waClean)
 	t.Logf("%d of %d groups retired: α %.4f → %.4f, WA %.3f → %.3f", bad.BadGroups(), g.Groups(), clean.Stats().EffectiveAlpha, bad.Stats().EffectiveAlpha, waClean, waBad)
 }
+
+// TestGrownBadBlocksEndInReadOnly: blocks whose erase fails as they wear
+// are retired, the spare area shrinks and, once it is used up, the drive
+// turns read-only — its data still reads back.
+func TestGrownBadBlocksEndInReadOnly(t *testing.T) {
+	g := geometry(1, 1, 64, 8)
+	tm := timing
+	tm.RatedCycles, tm.GrownBadPermille = 40, 500 // half the blocks gone bad by 40 erases
+	dev, err := nand.New(nand.Config{Geometry: g, Timing: tm, Seed: 5, TrackData: true})
+	require.NoError(t, err)
+	user := userUnitsFor(g, 0.3)
+	f, err := New(dev, Config{UserUnits: user, Victim: Greedy{}})
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(1, 2))
+	var werr error
+	v := uint32(0)
+	last := make([]uint32, user)
+	for i := int64(0); i < 200*user && werr == nil; i++ {
+		x := r.Int64N(user)
+		v++
+		if werr = f.Write(x, v); werr == nil {
+			last[x] = v
+		}
+	}
+	require.ErrorIs(t, werr, ErrReadOnly)
+	require.Positive(t, f.Counters().GrownBadGroups)
+	require.Equal(t, int(f.Counters().GrownBadGroups), dev.GrownBadBlocks(), "one plane a group")
+	require.NoError(t, f.CheckInvariants())
+	for x := range user {
+		loc, err := f.Read(x)
+		require.NoError(t, err)
+		if last[x] != 0 && loc.Token != last[x] && loc.Buffered == false {
+			t.Fatalf("unit %d reads %d, last written %d", x, loc.Token, last[x])
+		}
+	}
+}

@@ -1,11 +1,13 @@
 package ftl
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"unsafe"
 
 	"github.com/ftlsim/ftlsim/internal/prefetch"
+	"github.com/ftlsim/ftlsim/nand"
 )
 
 // collectBlocking, once die d has no more than GCLowWater free groups,
@@ -35,6 +37,9 @@ func (f *FTL) collectBlocking(d int) error {
 					continue
 				}
 				if g < 0 || f.Valid(g) == f.upg {
+					if f.cnt.GrownBadGroups > 0 {
+						return fmt.Errorf("%w: die %d: %d groups retired for blocks gone bad have used up its spare area", ErrReadOnly, d, f.cnt.GrownBadGroups)
+					}
 					return fmt.Errorf("%w: die %d: every group holds only valid data; the spare area is exhausted", ErrNoVictim, d)
 				}
 				f.cnt.GCFallbacks++
@@ -242,15 +247,27 @@ func (f *FTL) freeOrErasing(d int) int { return len(f.free[d]) + len(f.pendingEr
 // eraseVictim erases cleaned group g of die d and frees it.
 func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
 	f.keepErased(g)
+	failed := false
 	for p := 0; p < f.np; p++ {
-		if err := f.dev.Erase(int(g)*f.np + p); err != nil {
+		err := f.dev.Erase(int(g)*f.np + p)
+		if errors.Is(err, nand.ErrEraseFailed) {
+			failed = true // the block has gone bad: the group is retired
+			continue
+		}
+		if err != nil {
 			return err
 		}
 	}
 	f.record(Op{Kind: OpErase, Cause: Cause(cause), Die: int32(d), Block: g * int32(f.np), Planes: uint8(f.np)})
+	f.busy[g] = false
+	if failed {
+		f.bad[g] = true
+		f.nbadUsable++
+		f.cnt.GrownBadGroups++
+		return nil
+	}
 	f.free[d] = append(f.free[d], g)
 	f.nfree++
-	f.busy[g] = false
 	return nil
 }
 

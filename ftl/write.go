@@ -52,14 +52,12 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 	if lba < 0 || lba >= int64(len(f.l2p)) {
 		return fmt.Errorf("%w: write unit %d, user space has %d", ErrRange, lba, len(f.l2p))
 	}
-	if !f.cfg.SafeErase {
+	late := f.cfg.SafeErase || f.dev.Config().Timing.GrownBadPermille > 0
+	if !late {
 		if err := f.unmap(lba); err != nil {
 			return err
 		}
 	}
-	f.cnt.HostWriteUnits++
-	f.cnt.HostRawSlots += int64(f.k)
-	f.cnt.HostSlots += int64(n)
 	s := &f.host
 	if s.group >= 0 && int(s.n)+n > f.pageUnits {
 		if err := f.MakeRoom(n); err != nil {
@@ -76,20 +74,28 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 			d = (d + 1) % f.dies
 			g, err = f.openGroup(HostStream, d)
 		}
+		if errors.Is(err, ErrNoVictim) && f.cnt.GrownBadGroups > 0 {
+			return fmt.Errorf("%w: %d groups retired for blocks gone bad have used up the spare area: %w", ErrReadOnly, f.cnt.GrownBadGroups, err)
+		}
 		if err != nil {
 			return err
 		}
 		s.group, s.page = g, int32(f.groupWP(g))
 	}
-	if f.cfg.SafeErase {
+	if late {
 		// The old copy is let go only now, with the page that takes the
 		// new data open: collection run to open it must not erase a
 		// victim whose data this write supersedes while the write is not
-		// yet in the page (it waits for that page to be programmed).
+		// yet in the page (safe erase: it waits for that page to be
+		// programmed), and a write refused for want of space (blocks gone
+		// bad) leaves the old data readable.
 		if err := f.unmap(lba); err != nil {
 			return err
 		}
 	}
+	f.cnt.HostWriteUnits++
+	f.cnt.HostRawSlots += int64(f.k)
+	f.cnt.HostSlots += int64(n)
 	s.host++
 	d := int(s.group) / f.gpd
 	f.wseq++

@@ -159,6 +159,11 @@ type Timing struct {
 	// of 4,096 is at most 19.5 ‰). Each block is bad with that
 	// probability, drawn from Config.Seed. 0: none.
 	BadBlockPermille int `yaml:"bad_block_permille,omitempty" json:"bad_block_permille,omitempty"`
+	// GrownBadPermille is the share of blocks, in thousandths, whose
+	// erase has failed by the time they reach RatedCycles: a failed erase
+	// makes the block bad. The hazard grows with the cube of the erase
+	// count (wear-out), so few blocks fail early. 0: none.
+	GrownBadPermille int `yaml:"grown_bad_permille,omitempty" json:"grown_bad_permille,omitempty"`
 }
 
 // Validate reports the first field that is out of range.
@@ -192,6 +197,9 @@ func (t Timing) Validate() error {
 	}
 	if t.BadBlockPermille < 0 || t.BadBlockPermille > 100 {
 		return fmt.Errorf("%w: timing.bad_block_permille = %d, allowed 0..100", ErrConfig, t.BadBlockPermille)
+	}
+	if t.GrownBadPermille < 0 || t.GrownBadPermille > 999 {
+		return fmt.Errorf("%w: timing.grown_bad_permille = %d, allowed 0..999", ErrConfig, t.GrownBadPermille)
 	}
 	return nil
 }

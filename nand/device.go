@@ -3,6 +3,7 @@ package nand
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"unsafe"
@@ -18,6 +19,7 @@ var (
 	ErrBlockFull     = errors.New("nand: program of a full block")
 	ErrEraseValid    = errors.New("nand: erase of a block that holds valid data")
 	ErrBadBlock      = errors.New("nand: a bad block")
+	ErrEraseFailed   = errors.New("nand: erase failed: the block is now bad")
 	ErrNotProgrammed = errors.New("nand: read of a page that is not programmed")
 	ErrNotValid      = errors.New("nand: unit is not valid")
 	ErrRange         = errors.New("nand: address out of range")
@@ -92,7 +94,11 @@ type Device struct {
 	vbit []uint64 // valid bit, per unit
 	data []uint32 // payload token per unit, only with TrackData
 	seqs []uint32 // write sequence per unit (the FTL's), only with TrackData
-	bad  []bool   // factory bad blocks (nil: none)
+	bad  []bool   // bad blocks, factory and grown (nil: none yet)
+	// grown bad blocks: the failure draws, and the hazard's scale
+	rng    *rand.Rand
+	hazard float64 // −ln(1 − GrownBadPermille/1000) / RatedCycles³
+	grown  int
 
 	// With power-of-two geometry, unit arithmetic uses shifts.
 	pow2                        bool
@@ -146,6 +152,14 @@ func New(cfg Config) (*Device, error) {
 		d.bad = make([]bool, d.nblk)
 		for pb := range d.bad {
 			d.bad[pb] = r.IntN(1000) < pm
+		}
+	}
+	if pm := cfg.Timing.GrownBadPermille; pm > 0 {
+		d.rng = rand.New(rand.NewPCG(cfg.Seed, 0x6b0b4d))
+		rc := float64(cfg.Timing.RatedCycles)
+		d.hazard = -math.Log(1-float64(pm)/1000) / (rc * rc * rc)
+		if d.bad == nil {
+			d.bad = make([]bool, d.nblk)
 		}
 	}
 	return d, nil
@@ -259,8 +273,11 @@ func (d *Device) BadBlocks() int {
 			n++
 		}
 	}
-	return n
+	return n - d.grown
 }
+
+// GrownBadBlocks counts the blocks whose erase has failed.
+func (d *Device) GrownBadBlocks() int { return d.grown }
 
 // SetSeqs stores, in the OOB area of page p of physical block pb just
 // programmed, one write sequence number per unit (the FTL's record of
@@ -500,6 +517,15 @@ func (d *Device) Erase(pb int) error {
 		return fmt.Errorf("%w: block %d has %d valid units", ErrEraseValid, pb, d.valid[pb])
 	}
 	d.eraseBlock(pb)
+	if d.rng != nil {
+		// Wear-out: the cumulative hazard at e erases is hazard·e³.
+		e := float64(d.erases[pb])
+		if d.rng.Float64() < 1-math.Exp(-d.hazard*(e*e*e-(e-1)*(e-1)*(e-1))) {
+			d.bad[pb] = true
+			d.grown++
+			return fmt.Errorf("%w: block %d after %d erases", ErrEraseFailed, pb, d.erases[pb])
+		}
+	}
 	return nil
 }
 
