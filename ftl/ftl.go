@@ -52,12 +52,15 @@ type FTL struct {
 	busy       []bool   // per group: open for writing or being cleaned (not a candidate)
 	bad        []bool   // per group: holds a bad block, retired
 	nbadUsable int      // retired groups outside the reserved ones
-	free       [][]int32
-	nfree      int
-	open       [2][]int32 // [host|gc][die] open group, -1 when none
-	host       stage
-	gc         []stage    // per die
-	clean      []cleaning // per die: the victim being collected
+	// lateUnmap lets go of a unit's old copy only once the page for its
+	// new data is open (SafeErase, or blocks that can go bad).
+	lateUnmap bool
+	free      [][]int32
+	nfree     int
+	open      [2][]int32 // [host|gc][die] open group, -1 when none
+	host      stage
+	gc        []stage    // per die
+	clean     []cleaning // per die: the victim being collected
 	// pendingErase holds, per die, cleaned victims whose moved units wait
 	// in the die's GC page; they are erased once it is programmed.
 	pendingErase [][]int32
@@ -90,6 +93,7 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	f.pageUnits = f.np * f.upp
 	f.k, f.reserved = cfg.UnitSlots, cfg.ReservedGroups
 	f.paceGain = float64(cfg.GCPacePercent) / 100
+	f.lateUnmap = cfg.SafeErase || dev.Config().Timing.GrownBadPermille > 0
 	f.upgShift, f.puShift = log2(f.upg), log2(f.pageUnits)
 	f.pow2 = 1<<f.upgShift == f.upg && 1<<f.puShift == f.pageUnits
 	// A group with a bad block on any plane is retired: it never holds

@@ -52,8 +52,7 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 	if lba < 0 || lba >= int64(len(f.l2p)) {
 		return fmt.Errorf("%w: write unit %d, user space has %d", ErrRange, lba, len(f.l2p))
 	}
-	late := f.cfg.SafeErase || f.dev.Config().Timing.GrownBadPermille > 0
-	if !late {
+	if !f.lateUnmap {
 		if err := f.unmap(lba); err != nil {
 			return err
 		}
@@ -82,7 +81,7 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 		}
 		s.group, s.page = g, int32(f.groupWP(g))
 	}
-	if late {
+	if f.lateUnmap {
 		// The old copy is let go only now, with the page that takes the
 		// new data open: collection run to open it must not erase a
 		// victim whose data this write supersedes while the write is not
