@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/ftlsim/ftlsim/internal/testdrive"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,23 +11,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/ftlsim/ftlsim/controller"
 )
 
 // twoDieDrive writes generic-mlc-small cut to two dies, a drive whose
 // quick review is short.
 func twoDieDrive(t *testing.T) string {
 	t.Helper()
-	cfg, err := controller.Preset("generic-mlc-small")
-	require.NoError(t, err)
-	g := &cfg.NAND.Geometry
-	g.Channels, g.TargetsPerChannel, g.DiesPerTarget = 2, 1, 1
-	b, err := cfg.Marshal()
-	require.NoError(t, err)
-	file := filepath.Join(t.TempDir(), "two-dies.yaml")
-	require.NoError(t, os.WriteFile(file, b, 0o644))
-	return file
+	return testdrive.TwoDies(t)
 }
 
 // review checks every drive and its folder before running anything:

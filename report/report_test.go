@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/ftlsim/ftlsim/internal/testdrive"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,15 +23,7 @@ func reviewDrive(t *testing.T) string {
 	if testtier.IsLong() {
 		return "generic-mlc-small"
 	}
-	cfg, err := controller.Preset("generic-mlc-small")
-	require.NoError(t, err)
-	g := &cfg.NAND.Geometry
-	g.Channels, g.TargetsPerChannel, g.DiesPerTarget = 2, 1, 1
-	b, err := cfg.Marshal()
-	require.NoError(t, err)
-	file := filepath.Join(t.TempDir(), "two-dies.yaml")
-	require.NoError(t, os.WriteFile(file, b, 0o644))
-	return file
+	return testdrive.TwoDies(t)
 }
 
 // TestQuickReview reviews one small drive in quick mode and checks that

@@ -38,3 +38,19 @@ func Preset(t testing.TB, name string) string {
 	require.NoError(t, os.WriteFile(file, b, 0o644))
 	return file
 }
+
+// TwoDies returns the path of a description of generic-mlc-small cut to
+// two dies, in the test's temporary directory: a drive that runs a whole
+// suite with a quarter of the I/Os to simulate.
+func TwoDies(t testing.TB) string {
+	t.Helper()
+	cfg, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	g := &cfg.NAND.Geometry
+	g.Channels, g.TargetsPerChannel, g.DiesPerTarget = 2, 1, 1
+	b, err := cfg.Marshal()
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "two-dies.yaml")
+	require.NoError(t, os.WriteFile(file, b, 0o644))
+	return file
+}
