@@ -23,7 +23,9 @@ func (f *FTL) collectBlocking(d int) error {
 	if f.freeOrErasing(d) > f.cfg.GCLowWater && len(f.free[d]) >= f.realFreeNeeded(d) {
 		return nil
 	}
-	for i := 0; f.freeOrErasing(d) < f.cfg.GCRestoreTo || len(f.free[d]) < f.realFreeNeeded(d); i++ {
+	// (The groups really free are sought for a die's worth of victims at
+	// most: with blocks retired, a die may not have them to give.)
+	for i := 0; f.freeOrErasing(d) < f.cfg.GCRestoreTo || (len(f.free[d]) < f.realFreeNeeded(d) && i < f.gpd); i++ {
 		if f.clean[d].group < 0 {
 			var g int
 			if i >= f.gpd {
