@@ -213,12 +213,21 @@ type Config struct {
 	TrackData bool `yaml:"-" json:"-"`
 	// Seed draws the factory bad blocks (Timing.BadBlockPermille).
 	Seed uint64 `yaml:"-" json:"-"`
+	// Reliability is the part's raw bit-error model (zero: none).
+	Reliability Reliability `yaml:"reliability,omitempty" json:"reliability,omitempty"`
+	// TrackAge keeps, per block, the reads since its erase and the time
+	// it was last programmed (the inputs of Reliability.RBER); a
+	// controller that models read errors sets it.
+	TrackAge bool `yaml:"-" json:"-"`
 }
 
-// Validate checks the geometry and the timing.
+// Validate checks the geometry, the timing and the reliability model.
 func (c Config) Validate() error {
 	if err := c.Geometry.Validate(); err != nil {
 		return err
 	}
-	return c.Timing.Validate()
+	if err := c.Timing.Validate(); err != nil {
+		return err
+	}
+	return c.Reliability.Validate()
 }

@@ -99,6 +99,10 @@ type Device struct {
 	rng    *rand.Rand
 	hazard float64 // −ln(1 − GrownBadPermille/1000) / RatedCycles³
 	grown  int
+	// Config.TrackAge: per block, reads since erase and when it was last
+	// programmed (nil without)
+	reads  []uint32
+	progAt []int64
 
 	// With power-of-two geometry, unit arithmetic uses shifts.
 	pow2                        bool
@@ -154,6 +158,10 @@ func New(cfg Config) (*Device, error) {
 			d.bad[pb] = r.IntN(1000) < pm
 		}
 	}
+	if cfg.TrackAge {
+		d.reads = make([]uint32, d.nblk)
+		d.progAt = make([]int64, d.nblk)
+	}
 	if pm := cfg.Timing.GrownBadPermille; pm > 0 {
 		d.rng = rand.New(rand.NewPCG(cfg.Seed, 0x6b0b4d))
 		rc := float64(cfg.Timing.RatedCycles)
@@ -173,7 +181,7 @@ func (d *Device) Geometry() Geometry { return d.geo }
 
 // MemoryBytes is the memory held by the device's state slices.
 func (d *Device) MemoryBytes() int64 {
-	return int64(len(d.seqs))*4 + int64(len(d.wp))*2 + int64(len(d.valid))*4 + int64(len(d.erases))*4 +
+	return int64(len(d.reads))*4 + int64(len(d.progAt))*8 + int64(len(d.seqs))*4 + int64(len(d.wp))*2 + int64(len(d.valid))*4 + int64(len(d.erases))*4 +
 		int64(len(d.tags))*4 + int64(len(d.vbit))*8 + int64(len(d.data))*4
 }
 
@@ -541,6 +549,9 @@ func (d *Device) eraseBlock(pb int) {
 	}
 	d.wp[pb] = 0
 	d.erases[pb]++
+	if d.reads != nil {
+		d.reads[pb] = 0
+	}
 }
 
 // SecureErase erases every block, discarding all data, as an ATA SECURITY
@@ -576,4 +587,77 @@ func (d *Device) Wear() Wear {
 	w.Mean = float64(sum) / float64(len(d.erases))
 	w.Life = w.Mean / float64(d.cfg.Timing.RatedCycles)
 	return w
+}
+
+// NoteRead counts a read (a sense of the array) of planes consecutive
+// physical blocks from pb, for read disturb. It does nothing on a device
+// that does not track age (Config.TrackAge).
+func (d *Device) NoteRead(pb, planes int) {
+	if d.reads == nil {
+		return
+	}
+	for p := pb; p < pb+planes; p++ {
+		if d.reads[p] != math.MaxUint32 {
+			d.reads[p]++
+		}
+	}
+}
+
+// ReadsSinceErase returns the reads of block pb counted since its last
+// erase (0 on a device that does not track age).
+func (d *Device) ReadsSinceErase(pb int) uint32 {
+	if d.reads == nil {
+		return 0
+	}
+	return d.reads[pb]
+}
+
+// SetProgramTime records that planes consecutive physical blocks from pb
+// were programmed at time t (the device has no clock: the controller that
+// books the program gives it). It does nothing on a device that does not
+// track age.
+func (d *Device) SetProgramTime(pb, planes int, t int64) {
+	if d.progAt == nil {
+		return
+	}
+	for p := pb; p < pb+planes; p++ {
+		d.progAt[p] = t
+	}
+}
+
+// ProgramTime returns when block pb was last programmed (as given to
+// SetProgramTime; 0 on a device that does not track age).
+func (d *Device) ProgramTime(pb int) int64 {
+	if d.progAt == nil {
+		return 0
+	}
+	return d.progAt[pb]
+}
+
+// Bake ages the data every programmed block holds by ns, as if the drive
+// had sat that long (powered off, or idle) without time passing: each
+// block's program time moves ns earlier. It does nothing on a device that
+// does not track age.
+func (d *Device) Bake(ns int64) {
+	if d.progAt == nil || ns <= 0 {
+		return
+	}
+	for pb := range d.progAt {
+		if d.wp[pb] > 0 {
+			d.progAt[pb] -= ns
+		}
+	}
+}
+
+// PreWear raises every block's erase count to at least erases, as if the
+// drive had already been written that much: a run can start part way
+// through the flash's life. Blocks keep what they hold.
+func (d *Device) PreWear(erases int) error {
+	if erases < 0 || erases > math.MaxUint32/2 {
+		return fmt.Errorf("%w: pre-wear of %d erases, allowed 0..%d", ErrRange, erases, math.MaxUint32/2)
+	}
+	for pb, e := range d.erases {
+		d.erases[pb] = max(e, uint32(erases))
+	}
+	return nil
 }
