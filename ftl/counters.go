@@ -108,6 +108,25 @@ type Counters struct {
 	// Flash operations by cause (the FTL's, and the controller's parity
 	// and mapping pages).
 	Flash FlashByCause `json:"flash"`
+
+	// Read errors (the controller's Firmware.ReadErrors). ReadRetries is
+	// the read-retry steps (each a page sensed again), RetriedReads the
+	// flash reads that needed at least one, UncorrectableReads those no
+	// step made correctable. ParityRebuilds is, of those, the reads
+	// rebuilt from RAISE parity; FailedReads the logical units the host
+	// read that came back as errors; UnreadableUnits the logical units
+	// whose data was lost because garbage collection (or a read-modify-
+	// write) could not read it.
+	ReadRetries        int64 `json:"read_retries"`
+	RetriedReads       int64 `json:"retried_reads"`
+	UncorrectableReads int64 `json:"uncorrectable_reads"`
+	ParityRebuilds     int64 `json:"parity_rebuilds"`
+	FailedReads        int64 `json:"failed_reads"`
+	UnreadableUnits    int64 `json:"unreadable_units"`
+	// ReclaimedGroups is the plane groups refreshed because their reads
+	// since erase reached the firmware's read-reclaim threshold (Refresh;
+	// counted in GCRuns too).
+	ReclaimedGroups int64 `json:"reclaimed_groups"`
 }
 
 const nCounters = int(unsafe.Sizeof(Counters{}) / 8)
