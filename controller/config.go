@@ -205,6 +205,25 @@ type Firmware struct {
 	// runs on the others (the dies dealt to them in turn) while the first
 	// takes host commands.
 	Cores int `yaml:"firmware_cores,omitempty"`
+
+	// Read errors (controller/readerr.go).
+
+	// ReadErrors evaluates the NAND part's raw bit-error model
+	// (nand.Reliability) on every flash read the controller decodes: ECC
+	// corrects ECCBits bits in each codeword of ECCCodeword data bytes,
+	// read retry senses a page again (tR and the transfer each step) up
+	// to the part's steps, and a read ECC cannot correct is rebuilt from
+	// RAISE parity or fails. Off, every read is correct and costs nothing
+	// more.
+	ReadErrors bool `yaml:"read_errors,omitempty"`
+	// ECCBits is the bits the ECC engine corrects in one codeword.
+	ECCBits int `yaml:"ecc_bits,omitempty"`
+	// ECCCodeword is the data bytes one codeword protects.
+	ECCCodeword Size `yaml:"ecc_codeword,omitempty"`
+	// ReadReclaimReads refreshes a block's plane group — its valid data
+	// moved, the group erased — once the block has been read this many
+	// times since its erase (read-disturb management); 0: never.
+	ReadReclaimReads int `yaml:"read_reclaim_reads,omitempty"`
 }
 
 // Config describes a drive.
@@ -247,6 +266,7 @@ const MaxMemoryBytes = 16 << 30
 func (c *Config) DeviceConfig() nand.Config {
 	n := c.NAND
 	n.Seed = c.Seed // the factory bad blocks
+	n.TrackAge = c.Firmware.ReadErrors
 	if c.Firmware.Compression {
 		n.Geometry.UnitBytes = int(c.Firmware.CompressionSlot)
 	}
@@ -283,6 +303,33 @@ func (c *Config) validateFirmwareData() error {
 	}
 	if f.TrimBacklog < 0 || f.TrimBacklog > 1<<50 {
 		return fmt.Errorf("%w: firmware.trim_backlog = %d bytes, allowed 0 (off) .. 1PiB", ErrConfig, f.TrimBacklog)
+	}
+	return c.validateReadErrors()
+}
+
+// validateReadErrors checks the ECC and read-reclaim parameters, and that
+// a drive that models read errors has an error model and an ECC.
+func (c *Config) validateReadErrors() error {
+	f := c.Firmware
+	if f.ECCBits < 0 || f.ECCBits > 1000 {
+		return fmt.Errorf("%w: firmware.ecc_bits = %d, allowed 0..1000", ErrConfig, f.ECCBits)
+	}
+	if f.ECCCodeword != 0 && (f.ECCCodeword < 64 || f.ECCCodeword > 64<<10) {
+		return fmt.Errorf("%w: firmware.ecc_codeword = %d bytes, allowed 64..64KiB", ErrConfig, f.ECCCodeword)
+	}
+	if f.ReadReclaimReads < 0 || f.ReadReclaimReads > 1e9 {
+		return fmt.Errorf("%w: firmware.read_reclaim_reads = %d, allowed 0 (off) .. 1000000000", ErrConfig, f.ReadReclaimReads)
+	}
+	if !f.ReadErrors {
+		return nil
+	}
+	switch {
+	case !c.NAND.Reliability.Enabled():
+		return fmt.Errorf("%w: firmware.read_errors needs the NAND part's error model: nand.reliability.rated_rber = 0, allowed above 0 up to 0.1", ErrConfig)
+	case f.ECCBits == 0:
+		return fmt.Errorf("%w: firmware.ecc_bits = 0 with firmware.read_errors: allowed 1..1000", ErrConfig)
+	case f.ECCCodeword == 0:
+		return fmt.Errorf("%w: firmware.ecc_codeword = 0 with firmware.read_errors: allowed 64..64KiB", ErrConfig)
 	}
 	return nil
 }

@@ -49,6 +49,8 @@ type Controller struct {
 	// programsDone is when the last program booked ends (GCSafeErase
 	// starts an erase only after it).
 	programsDone int64
+	// re is the handling of read errors (nil: Firmware.ReadErrors off).
+	re *readErrors
 }
 
 // New builds a drive from a description, resolving it first.
@@ -70,7 +72,10 @@ func New(cfg Config) (*Controller, error) {
 	c.alloc = &leastBusy{tl: c.tl, dies: cfg.NAND.Geometry.Dies()}
 	fc.Allocator = c.alloc
 	fc.RecordOps = true
-	fc.RecordMoves = cfg.Firmware.MapCache > 0
+	// Moves are recorded for a mapping cache, and for read errors
+	// without RAISE: a page garbage collection cannot read loses the
+	// logical units moved out of it.
+	fc.RecordMoves = cfg.Firmware.MapCache > 0 || (cfg.Firmware.ReadErrors && cfg.Firmware.RaiseStripe == 0)
 	f, err := ftl.New(dev, fc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -89,6 +94,7 @@ func New(cfg Config) (*Controller, error) {
 	c.buf = writeBuffer{capUnits: int64(cfg.Firmware.WriteBuffer) / c.unit}
 	c.ra = readAhead{last: -1}
 	c.gc = newGCPath(g.Dies(), cfg.Firmware.GCStreams, cfg.Firmware.Cores, cfg.Firmware.ECCMBps)
+	c.re = newReadErrors(&cfg, f.UserUnits())
 	return c, nil
 }
 

@@ -101,6 +101,13 @@ func (c *Controller) gcRead(op *ftl.Op, at int64) int64 {
 	}
 	n := int64(op.Units) * c.slot
 	done := c.tl.Read(die, int(op.Planes), int(n), at)
+	if c.re != nil {
+		// Decoded on its way through: a page ECC cannot correct, and
+		// RAISE cannot rebuild, loses the units moved out of it.
+		var ok bool
+		done, ok = c.readOutcome(op, done)
+		c.re.losing = !ok
+	}
 	ready := done
 	if c.gc.ecc != nil {
 		// Decoded after the read, encoded again for the program.

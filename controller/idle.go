@@ -18,6 +18,12 @@ func (c *Controller) Idle(from, to int64) error {
 		}
 		c.trimQ -= n
 	}
+	if c.re != nil && len(c.re.queue) > 0 {
+		c.tl.Advance(start)
+		if err := c.reclaimQueued(start); err != nil {
+			return err
+		}
+	}
 	if !c.cfg.Firmware.BackgroundGC {
 		return nil
 	}

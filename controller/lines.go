@@ -30,6 +30,8 @@ type NANDPart struct {
 		SpareBytes     int `yaml:"spare_bytes"`
 	} `yaml:"die"`
 	Timing nand.Timing `yaml:"timing"`
+	// Reliability is the part's raw bit-error model (zero: none).
+	Reliability nand.Reliability `yaml:"reliability,omitempty"`
 }
 
 // DieBytes is the data capacity of one die.
@@ -163,7 +165,8 @@ func (l Line) Expand(v Variant) (Config, error) {
 			Geometry: nand.Geometry{Channels: ch, TargetsPerChannel: dies / ch / dpt, DiesPerTarget: dpt,
 				PlanesPerDie: p.Die.PlanesPerDie, BlocksPerPlane: p.Die.BlocksPerPlane, PagesPerBlock: p.Die.PagesPerBlock,
 				PageBytes: p.Die.PageBytes, SpareBytes: p.Die.SpareBytes, UnitBytes: 4096},
-			Timing: t,
+			Timing:      t,
+			Reliability: p.Reliability,
 		},
 		Host:     l.Host,
 		Firmware: l.Firmware,

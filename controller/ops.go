@@ -46,6 +46,9 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 			c.buf.release(done, int64(op.Units))
 		}
 		c.programsDone = max(c.programsDone, done)
+		if c.re != nil {
+			c.dev.SetProgramTime(int(op.Block), planes, done)
+		}
 		if c.cfg.NAND.TrackData {
 			c.fly(op, done)
 		}
@@ -68,7 +71,12 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 		}
 		return done
 	case ftl.OpMoved:
-		c.mapLookup(op.LBA, true, at)
+		if c.re != nil && c.re.losing && c.re.markLost(op.LBA) {
+			c.cnt.UnreadableUnits++
+		}
+		if c.mc != nil {
+			c.mapLookup(op.LBA, true, at)
+		}
 	case ftl.OpVictim:
 		c.victim(die, at)
 	}

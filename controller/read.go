@@ -9,14 +9,14 @@ import (
 
 func (c *Controller) read(fw int64, r blockio.Request) (int64, error) {
 	c.cnt.HostReadBytes += r.Length
-	var firstReady, ready int64
+	var firstReady, ready, failed int64
 	if e, ok := c.ra.hit(r); ok {
 		// Served from read-ahead: counted as read, no flash work.
 		firstReady, ready = max(fw, e.ready), max(fw, e.ready)
 		c.ftl.CountHostRead((r.Offset+r.Length-1)/c.unit - r.Offset/c.unit + 1)
 	} else {
 		var err error
-		firstReady, ready, err = c.flashRead(r.Offset, r.Length, fw, ftl.CauseHost)
+		firstReady, ready, failed, err = c.flashRead(r.Offset, r.Length, fw, ftl.CauseHost)
 		if err != nil {
 			return 0, err
 		}
@@ -39,14 +39,24 @@ func (c *Controller) read(fw int64, r blockio.Request) (int64, error) {
 	if tail := ready + c.cfg.Host.CommandNs + (min(r.Length, c.unit)*1000+c.cfg.Host.LinkMBps-1)/c.cfg.Host.LinkMBps; tail > end {
 		end = tail
 	}
+	if c.re != nil {
+		if err := c.reclaimQueued(fw); err != nil {
+			return 0, err
+		}
+		if failed > 0 {
+			c.cnt.FailedReads += failed
+			return end, ErrUncorrectable
+		}
+	}
 	return end, nil
 }
 
 // flashRead reads [off, off+n) from time at for cause (the host, or
 // read-ahead) and returns when the first and the last unit are in the
-// controller. Units of one page cost one array read: the FTL records the
-// rest as transfers. Host reads may suspend programs and erases.
-func (c *Controller) flashRead(off, n, at int64, cause ftl.Cause) (firstReady, ready int64, err error) {
+// controller, and how many units could not be read (Firmware.ReadErrors).
+// Units of one page cost one array read: the FTL records the rest as
+// transfers. Host reads may suspend programs and erases.
+func (c *Controller) flashRead(off, n, at int64, cause ftl.Cause) (firstReady, ready, failed int64, err error) {
 	first, last := off/c.unit, (off+n-1)/c.unit
 	ready, firstReady = at, int64(math.MaxInt64)
 	suspend := cause == ftl.CauseHost && c.cfg.Firmware.ReadSuspend
@@ -54,7 +64,7 @@ func (c *Controller) flashRead(off, n, at int64, cause ftl.Cause) (firstReady, r
 	for lba := first; lba <= last; lba++ {
 		loc, err := c.ftl.ReadFor(lba, cause, &run)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		t := at
 		if c.mc != nil {
@@ -67,13 +77,22 @@ func (c *Controller) flashRead(off, n, at int64, cause ftl.Cause) (firstReady, r
 			t += c.cfg.Firmware.BufferNs
 		default:
 			ops := c.ftl.Ops()
+			bad := false
 			for i := range ops {
 				t = c.bookHostRead(&ops[i], t, suspend)
+				if c.re != nil {
+					var ok bool
+					t, ok = c.readOutcome(&ops[i], t)
+					bad = bad || !ok
+				}
+			}
+			if bad || (c.re != nil && c.re.isLost(lba)) {
+				failed++
 			}
 		}
 		c.ftl.ResetOps()
 		ready = max(ready, t)
 		firstReady = min(firstReady, t)
 	}
-	return firstReady, ready, nil
+	return firstReady, ready, failed, nil
 }

@@ -65,9 +65,13 @@ func (c *Controller) readAhead(r blockio.Request, at int64) error {
 	}
 	limit := min(r.Offset+r.Length+int64(c.cfg.Firmware.ReadAhead), c.cap)
 	for next+r.Length <= limit {
-		_, ready, err := c.flashRead(next, r.Length, at, ftl.CauseReadAhead)
+		_, ready, failed, err := c.flashRead(next, r.Length, at, ftl.CauseReadAhead)
 		if err != nil {
 			return err
+		}
+		if failed > 0 {
+			// Not kept: the host's own read of it will try again.
+			break
 		}
 		ra.ext = append(ra.ext, extent{off: next, n: r.Length, ready: ready})
 		next += r.Length

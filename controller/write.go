@@ -38,6 +38,9 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 		// The flash work these units cause starts once their data is in.
 		at := done
 		for lba := lo; lba <= hi; lba++ {
+			if c.re != nil {
+				c.re.found(lba, 1) // new data replaces what was lost
+			}
 			partial := lba*c.unit < r.Offset || (lba+1)*c.unit > r.Offset+r.Length
 			if partial && c.ftl.Mapped(lba) {
 				if err := c.readModifyWrite(lba, done); err != nil {
@@ -98,7 +101,14 @@ func (c *Controller) readModifyWrite(lba, at int64) error {
 		c.cnt.RMWReads++
 		ops := c.ftl.Ops()
 		for i := range ops {
-			c.bookHostRead(&ops[i], at, c.cfg.Firmware.ReadSuspend)
+			t := c.bookHostRead(&ops[i], at, c.cfg.Firmware.ReadSuspend)
+			if c.re != nil {
+				if _, ok := c.readOutcome(&ops[i], t); !ok && c.re.markLost(lba) {
+					// The rest of the unit cannot be read: the merged
+					// unit is written marked unreadable.
+					c.cnt.UnreadableUnits++
+				}
+			}
 		}
 	}
 	c.ftl.ResetOps()

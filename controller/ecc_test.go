@@ -1,0 +1,75 @@
+package controller
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// eccs are the ECC strengths of the presets.
+var eccs = []ECC{{Bits: 55, CodewordBytes: 512}, {Bits: 40, CodewordBytes: 1024}, {Bits: 24, CodewordBytes: 1024}, {Bits: 8, CodewordBytes: 512}}
+
+// A binary BCH code over GF(2^m) corrects t errors with m·t parity bits;
+// 512 data bytes need m = 13 (2^12 − 1 < 4096 bits), 1 KiB m = 14.
+func TestECCParityBits(t *testing.T) {
+	require.Equal(t, 13*55, ECC{Bits: 55, CodewordBytes: 512}.ParityBits())
+	require.Equal(t, 14*40, ECC{Bits: 40, CodewordBytes: 1024}.ParityBits())
+	require.Equal(t, 8*512+13*55, ECC{Bits: 55, CodewordBytes: 512}.CodewordBits())
+}
+
+// tail is P(X > t) for X ~ Binomial(n, p), from gonum: its survival
+// function, or where that has lost the far tail to rounding, the sum of
+// its point probabilities.
+func tail(n, t int, p float64) float64 {
+	b := distuv.Binomial{N: float64(n), P: p}
+	if s := b.Survival(float64(t)); s > 1e-9 {
+		return s
+	}
+	sum := 0.0
+	for i := t + 1; i <= n && i < t+400; i++ {
+		sum += math.Exp(b.LogProb(float64(i)))
+	}
+	return sum
+}
+
+func TestCodewordFailureIsTheBinomialTail(t *testing.T) {
+	for _, e := range eccs {
+		n := e.CodewordBits()
+		for _, p := range []float64{1e-5, 1e-4, 1e-3, 3e-3, 6e-3, 1e-2, 2e-2, 5e-2} {
+			want := tail(n, e.Bits, p)
+			got := e.CodewordFailure(p)
+			if want < 1e-300 {
+				require.Less(t, got, 1e-290, "%+v at %g", e, p)
+				continue
+			}
+			require.InEpsilon(t, want, got, 1e-6, "%+v at rber %g", e, p)
+		}
+		require.Zero(t, e.CodewordFailure(0))
+		require.Equal(t, 1.0, e.CodewordFailure(1))
+	}
+}
+
+// The table the reads use stays within 1 % of the exact tail wherever
+// the tail is not negligible.
+func TestECCTableInterpolates(t *testing.T) {
+	for _, e := range eccs {
+		tb := newECCTable(e)
+		for lp := -14.0; lp <= -1; lp += 0.0137 {
+			p := math.Pow(10, lp)
+			want := e.CodewordFailure(p)
+			got := tb.codewordFailure(p)
+			if want < 1e-200 {
+				require.Less(t, got, 1e-150, "%+v at %g", e, p)
+				continue
+			}
+			require.InEpsilon(t, want, got, 0.01, "%+v at rber %g", e, p)
+		}
+		// A read of k codewords fails if any does.
+		q := e.CodewordFailure(5e-3)
+		for _, k := range []int64{1, 4, 8, 32} {
+			require.InEpsilon(t, 1-math.Pow(1-q, float64(k)), tb.readFailure(5e-3, k*int64(e.CodewordBytes)), 0.01)
+		}
+	}
+}
