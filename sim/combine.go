@@ -23,7 +23,7 @@ func Combine(parts []*Result) *Result {
 		func(r *Result) *DirStats { return &r.Read }, func(r *Result) *DirStats { return &r.Write }, func(r *Result) *DirStats { return &r.Trim },
 		func(r *Result) *DirStats { return &r.Sync },
 	}
-	out.RuntimeNs, out.BusyNs, out.Issued = 0, 0, 0
+	out.RuntimeNs, out.BusyNs, out.Issued, out.IOErrors = 0, 0, 0, 0
 	for _, d := range dirs {
 		*d(&out) = DirStats{}
 	}
@@ -37,6 +37,7 @@ func Combine(parts []*Result) *Result {
 		out.BusyNs += r.BusyNs
 		out.Issued += r.Issued
 		out.Interrupted = out.Interrupted || r.Interrupted
+		out.IOErrors += r.IOErrors
 		out.Intervals = append(out.Intervals, r.Intervals...)
 		for _, d := range dirs {
 			a, b := d(&out), d(r)
@@ -127,6 +128,7 @@ func Merge(rs []*Result) *Result {
 	out := *rs[len(rs)-1]
 	out.Name = rs[0].Name
 	out.StartNs, out.EndNs, out.RuntimeNs, out.BusyNs, out.Issued = rs[0].StartNs, 0, 0, 0, 0
+	out.IOErrors = 0
 	out.Intervals = nil
 	out.LatencyBuckets = make([]int64, len(rs[0].LatencyBuckets))
 	out.DepthCounts = make([]int64, len(rs[0].DepthCounts))
@@ -139,6 +141,7 @@ func Merge(rs []*Result) *Result {
 		out.RuntimeNs, out.BusyNs = max(out.RuntimeNs, r.RuntimeNs), max(out.BusyNs, r.BusyNs)
 		out.Issued += r.Issued
 		out.Interrupted = out.Interrupted || r.Interrupted
+		out.IOErrors += r.IOErrors
 		n := r.Read.IOs + r.Write.IOs + r.Trim.IOs
 		svc += r.AvgServiceNs * float64(n)
 		ios += n

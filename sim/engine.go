@@ -314,6 +314,13 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 			}
 			done, err := e.ctrl.Submit(e.now, p.it.Request)
 			s := ss[p.stream]
+			if err == controller.ErrUncorrectable {
+				// A medium error: the read completes, failed, as an
+				// EIO does for fio with continue_on_error.
+				s.m.ioErrors++
+				err = nil
+				p.it.Verify = false
+			}
 			if err == nil && p.it.Verify {
 				err = e.verify(s, &p.it)
 			}
@@ -576,6 +583,10 @@ func (e *Engine) RunStepsHooks(steps []workload.Step, hooks Hooks) ([]Measuremen
 		case workload.Idle:
 			if err := e.Idle(s.IdleNs); err != nil {
 				return nil, err
+			}
+		case workload.Bake:
+			if err := e.ctrl.Bake(s.BakeNs); err != nil {
+				return nil, fmt.Errorf("step %d (bake): %w", i+1, err)
 			}
 		case workload.RunJob:
 			r, err := e.RunJob(s.Job, hooks)

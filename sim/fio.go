@@ -86,6 +86,9 @@ type FioJob struct {
 	Power       FioPower        `json:"power"`
 	Series      FioSeries       `json:"series"`
 	SteadyState *FioSteadyState `json:"steadystate,omitempty"`
+	// TotalErr is the reads that failed with a medium error (EIO, also in
+	// Error), as fio counts them with continue_on_error.
+	TotalErr int64 `json:"total_err,omitempty"`
 }
 
 // FioSync is fio's sync object: the FLUSH commands a job issued (fsync,
@@ -159,6 +162,8 @@ type FioDevice struct {
 	ParityBytes        int64   `json:"parity_bytes"`
 	MapReads           int64   `json:"map_reads"`
 	MapWrites          int64   `json:"map_writes"`
+	UBER               float64 `json:"uber"`
+	FlashUBER          float64 `json:"flash_uber"`
 }
 
 // FioPower is ftlsim's account of a job's power.
@@ -187,6 +192,7 @@ type FioGeometry struct {
 	ReserveBlocks    int     `json:"reserve_blocks"`
 	BadBlocks        int     `json:"bad_blocks"`
 	RetiredGroups    int     `json:"retired_groups"`
+	GrownBadBlocks   int     `json:"grown_bad_blocks"`
 }
 
 // FioSeries is the per-interval series, column by column. A series of
@@ -417,6 +423,9 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		j.Error = eio // fio's error for a minimum rate not met
 	}
 	j.PowerLoss, j.AbortedIOs = r.PowerLosses, r.AbortedIOs
+	if r.IOErrors > 0 {
+		j.Error, j.TotalErr = eio, r.IOErrors // fio's medium error, continue_on_error's count
+	}
 	if r.Verify.Reads > 0 {
 		v := r.Verify
 		j.Verify = &v
@@ -478,13 +487,14 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		EraseCountMin: d.Wear.Min, EraseCountMax: d.Wear.Max, EraseCountMean: round(d.Wear.Mean),
 		LifeUsed: math.Round(d.Wear.Life*1e6) / 1e6, EffectiveAlpha: math.Round(d.EffectiveAlpha*1e6) / 1e6,
 		CompressionRatio: round(d.CompressionRatio()), ParityBytes: d.ParityBytes, MapReads: d.MapReads,
-		MapWrites: d.MapWrites,
+		MapWrites: d.MapWrites, UBER: d.UBER, FlashUBER: d.FlashUBER,
 	}
 	j.Geometry = FioGeometry{
 		Drive: g.Drive, Channels: g.Channels, Dies: g.Dies, Planes: g.Planes, Blocks: g.Blocks,
 		PagesPerBlock: g.PagesPerBlock, PageBytes: g.PageBytes, MappingUnitBytes: g.MappingUnitBytes,
 		PhysicalBytes: g.PhysicalBytes, UserBytes: g.UserBytes, OPPercent: round(g.OPPercent),
 		OpenBlocks: g.OpenBlocks, ReserveBlocks: g.ReserveBlocks, BadBlocks: g.BadBlocks, RetiredGroups: g.RetiredGroups,
+		GrownBadBlocks: g.GrownBadBlocks,
 	}
 	pw := r.Power
 	j.Power = FioPower{AverageW: round(pw.AverageW), PeakW: round(pw.PeakW), IdleW: round(pw.IdleW),

@@ -109,6 +109,12 @@ type Device struct {
 	ParityBytes        int64   // RAISE parity programmed
 	MapReads           int64   // mapping pages read on mapping-cache misses
 	MapWrites          int64   // changed mapping pages programmed on eviction
+	// UBER is the uncorrectable bit error rate the host saw: logical
+	// units it read that failed per bit it read (each failure one error,
+	// as JEDEC counts them); FlashUBER is the flash reads ECC and read
+	// retry could not correct (before any RAISE rebuild) per bit read
+	// from the flash.
+	UBER, FlashUBER float64
 
 	// Levels.
 	FreeBlocksMin  int // fewest free blocks at any time during the run
@@ -143,6 +149,13 @@ func (d *Device) derive() {
 	d.ParityBytes = d.Flash[ftl.CauseParity].ProgramPages * d.PageBytes
 	d.MapReads = d.Flash[ftl.CauseMap].ReadPages
 	d.MapWrites = d.Flash[ftl.CauseMap].ProgramPages
+	d.UBER, d.FlashUBER = 0, 0
+	if d.HostReadBytes > 0 {
+		d.UBER = float64(d.FailedReads) / (8 * float64(d.HostReadBytes))
+	}
+	if d.NANDReadBytes > 0 {
+		d.FlashUBER = float64(d.UncorrectableReads) / (8 * float64(d.NANDReadBytes))
+	}
 }
 
 // Geometry describes the simulated drive.
@@ -163,6 +176,8 @@ type Geometry struct {
 	// BadBlocks are the blocks that left the factory bad;
 	// RetiredGroups the plane groups the FTL retired for them.
 	BadBlocks, RetiredGroups int
+	// GrownBadBlocks are the blocks gone bad since (failed erases).
+	GrownBadBlocks int
 }
 
 // Result is everything a run measured.
@@ -206,6 +221,10 @@ type Result struct {
 	// Interrupted says that Engine.Stop cut the run short: the results
 	// are those of the requests issued until then (all of them completed).
 	Interrupted bool
+	// IOErrors is the reads that completed with a medium error (data
+	// neither ECC nor parity could recover: controller.ErrUncorrectable);
+	// they count among the completed I/Os too.
+	IOErrors int64
 }
 
 // VerifyStats is what a verify phase read back and found.
@@ -233,12 +252,14 @@ func GeometryOf(c *controller.Controller) Geometry {
 		OpenBlocks:    2 * g.Dies() * g.PlanesPerDie,
 		ReserveBlocks: fc.GCLowWater * g.Dies() * g.PlanesPerDie,
 		BadBlocks:     c.Device().BadBlocks(), RetiredGroups: c.FTL().BadGroups(),
+		GrownBadBlocks: c.Device().GrownBadBlocks(),
 	}
 }
 
 type metrics struct {
 	powerLosses   []controller.PowerLossReport
 	aborted       int64
+	ioErrors      int64
 	verify        VerifyStats
 	rateMinFailed string
 	c             *controller.Controller
@@ -427,7 +448,7 @@ func (m *metrics) finish(end int64) *Result {
 		Read: m.dir[0].stats(measured, pcts), Write: m.dir[1].stats(measured, pcts), Trim: m.dir[2].stats(measured, pcts),
 		Sync:           m.sync.stats(measured, pcts),
 		LatPercentiles: m.o.LatPercentiles, NoPercentiles: m.o.NoPercentiles, RateMinFailed: m.rateMinFailed,
-		PowerLosses: m.powerLosses, AbortedIOs: m.aborted,
+		PowerLosses: m.powerLosses, AbortedIOs: m.aborted, IOErrors: m.ioErrors,
 		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued, SteadyState: m.ss.result(), Verify: m.verify,
 		// Copies: a slice of the metrics' arrays would keep the metrics,
 		// and through them the whole drive, alive as long as the result.

@@ -18,6 +18,7 @@ const (
 	SecureErase StepKind = iota // erase the drive (ATA SECURITY ERASE UNIT)
 	RunJob                      // run Job (its results are kept when Label is set)
 	Idle                        // let the drive sit idle for IdleNs
+	Bake                        // age the drive's data by BakeNs of retention, without time passing
 )
 
 // Step is one step of a scenario.
@@ -28,6 +29,8 @@ type Step struct {
 	// Label names a measured step in the scenario's results; preparation
 	// steps have none.
 	Label string
+	// BakeNs is the retention a Bake step adds to the data.
+	BakeNs int64
 }
 
 // Param is a scenario parameter: its name, default and meaning.
