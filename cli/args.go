@@ -56,6 +56,7 @@ type options struct {
 	speedup        float64
 	devices        string
 	beyond         string
+	faults         faults // --faults
 }
 
 // mode is the command whose line parseArgs parses; it decides which job
@@ -213,6 +214,14 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 	str(&o.gc, "gc", "GC victim policy: "+strings.Join(reg.Names(), ", "), func(v string) error {
 		_, err := reg.Parse(v)
 		return err
+	})
+	fs.Func("faults", faultsHelp, func(v string) error {
+		f, err := parseFaults(v)
+		if err != nil {
+			return keep(err)
+		}
+		o.faults = f
+		return nil
 	})
 	fs.Func("precondition", "none, fill or torture[:DURATION]", func(v string) error {
 		p, err := workload.ParsePrecondition(v)

@@ -111,6 +111,9 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 			so.IntervalNs, so.Hooks = o.intervalMsec*1e6, hooks
 			streams[i] = sim.Stream{Source: workload.NewGenerator(j.Job), Options: so}
 		}
+		if err := o.faults.bake(e); err != nil {
+			return err
+		}
 		rs, err := e.RunGroup(streams)
 		if err != nil {
 			return err

@@ -156,6 +156,10 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 // verify phase found data that was not the job's last write.
 var errVerify = errors.New("verify failed")
 
+// errReadFailed is returned, after the results are written, when reads
+// of a job failed with uncorrectable data (--faults).
+var errReadFailed = errors.New("reads failed")
+
 // errRateMin is returned, after the results are written, when a job
 // missed its minimum rate (fio's rate_min) and stopped.
 var errRateMin = errors.New("minimum rate not met")
@@ -170,6 +174,9 @@ func verifyError(rs ...*sim.Result) error {
 		}
 		if v := r.Verify; v.Mismatches > 0 {
 			return fmt.Errorf("%w: job %s: %d units do not hold the job's last write (the first at offset %d)", errVerify, r.Name, v.Mismatches, v.FirstMismatch)
+		}
+		if r.IOErrors > 0 {
+			return fmt.Errorf("%w: job %s: %d reads failed: data neither ECC, read retry nor parity could recover (EIO)", errReadFailed, r.Name, r.IOErrors)
 		}
 	}
 	return nil
@@ -242,6 +249,9 @@ func buildDrive(o *options, jobs []*workload.Job, intervalNs int64) (*controller
 	cfg.Policies = o.policies
 	cfg.Seed = o.job.RandSeed
 	cfg.NAND.TrackData = o.trackData
+	if err := o.faults.apply(&cfg); err != nil {
+		return nil, err
+	}
 	r, err := cfg.Resolve()
 	if err != nil {
 		return nil, err
@@ -250,7 +260,11 @@ func buildDrive(o *options, jobs []*workload.Job, intervalNs int64) (*controller
 	if err := checkMemory(o, r, stats, len(jobs), intervals); err != nil {
 		return nil, err
 	}
-	return controller.New(cfg)
+	c, err := controller.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return c, o.faults.built(c)
 }
 
 func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) error {
@@ -325,6 +339,9 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 	defer stopOn(set.ctx, e)()
 	preNs, err := prepare(e, o.precondition)
 	if err != nil {
+		return err
+	}
+	if err := o.faults.bake(e); err != nil {
 		return err
 	}
 	hooks := sim.Hooks{}

@@ -63,6 +63,7 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 	if err != nil {
 		return err
 	}
+	steps = o.faults.bakeSteps(steps)
 	var jobs []*workload.Job
 	for _, st := range steps {
 		if st.Kind == workload.RunJob {
@@ -144,6 +145,9 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 		}
 		if v := m.Result.Verify; v.Reads > 0 {
 			fmt.Fprintf(out, "%s: read back %s: %d units do not hold their last write\n", m.Label, units.FormatBytes(v.Bytes), v.Mismatches)
+		}
+		if l := faultLine(m.Result); l != "" {
+			fmt.Fprintf(out, "%s: faults: %s\n", m.Label, l)
 		}
 	}
 	for _, m := range ms {

@@ -172,6 +172,9 @@ func writeResults(w io.Writer, r *sim.Result) {
 		fmt.Fprintf(w, "  firmware: data stored at %.1f %% of its size (%d units deduplicated); RAISE parity %s; mapping pages read %d, written %d; TRIM dropped %s\n",
 			100*dv.CompressionRatio(), dv.DedupedUnits, units.FormatBytes(dv.ParityBytes), dv.MapReads, dv.MapWrites, units.FormatBytes(dv.TrimIgnoredBytes))
 	}
+	if l := faultLine(r); l != "" {
+		fmt.Fprintf(w, "  faults: %s\n", l)
+	}
 	secs := float64(r.RuntimeNs) / 1e9
 	fmt.Fprintf(w, "  average data rate: read %.1f MB/s, write %.1f MB/s, combined %.1f MB/s\n",
 		float64(r.Read.Bytes)/secs/1e6, float64(r.Write.Bytes)/secs/1e6, float64(r.Read.Bytes+r.Write.Bytes)/secs/1e6)
@@ -185,4 +188,15 @@ func writeResults(w io.Writer, r *sim.Result) {
 func writeDiskStats(w io.Writer, d sim.FioDiskUtil) {
 	fmt.Fprintf(w, "\nDisk stats (read/write):\n  %s: ios=%d/%d, sectors=%d/%d, merge=%d/%d, ticks=%d/%d, in_queue=%d, util=%.2f%%\n",
 		d.Name, d.ReadIOs, d.WriteIOs, d.ReadSectors, d.WriteSectors, d.ReadMerges, d.WriteMerges, d.ReadTicks, d.WriteTicks, d.InQueue, d.Util)
+}
+
+// faultLine describes a run's read errors, bad blocks and read reclaim
+// ("" when there were none).
+func faultLine(r *sim.Result) string {
+	dv := r.Device
+	if dv.ReadRetries+dv.UncorrectableReads+dv.GrownBadGroups+dv.ReclaimedGroups+dv.UnreadableUnits+r.IOErrors == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d read-retry steps (%d reads retried), %d reads uncorrectable (%d rebuilt from RAISE parity), %d units the host read failed (%d reads: EIO, UBER %.2g), %d units lost by GC, %d groups read-reclaimed, %d groups retired for blocks gone bad",
+		dv.ReadRetries, dv.RetriedReads, dv.UncorrectableReads, dv.ParityRebuilds, dv.FailedReads, r.IOErrors, dv.UBER, dv.UnreadableUnits, dv.ReclaimedGroups, dv.GrownBadGroups)
 }
