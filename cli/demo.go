@@ -330,6 +330,8 @@ Drive options:
   --op=PERCENT         spare area as a percentage of user capacity
   --gc=POLICY          greedy, fifo, cost-benefit, random, d-choices:D
   --precondition=none|fill|torture[:TIME]   run before the job (after a secure erase)
+  --faults=KEY=V,...   read errors and wear-out: on, wear=SHARE, age=TIME (e.g. 180d, 1y), rber_scale=X,
+                       grown_bad_permille=N, bad_block_permille=N, read_reclaim=N, ecc_bits=N (see README)
 Output:
   --output-format=normal|json|json+|terse  --output=FILE
   --write_iops_log=NAME --write_bw_log=NAME --write_lat_log=NAME --log_avg_msec=MS --log_offset=0|1

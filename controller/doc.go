@@ -22,6 +22,22 @@
 // and mapping pages are written to per-die logs outside the FTL's mapping;
 // their programs, erases and energy are counted.
 //
+// # Read errors
+//
+// With Firmware.ReadErrors every flash read the controller decodes (host,
+// read-ahead, read-modify-write and garbage-collection reads) draws, from
+// the drive's seed, whether the NAND part's raw bit errors
+// (nand.Reliability) exceed what its ECC corrects (ECC: a BCH code, the
+// binomial tail of errors in a codeword). A failed read is sensed again
+// with the part's read-retry steps, each booked at tR and the transfer; a
+// read no step recovers is rebuilt from RAISE parity (the stripe's other
+// pages read on their dies) or, without RAISE, fails: Submit returns
+// ErrUncorrectable with the completion time, and data garbage collection
+// could not read is lost until rewritten. Firmware.ReadReclaimReads
+// refreshes groups read too often since their erase (ftl.FTL.Refresh).
+// PreWear and Bake start a drive part way through its life and age its
+// data, so that faults show in a short run (readerr.go, ecc.go).
+//
 // # Time
 //
 // The controller is advanced by its caller's virtual clock (package sim):

@@ -18,9 +18,10 @@
 // The code is laid out by responsibility: ftl.go (the type, construction,
 // geometry), write.go (the write path: staging, programming, opening
 // groups), gc.go (victims, copying, pacing, background collection),
-// wear.go (static wear levelling), read.go, trim.go, ops.go (the op log),
-// counters.go (Counters), registry.go (policies by name), victim.go (the
-// built-in policies), stats.go and invariants.go.
+// wear.go (static wear levelling), refresh.go (read reclaim), read.go,
+// trim.go, ops.go (the op log), counters.go (Counters), registry.go
+// (policies by name), victim.go (the built-in policies), stats.go and
+// invariants.go.
 //
 // # Layout
 //

@@ -23,6 +23,17 @@
 // Every unit carries a 32-bit tag in its spare (OOB) area — the FTL stores the
 // logical address there — and a valid bit.
 //
+// # Raw bit errors
+//
+// A part's Reliability is its raw bit-error model: the raw bit-error rate
+// of a read as a function of the block's erase count, the time since it
+// was programmed and the reads since its erase (Reliability.RBER). With
+// Config.TrackAge the device keeps those inputs per block: reads since
+// erase (NoteRead), the program time the controller gives it
+// (SetProgramTime; the device has no clock), and Bake and PreWear to age
+// data and wear blocks without running time. What the errors mean for a
+// read — ECC, read retry, parity — is the controller's.
+//
 // # Units and time
 //
 // Sizes are in bytes, times are integer nanoseconds of simulated time. The

@@ -19,6 +19,11 @@ import (
 // sf turns on the SandForce mechanisms with the SF-2281 presets' values:
 // compression into 2 KiB slots, RAISE 1/16 and a 160 MiB mapping cache.
 func bigDrive(b *testing.B, capacity int64, sf bool) *controller.Controller {
+	return bigDriveWith(b, capacity, sf, nil)
+}
+
+// bigDriveWith is bigDrive with its description edited by edit.
+func bigDriveWith(b *testing.B, capacity int64, sf bool, edit func(*controller.Config)) *controller.Controller {
 	b.Helper()
 	cfg, err := controller.Preset("generic-mlc")
 	if err != nil {
@@ -31,6 +36,9 @@ func bigDrive(b *testing.B, capacity int64, sf bool) *controller.Controller {
 		fw := &cfg.Firmware
 		fw.Compression, fw.CompressionSlot, fw.RaiseStripe = true, 2048, 16
 		fw.MapCache, fw.MapMissNs = 160<<20, 40000 // sizing: flash sizes the flash for the parity too
+	}
+	if edit != nil {
+		edit(&cfg)
 	}
 	d, err := controller.New(cfg)
 	if err != nil {
@@ -68,17 +76,29 @@ type steadyState struct {
 	memPerGB float64
 }
 
-// steady holds the plain drive [0] and the SandForce-style one [1], each
-// built once.
-var steady [2]steadyState
+// steady holds the plain drive [0], the SandForce-style one [1] and the
+// plain one modelling read errors [2], each built once.
+var steady [3]steadyState
+
+// readErrorsOn turns on the read-error model (the preset's part and ECC).
+func readErrorsOn(c *controller.Config) { c.Firmware.ReadErrors = true }
 
 func steadyEngine(b *testing.B, sf bool) *steadyState {
-	st := &steady[map[bool]int{false: 0, true: 1}[sf]]
+	return steadyEngineMode(b, map[bool]int{false: 0, true: 1}[sf])
+}
+
+func steadyEngineMode(b *testing.B, mode int) *steadyState {
+	st := &steady[mode]
 	if st.e != nil {
 		return st
 	}
+	sf := mode == 1
 	before := heapBytes()
-	d := bigDrive(b, 0, sf)
+	var edit func(*controller.Config)
+	if mode == 2 {
+		edit = readErrorsOn
+	}
+	d := bigDriveWith(b, 0, sf, edit)
 	e := sim.New(d)
 	e.SecureErase()
 	if err := e.Precondition(workload.Precondition{Kind: workload.PreconditionFill}); err != nil {
@@ -104,8 +124,10 @@ func steadyEngine(b *testing.B, sf bool) *steadyState {
 	return st
 }
 
-func benchSteady(b *testing.B, sf bool) {
-	st := steadyEngine(b, sf)
+func benchSteady(b *testing.B, sf bool) { benchSteadyMode(b, map[bool]int{false: 0, true: 1}[sf]) }
+
+func benchSteadyMode(b *testing.B, mode int) {
+	st := steadyEngineMode(b, mode)
 	b.ReportAllocs()
 	b.ResetTimer()
 	r, err := st.e.Run(&count{g: st.gen, n: b.N}, sim.Options{QueueDepth: 32})
@@ -122,6 +144,13 @@ func benchSteady(b *testing.B, sf bool) {
 // second of 4 KiB random writes at QD 32 on a 256 GiB drive in steady state,
 // and the simulator's memory per GiB of simulated flash.
 func BenchmarkSteadyStateRandomWrite(b *testing.B) { benchSteady(b, false) }
+
+// BenchmarkSteadyStateReadErrors is BenchmarkSteadyStateRandomWrite with
+// the read-error model on (firmware.read_errors): every GC read draws its
+// ECC outcome, every program records its time, and the moves GC makes are
+// recorded (what it could not read would be lost). The drive is fresh, so
+// the figure is the model's bookkeeping, not retries.
+func BenchmarkSteadyStateReadErrors(b *testing.B) { benchSteadyMode(b, 2) }
 
 // BenchmarkSteadyStateSandForce is BenchmarkSteadyStateRandomWrite with
 // compression (half-compressible data), RAISE parity and the mapping
