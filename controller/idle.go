@@ -78,6 +78,11 @@ func (c *Controller) SecureErase(now int64) int64 {
 	if c.mc != nil {
 		c.mc.reset()
 	}
+	if c.re != nil {
+		// Nothing is stored any more: nothing is lost either.
+		clear(c.re.lost)
+		c.re.queue = c.re.queue[:0]
+	}
 	c.fwFree = max(c.fwFree, done)
 	return done
 }
