@@ -73,3 +73,16 @@ func TestECCTableInterpolates(t *testing.T) {
 		}
 	}
 }
+
+// Below safeRBER a read of a whole multi-plane page fails with
+// probability under 1e-30; just above it, no longer.
+func TestSafeRBER(t *testing.T) {
+	for _, e := range eccs {
+		const n = 2 * 16384
+		k := float64(n / e.CodewordBytes)
+		s := safeRBER(e, n)
+		require.Positive(t, s)
+		require.Less(t, k*e.CodewordFailure(s), 1e-30)
+		require.GreaterOrEqual(t, k*e.CodewordFailure(s*1.01), 1e-30)
+	}
+}

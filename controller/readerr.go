@@ -30,6 +30,7 @@ type readErrors struct {
 	rel   nand.Reliability
 	rated int
 	ecc   eccTable
+	safe  float64   // below this RBER no read can fail (see safeRBER)
 	div   []float64 // per retry step s (0: the first read): 1/gain^s
 	rng   *rand.Rand
 	// read reclaim (Firmware.ReadReclaimReads): the reads since erase
@@ -60,6 +61,8 @@ func newReadErrors(cfg *Config, userUnits int64) *readErrors {
 		queue:   make([]int32, 0, maxReclaimQueue),
 		np:      cfg.NAND.Geometry.PlanesPerDie,
 	}
+	g := cfg.NAND.Geometry
+	r.safe = safeRBER(r.ecc.e, int64(g.PlanesPerDie)*int64(g.PageBytes))
 	r.div = make([]float64, rel.RetrySteps+1)
 	for s := range r.div {
 		r.div[s] = math.Pow(rel.Gain(), -float64(s))
@@ -68,6 +71,27 @@ func newReadErrors(cfg *Config, userUnits int64) *readErrors {
 		r.lost = make([]uint64, (userUnits+63)/64)
 	}
 	return r
+}
+
+// safeRBER returns a raw bit-error rate below which a read of up to n
+// bytes fails with probability under 1e-30 (and so, drawn against a
+// float64 uniform variate, never in practice): reads of healthy blocks
+// skip the draw.
+func safeRBER(e ECC, n int64) float64 {
+	k := float64((n + int64(e.CodewordBytes) - 1) / int64(e.CodewordBytes))
+	lo, hi := -40.0, -1.0 // log2 of the rber
+	if k*e.CodewordFailure(math.Exp2(lo)) >= 1e-30 {
+		return 0
+	}
+	for range 60 {
+		mid := (lo + hi) / 2
+		if k*e.CodewordFailure(math.Exp2(mid)) < 1e-30 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Exp2(lo)
 }
 
 // maxReclaimQueue bounds the groups waiting for read reclaim; a group
@@ -90,6 +114,9 @@ func (c *Controller) readOutcome(op *ftl.Op, done int64) (int64, bool) {
 	}
 	wear, shift := r.rel.Parts(r.rated, dev.EraseCount(pb), done-dev.ProgramTime(pb), dev.ReadsSinceErase(pb))
 	n := int64(op.Units) * c.slot
+	if wear+shift < r.safe {
+		return done, true
+	}
 	u := r.rng.Float64()
 	if u >= r.ecc.readFailure(min(0.5, wear+shift), n) {
 		return done, true
