@@ -78,7 +78,6 @@ func (s PageState) String() string {
 // Device is the state of a flash array: per block a write pointer, a valid
 // unit count and an erase count; per unit an OOB tag and a valid bit.
 type Device struct {
-	cfg  Config
 	geo  Geometry
 	upp  int // units per page
 	upg  int // units per plane group
@@ -107,6 +106,8 @@ type Device struct {
 	// With power-of-two geometry, unit arithmetic uses shifts.
 	pow2                        bool
 	upgShift, uppShift, npShift uint
+
+	cfg Config // last: read rarely, it keeps the fields above together
 }
 
 func log2(n int) (uint, bool) {
