@@ -26,6 +26,12 @@ var ErrUncorrectable = errors.New("controller: uncorrectable read")
 // its stripe on the other dies) or is uncorrectable. Without RAISE, data
 // garbage collection could not read is lost: the logical units it held
 // read as errors until the host writes or trims them.
+//
+// Simplifications: a block's retention age is the time since its last
+// program (its earlier pages are older); copies made with copyback
+// (Firmware.GCCopyback) bypass the ECC engine and are not decoded;
+// mapping-page reads and the reads of a RAISE rebuild are taken as
+// correct and do not count as read disturb.
 type readErrors struct {
 	rel   nand.Reliability
 	rated int
