@@ -121,10 +121,15 @@ type Firmware struct {
 	// on a power cut, to finish the flash operations under way and program
 	// what the write buffer holds: nothing acknowledged is lost.
 	PowerLossProtection bool `yaml:"power_loss_protection,omitempty"`
-	// GCSafeErase erases a cleaned victim only once the data moved out
-	// of it is programmed, so that a power cut cannot lose data at rest
-	// (see ftl.Config.SafeErase); off, a victim is erased as soon as its
-	// last unit has moved, which a power cut can turn into lost data.
+	// GCSafeErase makes flushed data survive power cuts (see
+	// ftl.Config.SafeErase): a cleaned victim is erased only once the
+	// data moved out of it, and the host data that superseded its units,
+	// are programmed on complete word lines, and a FLUSH (or FUA write)
+	// pads the word lines it leaves half programmed, so that no
+	// interrupted upper-page program can destroy what it made durable.
+	// Off, a victim is erased as soon as its last unit has moved, and a
+	// power cut can lose flushed data, as many drives did in Zheng et
+	// al.'s tests (FAST '13).
 	GCSafeErase bool `yaml:"gc_safe_erase,omitempty"`
 	// BackgroundGC enables collection while the host is idle, after
 	// IdleNs without a command.

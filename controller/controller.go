@@ -46,8 +46,13 @@ type Controller struct {
 	// flight records, on a drive that can lose power (NAND.TrackData), the
 	// programs and erases booked and not known to be over.
 	flight []flightOp
-	// programsDone is when the last program booked ends (GCSafeErase
-	// starts an erase only after it).
+	// flushes records, on a drive that can lose power, the flushes not
+	// known to be acknowledged: the write number each makes durable and
+	// when it completes; durable is the newest acknowledged one's.
+	flushes []flushMark
+	durable uint32
+	// programsDone is when the last program of host data booked ends
+	// (GCSafeErase starts an erase only after it).
 	programsDone int64
 }
 
@@ -207,6 +212,9 @@ func (c *Controller) Submit(now int64, r blockio.Request) (int64, error) {
 	c.tl.Advance(now)
 	c.link.Advance(now)
 	c.settleFlight(now)
+	if len(c.flushes) >= 64 {
+		c.settleFlushes(now)
+	}
 	c.gc.advance(now)
 	c.cnt.Commands++
 	if checkInvariants && c.cnt.Commands%max(invariantsEvery, c.ftl.UserUnits()/64) == 0 {

@@ -415,7 +415,8 @@ func TestPowerLoss(t *testing.T) {
 		require.NoError(t, err)
 		t.Logf("protection %v: %+v", plp, rep)
 		pageBytes := int64(cfg.NAND.Geometry.PageBytes * cfg.NAND.Geometry.PlanesPerDie)
-		require.LessOrEqual(t, rep.LostDurableBytes, int64(rep.CorruptedPages)*pageBytes, "data on flash is lost only with the pages destroyed")
+		require.LessOrEqual(t, rep.LostProgrammedBytes, int64(rep.CorruptedPages)*pageBytes, "data on flash is lost only with the pages destroyed")
+		require.Zero(t, rep.LostFlushedBytes, "the fill was flushed: none of it is lost")
 		require.Positive(t, rep.MountNs)
 		if plp {
 			require.Zero(t, rep.LostVolatileBytes)
@@ -427,7 +428,7 @@ func TestPowerLoss(t *testing.T) {
 		cnt := d.Counters()
 		require.Equal(t, int64(1), cnt.PowerLosses)
 		require.Equal(t, rep.MountNs, cnt.MountNs)
-		require.Equal(t, rep.LostVolatileBytes+rep.LostDurableBytes, cnt.LostUnits*d.UnitBytes())
+		require.Equal(t, rep.LostVolatileBytes+rep.LostProgrammedBytes+rep.LostFlushedBytes, cnt.LostUnits*d.UnitBytes())
 		// The drive works again after mounting.
 		_, err = d.Submit(at+rep.MountNs, blockio.Request{Op: blockio.Write, Offset: 0, Length: 4096, Token: 99})
 		require.NoError(t, err)

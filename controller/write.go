@@ -147,5 +147,9 @@ func (c *Controller) flush(fw int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return c.linkTransfer(max(done, c.buf.drainedAt()), 0), nil
+	end := c.linkTransfer(max(done, c.buf.drainedAt()), 0)
+	if c.cfg.NAND.TrackData {
+		c.flushes = append(c.flushes, flushMark{seq: c.ftl.WriteSeq(), done: end})
+	}
+	return end, nil
 }
