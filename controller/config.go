@@ -171,6 +171,12 @@ type Firmware struct {
 	// page of entries) from flash first, and a changed page leaving the
 	// cache is programmed back. 0: the whole table is in DRAM.
 	MapCache Size `yaml:"map_cache,omitempty"`
+	// MapCheckpoint is the host bytes written between the firmware's
+	// mapping checkpoints: each programs the mapping pages (4-byte
+	// entries) changed since the last, so that a drive without power-loss
+	// protection mounts by reading the saved mapping and scanning only the
+	// pages programmed since, not every page. 0: none (mount scans all).
+	MapCheckpoint Size `yaml:"map_checkpoint,omitempty"`
 	// MapMissNs is the firmware time a mapping-cache miss costs (finding
 	// the mapping page, choosing and writing back a victim), spent before
 	// the firmware takes its next command.
@@ -285,6 +291,9 @@ func (c *Config) validateFirmwareData() error {
 	}
 	if f.MapCache < 0 || (f.MapCache > 0 && int64(f.MapCache) < int64(g.PageBytes)) || f.MapCache > 1<<40 {
 		return fmt.Errorf("%w: firmware.map_cache = %d bytes, allowed 0 (whole table in DRAM) or %d (one mapping page) .. 1TiB", ErrConfig, f.MapCache, g.PageBytes)
+	}
+	if f.MapCheckpoint != 0 && (f.MapCheckpoint < 1<<20 || f.MapCheckpoint > 1<<50) {
+		return fmt.Errorf("%w: firmware.map_checkpoint = %d bytes, allowed 0 (none) or 1MiB .. 1PiB", ErrConfig, f.MapCheckpoint)
 	}
 	if f.TrimBacklog < 0 || f.TrimBacklog > 1<<50 {
 		return fmt.Errorf("%w: firmware.trim_backlog = %d bytes, allowed 0 (off) .. 1PiB", ErrConfig, f.TrimBacklog)

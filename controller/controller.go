@@ -29,8 +29,9 @@ type Controller struct {
 	cap  int64      // user bytes
 	rng  *rand.Rand // the dedupe draws
 
-	raise  raise     // RAISE parity (raise.go)
-	maps   region    // mapping pages written back from the cache
+	raise  raise  // RAISE parity (raise.go)
+	maps   region // mapping pages written back from the cache, and checkpoints
+	ckpt   checkpoints
 	mc     *mapCache // nil: the whole mapping is in DRAM
 	trimQ  int64     // trimmed units not yet reclaimed (TrimBacklog)
 	link   *nand.Calendar
@@ -88,6 +89,7 @@ func New(cfg Config) (*Controller, error) {
 	g := cfg.NAND.Geometry
 	c.raise = raise{stripe: cfg.Firmware.RaiseStripe, dies: g.Dies(), region: newRegion(g.Dies(), g.PagesPerBlock)}
 	c.maps = newRegion(g.Dies(), g.PagesPerBlock)
+	c.ckpt = newCheckpoints(int64(cfg.Firmware.MapCheckpoint), f.UserUnits(), int64(g.PageBytes/4))
 	if cfg.Firmware.MapCache > 0 {
 		c.mc = newMapCache(f.UserUnits(), int64(g.PageBytes/4), int64(cfg.Firmware.MapCache)/int64(g.PageBytes))
 	}

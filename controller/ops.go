@@ -36,6 +36,7 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 	case ftl.OpTransfer:
 		return c.tl.Output(die, int(op.Units)*int(c.slot), at)
 	case ftl.OpProgram:
+		c.ckpt.programs++
 		var done int64
 		if op.Cause == ftl.CauseGC || op.Cause == ftl.CauseWL {
 			done = c.gcProgram(op, at)

@@ -94,12 +94,15 @@ type PowerLossReport struct {
 	LostVolatileBytes   int64 `json:"lost_volatile_bytes"`
 	RevertedBytes       int64 `json:"reverted_bytes"`
 	ResurrectedBytes    int64 `json:"resurrected_bytes"`
-	// Entries is the mapping entries rebuilt, ScannedPages the pages read
-	// to rebuild them and MountNs the time mounting took: the scan, spread
+	// Entries is the mapping entries rebuilt, CheckpointPages the pages
+	// of the last mapping checkpoint read (firmware.map_checkpoint),
+	// ScannedPages the pages read for newer entries (all of them with no
+	// checkpoint) and MountNs the time mounting took: the reads, spread
 	// over the dies (with protection, reading the saved mapping).
-	Entries      int64 `json:"entries"`
-	ScannedPages int64 `json:"scanned_pages"`
-	MountNs      int64 `json:"mount_ns"`
+	Entries         int64 `json:"entries"`
+	CheckpointPages int64 `json:"checkpoint_pages"`
+	ScannedPages    int64 `json:"scanned_pages"`
+	MountNs         int64 `json:"mount_ns"`
 }
 
 // PowerLoss cuts the drive's power at time at and powers it up again. A
@@ -185,10 +188,15 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 	rep.LostVolatileBytes = (rec.LostUnits - rec.LostProgrammedUnits - rec.LostFlushedUnits) * unit
 	rep.RevertedBytes = rec.RevertedUnits * unit
 	rep.ResurrectedBytes = rec.ResurrectedUnits * unit
-	rep.Entries, rep.ScannedPages = rec.Entries, rec.ScannedPages
-	// Every page holding data is read once, the dies in parallel.
-	rep.MountNs = (rec.ScannedPages + int64(g.Dies()) - 1) / int64(g.Dies()) * tm.ReadNs
-	c.ftl.ResetOps() // the erases done while mounting are part of the mount
+	rep.Entries = rec.Entries
+	// Every page holding data is read once, the dies in parallel — or,
+	// with a mapping checkpoint, the saved mapping (one-plane pages) and
+	// the pages programmed since.
+	rep.CheckpointPages, rep.ScannedPages = c.mountPages(rec.ScannedPages)
+	dies := int64(g.Dies())
+	rep.MountNs = ((rep.CheckpointPages+dies-1)/dies + (rep.ScannedPages+dies-1)/dies) * tm.ReadNs
+	c.cnt.MountScanPages += rep.ScannedPages - rec.ScannedPages // the FTL counted a full scan
+	c.ftl.ResetOps()                                            // the erases done while mounting are part of the mount
 	c.cnt.MountNs += rep.MountNs
 	c.powerUp(at + rep.MountNs)
 	return rep, nil
@@ -236,6 +244,7 @@ func (c *Controller) powerUp(t int64) {
 	c.trimQ = 0
 	c.programsDone = t
 	c.flight = c.flight[:0]
+	c.ckpt.remount()
 	c.flushes = c.flushes[:0]
 	c.durable = c.ftl.WriteSeq() // what survived is durable
 	if c.mc != nil {

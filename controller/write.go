@@ -9,6 +9,9 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 	c.cnt.HostWriteBytes += r.Length
 	c.ra.drop(r)
 	first, last := r.Offset/c.unit, (r.Offset+r.Length-1)/c.unit
+	if c.ckpt.interval > 0 {
+		c.checkpointWrite(first, last, r.Length, fw)
+	}
 	// Large requests stream into the buffer in pieces of an eighth of it,
 	// so that a transfer larger than a small (on-chip) buffer flows as
 	// programs free room, as the link's data FISes would.

@@ -106,6 +106,10 @@ type Counters struct {
 	RebuiltEntries      int64 `json:"rebuilt_entries"`
 	MountScanPages      int64 `json:"mount_scan_pages"`
 	MountNs             int64 `json:"mount_ns"`
+	// Mapping checkpoints the firmware took (controller
+	// Firmware.MapCheckpoint) and the mapping pages they programmed.
+	MapCheckpoints  int64 `json:"map_checkpoints"`
+	CheckpointPages int64 `json:"checkpoint_pages"`
 
 	// Flash operations by cause (the FTL's, and the controller's parity
 	// and mapping pages).
