@@ -742,9 +742,9 @@ func TestPowerLossScenario(t *testing.T) {
 	var doc struct {
 		Jobs []struct {
 			PowerLoss []struct {
-				LostVolatileBytes int64 `json:"lost_volatile_bytes"`
-				LostDurableBytes  int64 `json:"lost_durable_bytes"`
-				MountNs           int64 `json:"mount_ns"`
+				LostVolatileBytes   int64 `json:"lost_volatile_bytes"`
+				LostProgrammedBytes int64 `json:"lost_programmed_bytes"`
+				MountNs             int64 `json:"mount_ns"`
 			} `json:"power_loss"`
 			Verify struct {
 				Mismatches int64 `json:"mismatches"`
@@ -761,5 +761,5 @@ func TestPowerLossScenario(t *testing.T) {
 	pl := j.PowerLoss[0]
 	require.Positive(t, pl.LostVolatileBytes)
 	require.Positive(t, pl.MountNs)
-	require.Equal(t, (pl.LostVolatileBytes+pl.LostDurableBytes)/j.Geometry.UnitBytes, j.Verify.Mismatches)
+	require.Equal(t, (pl.LostVolatileBytes+pl.LostProgrammedBytes)/j.Geometry.UnitBytes, j.Verify.Mismatches)
 }

@@ -135,13 +135,7 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 	tw.Flush()
 	for _, m := range ms {
 		for _, pl := range m.Result.PowerLosses {
-			if pl.Protected {
-				fmt.Fprintf(out, "\n%s: power cut at %.1f s: the drive has power-loss protection: nothing lost; mounted in %.1f ms\n", m.Label, float64(pl.AtNs-m.Result.StartNs)/1e9, float64(pl.MountNs)/1e6)
-				continue
-			}
-			fmt.Fprintf(out, "\n%s: power cut at %.1f s: acknowledged data lost: %s that was not yet on flash, %s that was (%d lower pages destroyed by interrupted upper-page programs); %d commands failed; %d programs unfinished, %d erases undone; mounted in %.1f ms (%d pages scanned, %d mapping entries rebuilt)\n",
-				m.Label, float64(pl.AtNs-m.Result.StartNs)/1e9, units.FormatBytes(pl.LostVolatileBytes), units.FormatBytes(pl.LostDurableBytes), pl.CorruptedPages,
-				m.Result.AbortedIOs, pl.UnfinishedPages, pl.UnerasedGroups, float64(pl.MountNs)/1e6, pl.ScannedPages, pl.Entries)
+			fmt.Fprintf(out, "\n%s: power cut at %.1f s: %s; %d commands failed\n", m.Label, float64(pl.AtNs-m.Result.StartNs)/1e9, powerLossText(pl), m.Result.AbortedIOs)
 		}
 		if v := m.Result.Verify; v.Reads > 0 {
 			fmt.Fprintf(out, "%s: read back %s: %d units do not hold their last write\n", m.Label, units.FormatBytes(v.Bytes), v.Mismatches)

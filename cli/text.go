@@ -131,13 +131,7 @@ func writeResults(w io.Writer, r *sim.Result) {
 			sy.IOs, float64(sy.Latency.Min)/1e3, float64(sy.Latency.Max)/1e3, sy.Latency.Mean/1e3, sy.Latency.Stdev/1e3)
 	}
 	for _, pl := range r.PowerLosses {
-		if pl.Protected {
-			fmt.Fprintf(w, "  power loss at %.3f s: protected (capacitors): nothing lost; mounted in %.1f ms\n", float64(pl.AtNs-r.StartNs)/1e9, float64(pl.MountNs)/1e6)
-			continue
-		}
-		fmt.Fprintf(w, "  power loss at %.3f s: lost %s acknowledged but not on flash, %s already on flash (%d lower pages destroyed by interrupted programs); %d pages unfinished, %d erases undone; mounted in %.1f ms (%d pages scanned, %d entries)\n",
-			float64(pl.AtNs-r.StartNs)/1e9, units.FormatBytes(pl.LostVolatileBytes), units.FormatBytes(pl.LostDurableBytes), pl.CorruptedPages,
-			pl.UnfinishedPages, pl.UnerasedGroups, float64(pl.MountNs)/1e6, pl.ScannedPages, pl.Entries)
+		fmt.Fprintf(w, "  power loss at %.3f s: %s\n", float64(pl.AtNs-r.StartNs)/1e9, powerLossText(pl))
 	}
 	if r.AbortedIOs > 0 {
 		fmt.Fprintf(w, "  %d commands failed with the power\n", r.AbortedIOs)
@@ -199,4 +193,18 @@ func faultLine(r *sim.Result) string {
 	}
 	return fmt.Sprintf("%d read-retry steps (%d reads retried), %d reads uncorrectable (%d rebuilt from RAISE parity), %d units the host read failed (%d reads: EIO, UBER %.2g), %d units lost by GC, %d groups read-reclaimed, %d groups retired for blocks gone bad",
 		dv.ReadRetries, dv.RetriedReads, dv.UncorrectableReads, dv.ParityRebuilds, dv.FailedReads, r.IOErrors, dv.UBER, dv.UnreadableUnits, dv.ReclaimedGroups, dv.GrownBadGroups)
+}
+
+// powerLossText says what a power cut lost and what mounting took.
+func powerLossText(pl controller.PowerLossReport) string {
+	if pl.Protected {
+		return fmt.Sprintf("the drive has power-loss protection: nothing lost; mounted in %.1f ms", float64(pl.MountNs)/1e6)
+	}
+	ckpt := ""
+	if pl.CheckpointPages > 0 {
+		ckpt = fmt.Sprintf("%d mapping checkpoint pages read, ", pl.CheckpointPages)
+	}
+	return fmt.Sprintf("acknowledged data lost: %s made durable by a flush, %s not flushed but on flash (%d lower pages destroyed by interrupted upper-page programs), %s not yet on flash; %d programs unfinished, %d erases undone; mounted in %.1f ms (%s%d pages scanned, %d mapping entries rebuilt)",
+		units.FormatBytes(pl.LostFlushedBytes), units.FormatBytes(pl.LostProgrammedBytes), pl.CorruptedPages, units.FormatBytes(pl.LostVolatileBytes),
+		pl.UnfinishedPages, pl.UnerasedGroups, float64(pl.MountNs)/1e6, ckpt, pl.ScannedPages, pl.Entries)
 }

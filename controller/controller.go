@@ -29,8 +29,9 @@ type Controller struct {
 	cap  int64      // user bytes
 	rng  *rand.Rand // the dedupe draws
 
-	raise  raise     // RAISE parity (raise.go)
-	maps   region    // mapping pages written back from the cache
+	raise  raise  // RAISE parity (raise.go)
+	maps   region // mapping pages written back from the cache, and checkpoints
+	ckpt   checkpoints
 	mc     *mapCache // nil: the whole mapping is in DRAM
 	trimQ  int64     // trimmed units not yet reclaimed (TrimBacklog)
 	link   *nand.Calendar
@@ -46,8 +47,13 @@ type Controller struct {
 	// flight records, on a drive that can lose power (NAND.TrackData), the
 	// programs and erases booked and not known to be over.
 	flight []flightOp
-	// programsDone is when the last program booked ends (GCSafeErase
-	// starts an erase only after it).
+	// flushes records, on a drive that can lose power, the flushes not
+	// known to be acknowledged: the write number each makes durable and
+	// when it completes; durable is the newest acknowledged one's.
+	flushes []flushMark
+	durable uint32
+	// programsDone is when the last program of host data booked ends
+	// (GCSafeErase starts an erase only after it).
 	programsDone int64
 	// re is the handling of read errors (nil: Firmware.ReadErrors off).
 	re *readErrors
@@ -88,6 +94,7 @@ func New(cfg Config) (*Controller, error) {
 	g := cfg.NAND.Geometry
 	c.raise = raise{stripe: cfg.Firmware.RaiseStripe, dies: g.Dies(), region: newRegion(g.Dies(), g.PagesPerBlock)}
 	c.maps = newRegion(g.Dies(), g.PagesPerBlock)
+	c.ckpt = newCheckpoints(int64(cfg.Firmware.MapCheckpoint), f.UserUnits(), int64(g.PageBytes/4))
 	if cfg.Firmware.MapCache > 0 {
 		c.mc = newMapCache(f.UserUnits(), int64(g.PageBytes/4), int64(cfg.Firmware.MapCache)/int64(g.PageBytes))
 	}
@@ -213,6 +220,9 @@ func (c *Controller) Submit(now int64, r blockio.Request) (int64, error) {
 	c.tl.Advance(now)
 	c.link.Advance(now)
 	c.settleFlight(now)
+	if len(c.flushes) >= 64 {
+		c.settleFlushes(now)
+	}
 	c.gc.advance(now)
 	c.cnt.Commands++
 	if checkInvariants && c.cnt.Commands%max(invariantsEvery, c.ftl.UserUnits()/64) == 0 {

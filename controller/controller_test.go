@@ -8,6 +8,7 @@ import (
 
 	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -415,7 +416,8 @@ func TestPowerLoss(t *testing.T) {
 		require.NoError(t, err)
 		t.Logf("protection %v: %+v", plp, rep)
 		pageBytes := int64(cfg.NAND.Geometry.PageBytes * cfg.NAND.Geometry.PlanesPerDie)
-		require.LessOrEqual(t, rep.LostDurableBytes, int64(rep.CorruptedPages)*pageBytes, "data on flash is lost only with the pages destroyed")
+		require.LessOrEqual(t, rep.LostProgrammedBytes, int64(rep.CorruptedPages)*pageBytes, "data on flash is lost only with the pages destroyed")
+		require.Zero(t, rep.LostFlushedBytes, "the fill was flushed: none of it is lost")
 		require.Positive(t, rep.MountNs)
 		if plp {
 			require.Zero(t, rep.LostVolatileBytes)
@@ -427,7 +429,7 @@ func TestPowerLoss(t *testing.T) {
 		cnt := d.Counters()
 		require.Equal(t, int64(1), cnt.PowerLosses)
 		require.Equal(t, rep.MountNs, cnt.MountNs)
-		require.Equal(t, rep.LostVolatileBytes+rep.LostDurableBytes, cnt.LostUnits*d.UnitBytes())
+		require.Equal(t, rep.LostVolatileBytes+rep.LostProgrammedBytes+rep.LostFlushedBytes, cnt.LostUnits*d.UnitBytes())
 		// The drive works again after mounting.
 		_, err = d.Submit(at+rep.MountNs, blockio.Request{Op: blockio.Write, Offset: 0, Length: 4096, Token: 99})
 		require.NoError(t, err)
@@ -443,4 +445,56 @@ func TestPowerLoss(t *testing.T) {
 	require.NoError(t, err)
 	_, err = d.PowerLoss(0)
 	require.ErrorIs(t, err, controller.ErrConfig)
+}
+
+// TestMapCheckpointsShortenMount: with mapping checkpoints a drive mounts
+// by reading the saved mapping (one page per PageBytes/4 entries) and the
+// pages programmed since the last checkpoint, not every page; the
+// checkpoints cost mapping-page programs; what the rebuild finds is the
+// same.
+func TestMapCheckpointsShortenMount(t *testing.T) {
+	run := func(interval controller.Size) (controller.PowerLossReport, ftl.Counters, []uint32) {
+		cfg, err := controller.Preset("generic-mlc-small")
+		require.NoError(t, err)
+		cfg = cfg.Resized(2<<30, 25)
+		cfg.NAND.TrackData = true
+		cfg.Firmware.GCSafeErase = true
+		cfg.Firmware.MapCheckpoint = interval
+		d, err := controller.New(cfg)
+		require.NoError(t, err)
+		at := int64(0)
+		for off := int64(0); off < d.CapacityBytes(); off += 1 << 17 {
+			at, err = d.Submit(at, blockio.Request{Op: blockio.Write, Offset: off, Length: 1 << 17, Token: 1})
+			require.NoError(t, err)
+		}
+		for i := range 30000 {
+			off := int64(i*7919) % (d.CapacityBytes() / 4096) * 4096
+			at, err = d.Submit(at, blockio.Request{Op: blockio.Write, Offset: off, Length: 4096, Token: uint32(i + 2)})
+			require.NoError(t, err)
+		}
+		rep, err := d.PowerLoss(at)
+		require.NoError(t, err)
+		toks := make([]uint32, d.CapacityBytes()/d.UnitBytes())
+		for u := range toks {
+			toks[u], _, err = d.DataToken(int64(u) * d.UnitBytes())
+			require.NoError(t, err)
+		}
+		return rep, d.Counters(), toks
+	}
+	full, fullCnt, fullToks := run(0)
+	ck, ckCnt, ckToks := run(64 << 20)
+	t.Logf("no checkpoint: %d pages scanned, mount %.1f ms; checkpoints every 64 MiB: %d taken (%d mapping pages), mount reads %d mapping pages + %d pages, %.1f ms",
+		full.ScannedPages, float64(full.MountNs)/1e6, ckCnt.MapCheckpoints, ckCnt.CheckpointPages, ck.CheckpointPages, ck.ScannedPages, float64(ck.MountNs)/1e6)
+	require.Zero(t, fullCnt.MapCheckpoints)
+	require.Zero(t, full.CheckpointPages)
+	hostBytes := ckCnt.HostWriteBytes
+	require.Equal(t, hostBytes/(64<<20), ckCnt.MapCheckpoints, "one checkpoint every 64 MiB written")
+	require.Positive(t, ckCnt.Flash[ftl.CauseMap].ProgramPages, "checkpoints program mapping pages")
+	cfg, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	g := cfg.Resized(2<<30, 25).NAND.Geometry
+	require.Equal(t, (int64(len(fullToks))+int64(g.PageBytes/4)-1)/int64(g.PageBytes/4), ck.CheckpointPages, "the whole saved mapping is read")
+	require.Less(t, ck.ScannedPages, full.ScannedPages/4, "only the pages programmed since the checkpoint are scanned")
+	require.Less(t, ck.MountNs, full.MountNs/2)
+	require.Equal(t, fullToks, ckToks, "the same data reads back either way")
 }

@@ -4,7 +4,10 @@ package controller
 // Once the drive has been idle for IdleNs the firmware reclaims its TRIM
 // backlog and, with background GC on, cleans dies below their target.
 // Each die's work starts when the die is free and not before the idle
-// period has begun; no new work starts at or after to.
+// period has begun; no new work starts at or after to. With
+// gc_safe_erase, a cleaned block waiting for its erase is erased at once:
+// the firmware programs its partly filled pages, padded, and closes the
+// word lines left half programmed (ftl.FTL.SettlePending).
 func (c *Controller) Idle(from, to int64) error {
 	start := max(from, c.fwFree) + c.cfg.Firmware.IdleNs
 	if start >= to {
@@ -37,6 +40,9 @@ func (c *Controller) Idle(from, to int64) error {
 				break
 			}
 			did, err := c.ftl.ReclaimEmpty(d)
+			if err == nil && did {
+				_, err = c.ftl.SettlePending()
+			}
 			c.drain(at)
 			if err != nil {
 				return err
@@ -53,6 +59,9 @@ func (c *Controller) Idle(from, to int64) error {
 				break
 			}
 			did, err := c.ftl.CollectBackground(d)
+			if err == nil && did {
+				_, err = c.ftl.SettlePending()
+			}
 			c.drain(at)
 			if err != nil {
 				return err

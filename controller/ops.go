@@ -36,6 +36,7 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 	case ftl.OpTransfer:
 		return c.tl.Output(die, int(op.Units)*int(c.slot), at)
 	case ftl.OpProgram:
+		c.ckpt.programs++
 		var done int64
 		if op.Cause == ftl.CauseGC || op.Cause == ftl.CauseWL {
 			done = c.gcProgram(op, at)
@@ -45,7 +46,9 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 		if op.Units > 0 {
 			c.buf.release(done, int64(op.Units))
 		}
-		c.programsDone = max(c.programsDone, done)
+		if op.Cause != ftl.CauseGC && op.Cause != ftl.CauseWL {
+			c.programsDone = max(c.programsDone, done)
+		}
 		if c.re != nil {
 			c.dev.SetProgramTime(int(op.Block), planes, done)
 		}
@@ -58,8 +61,10 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 		return done
 	case ftl.OpErase:
 		if c.cfg.Firmware.GCSafeErase {
-			// Only once every program booked before it has ended: the
-			// data moved out of the victim is then on flash.
+			// Only once every host program booked before it has ended:
+			// the host data that superseded the victim's units is then on
+			// flash. The units moved out of it went to its own die, whose
+			// operations run in the order they are booked.
 			at = max(at, c.programsDone)
 		}
 		done := at

@@ -26,6 +26,27 @@ func (c *Controller) fly(op *ftl.Op, done int64) {
 	c.flight = append(c.flight, flightOp{kind: op.Kind, block: op.Block, page: op.Page, planes: op.Planes, start: start, done: done})
 }
 
+// flushMark is a flush: the FTL's write number it makes durable, and
+// when the host sees it complete.
+type flushMark struct {
+	seq  uint32
+	done int64
+}
+
+// settleFlushes moves the flushes acknowledged by now into durable.
+func (c *Controller) settleFlushes(now int64) {
+	k := 0
+	for _, m := range c.flushes {
+		if m.done <= now {
+			c.durable = m.seq // flushes complete in the order they were taken
+			continue
+		}
+		c.flushes[k] = m
+		k++
+	}
+	c.flushes = c.flushes[:k]
+}
+
 // settleFlight forgets the operations over by now: a power cut at now or
 // later cannot interrupt them (an erase over no longer keeps what its
 // group held).
@@ -60,21 +81,28 @@ type PowerLossReport struct {
 	UnfinishedPages int `json:"unfinished_pages"`
 	CorruptedPages  int `json:"corrupted_pages"`
 	UnerasedGroups  int `json:"unerased_groups"`
-	// LostVolatileBytes is acknowledged data lost that was only in the
-	// drive's memory or on its way to the flash; LostDurableBytes
-	// acknowledged data lost that had been programmed. ReverteBytes of
-	// the lost read an older version; ResurrectedBytes are trimmed data
+	// The acknowledged data lost: LostFlushedBytes had been made durable
+	// by a FLUSH or a FUA write (the firmware's promise: with
+	// gc_safe_erase none is lost), LostProgrammedBytes had not been
+	// flushed but was programmed (destroyed with its word line, or with
+	// a victim erased too soon), LostVolatileBytes was only in the
+	// drive's memory or on its way to the flash. RevertedBytes of the
+	// lost read an older version; ResurrectedBytes are trimmed data
 	// that reads again (TRIM is not journaled).
-	LostVolatileBytes int64 `json:"lost_volatile_bytes"`
-	LostDurableBytes  int64 `json:"lost_durable_bytes"`
-	RevertedBytes     int64 `json:"reverted_bytes"`
-	ResurrectedBytes  int64 `json:"resurrected_bytes"`
-	// Entries is the mapping entries rebuilt, ScannedPages the pages read
-	// to rebuild them and MountNs the time mounting took: the scan, spread
+	LostFlushedBytes    int64 `json:"lost_flushed_bytes"`
+	LostProgrammedBytes int64 `json:"lost_programmed_bytes"`
+	LostVolatileBytes   int64 `json:"lost_volatile_bytes"`
+	RevertedBytes       int64 `json:"reverted_bytes"`
+	ResurrectedBytes    int64 `json:"resurrected_bytes"`
+	// Entries is the mapping entries rebuilt, CheckpointPages the pages
+	// of the last mapping checkpoint read (firmware.map_checkpoint),
+	// ScannedPages the pages read for newer entries (all of them with no
+	// checkpoint) and MountNs the time mounting took: the reads, spread
 	// over the dies (with protection, reading the saved mapping).
-	Entries      int64 `json:"entries"`
-	ScannedPages int64 `json:"scanned_pages"`
-	MountNs      int64 `json:"mount_ns"`
+	Entries         int64 `json:"entries"`
+	CheckpointPages int64 `json:"checkpoint_pages"`
+	ScannedPages    int64 `json:"scanned_pages"`
+	MountNs         int64 `json:"mount_ns"`
 }
 
 // PowerLoss cuts the drive's power at time at and powers it up again. A
@@ -115,7 +143,8 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 		c.powerUp(at + rep.MountNs)
 		return rep, nil
 	}
-	var cut ftl.PowerCut
+	c.settleFlushes(at)
+	cut := ftl.PowerCut{Flushed: c.durable, FlushedKnown: true}
 	for _, f := range c.flight {
 		if f.done <= at {
 			if f.kind == ftl.OpErase {
@@ -154,14 +183,20 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 		return rep, err
 	}
 	unit := c.unit
-	rep.LostDurableBytes = rec.LostDurableUnits * unit
-	rep.LostVolatileBytes = (rec.LostUnits - rec.LostDurableUnits) * unit
+	rep.LostFlushedBytes = rec.LostFlushedUnits * unit
+	rep.LostProgrammedBytes = rec.LostProgrammedUnits * unit
+	rep.LostVolatileBytes = (rec.LostUnits - rec.LostProgrammedUnits - rec.LostFlushedUnits) * unit
 	rep.RevertedBytes = rec.RevertedUnits * unit
 	rep.ResurrectedBytes = rec.ResurrectedUnits * unit
-	rep.Entries, rep.ScannedPages = rec.Entries, rec.ScannedPages
-	// Every page holding data is read once, the dies in parallel.
-	rep.MountNs = (rec.ScannedPages + int64(g.Dies()) - 1) / int64(g.Dies()) * tm.ReadNs
-	c.ftl.ResetOps() // the erases done while mounting are part of the mount
+	rep.Entries = rec.Entries
+	// Every page holding data is read once, the dies in parallel — or,
+	// with a mapping checkpoint, the saved mapping (one-plane pages) and
+	// the pages programmed since.
+	rep.CheckpointPages, rep.ScannedPages = c.mountPages(rec.ScannedPages)
+	dies := int64(g.Dies())
+	rep.MountNs = ((rep.CheckpointPages+dies-1)/dies + (rep.ScannedPages+dies-1)/dies) * tm.ReadNs
+	c.cnt.MountScanPages += rep.ScannedPages - rec.ScannedPages // the FTL counted a full scan
+	c.ftl.ResetOps()                                            // the erases done while mounting are part of the mount
 	c.cnt.MountNs += rep.MountNs
 	c.powerUp(at + rep.MountNs)
 	return rep, nil
@@ -209,6 +244,9 @@ func (c *Controller) powerUp(t int64) {
 	c.trimQ = 0
 	c.programsDone = t
 	c.flight = c.flight[:0]
+	c.ckpt.remount()
+	c.flushes = c.flushes[:0]
+	c.durable = c.ftl.WriteSeq() // what survived is durable
 	if c.mc != nil {
 		c.mc.reset()
 	}

@@ -28,6 +28,9 @@ func (c *Controller) trimRange(done int64, r blockio.Request) (int64, error) {
 	// Only whole units are unmapped; the partial ends keep their data.
 	first := (r.Offset + c.unit - 1) / c.unit
 	end := (r.Offset + r.Length) / c.unit
+	if c.ckpt.interval > 0 && end > first {
+		c.ckpt.mark(first, end-1)
+	}
 	if b := int64(c.cfg.Firmware.TrimBacklog); b > 0 && end > first {
 		room := max(0, b/c.unit-c.trimQ)
 		if end-first > room {

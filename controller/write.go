@@ -9,6 +9,9 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 	c.cnt.HostWriteBytes += r.Length
 	c.ra.drop(r)
 	first, last := r.Offset/c.unit, (r.Offset+r.Length-1)/c.unit
+	if c.ckpt.interval > 0 {
+		c.checkpointWrite(first, last, r.Length, fw)
+	}
 	// Large requests stream into the buffer in pieces of an eighth of it,
 	// so that a transfer larger than a small (on-chip) buffer flows as
 	// programs free room, as the link's data FISes would.
@@ -157,5 +160,9 @@ func (c *Controller) flush(fw int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return c.linkTransfer(max(done, c.buf.drainedAt()), 0), nil
+	end := c.linkTransfer(max(done, c.buf.drainedAt()), 0)
+	if c.cfg.NAND.TrackData {
+		c.flushes = append(c.flushes, flushMark{seq: c.ftl.WriteSeq(), done: end})
+	}
+	return end, nil
 }

@@ -42,10 +42,14 @@ type Config struct {
 	// SafeErase erases a cleaned victim only once the units moved out of
 	// it are programmed: until then they wait in the die's GC page, in
 	// controller memory, and a power cut would lose the only copy of data
-	// at rest. Off, the victim is erased as soon as its last unit has
-	// moved (faster to free space, unsafe on power loss). Collection's
-	// thresholds count waiting victims as free; a die that needs a group
-	// with none free programs its GC page padded.
+	// at rest. On MLC and TLC flash it also waits until the word lines
+	// those units went to are complete (an interrupted program of a
+	// word line's later page destroys its earlier pages), and Flush pads
+	// the word lines it leaves half programmed: flushed data survives
+	// any power cut. Off, the victim is erased as soon as its last unit
+	// has moved (unsafe on power loss). Collection's thresholds count
+	// waiting victims as free; a die that needs a group with none free
+	// programs its GC page padded and closes its word lines.
 	SafeErase bool
 	// GCHighWater is the number of free groups per die that background
 	// collection restores while the host is idle. Default 2*GCLowWater+2.

@@ -93,17 +93,23 @@ type Counters struct {
 	GrownBadGroups int64 `json:"grown_bad_groups"`
 
 	// Power loss (FTL.PowerLoss, controller.PowerLoss): cuts, the
-	// acknowledged logical units they lost (LostDurableUnits of them
+	// acknowledged logical units they lost (LostFlushedUnits of them
+	// made durable by a flush, LostProgrammedUnits not flushed but
 	// already on flash), the trimmed units that read data again, the
 	// mapping entries rebuilt, the pages scanned to rebuild them, and
 	// the time mounting took.
-	PowerLosses      int64 `json:"power_losses"`
-	LostUnits        int64 `json:"lost_units"`
-	LostDurableUnits int64 `json:"lost_durable_units"`
-	ResurrectedUnits int64 `json:"resurrected_units"`
-	RebuiltEntries   int64 `json:"rebuilt_entries"`
-	MountScanPages   int64 `json:"mount_scan_pages"`
-	MountNs          int64 `json:"mount_ns"`
+	PowerLosses         int64 `json:"power_losses"`
+	LostUnits           int64 `json:"lost_units"`
+	LostFlushedUnits    int64 `json:"lost_flushed_units"`
+	LostProgrammedUnits int64 `json:"lost_programmed_units"`
+	ResurrectedUnits    int64 `json:"resurrected_units"`
+	RebuiltEntries      int64 `json:"rebuilt_entries"`
+	MountScanPages      int64 `json:"mount_scan_pages"`
+	MountNs             int64 `json:"mount_ns"`
+	// Mapping checkpoints the firmware took (controller
+	// Firmware.MapCheckpoint) and the mapping pages they programmed.
+	MapCheckpoints  int64 `json:"map_checkpoints"`
+	CheckpointPages int64 `json:"checkpoint_pages"`
 
 	// Flash operations by cause (the FTL's, and the controller's parity
 	// and mapping pages).

@@ -65,9 +65,27 @@ type FTL struct {
 	// in the die's GC page; they are erased once it is programmed.
 	pendingErase [][]int32
 	npending     int
-	erased       map[int32][]*erasedGroup // Config.KeepErased: what erased groups held, oldest erase first
-	alloc        Allocator
-	seq          uint64 // units programmed, a clock for ages
+	// pendingStamp is, per victim of pendingErase, the program clock
+	// (seq) at which its moved units and the host data that superseded
+	// its units were all programmed (0: not yet). With word lines to
+	// protect (wl > 1) the victim waits further, until every word line
+	// half programmed at that time is closed.
+	pendingStamp [][]uint64
+	// wl is the pages of a word line SafeErase protects together: 2 on
+	// MLC, 3 on TLC (1: none). Programming the last page of a word line
+	// can destroy the pages programmed before it if power fails; data
+	// is at rest only once its word line is complete.
+	wl int
+	// wlOpen is, per group, the program clock at which its half
+	// programmed word line was started (0: none); nwlOpen counts them.
+	wlOpen  []uint64
+	nwlOpen int
+	// flushSeq is the write number of the last host write made durable
+	// by Flush.
+	flushSeq uint32
+	erased   map[int32][]*erasedGroup // Config.KeepErased: what erased groups held, oldest erase first
+	alloc    Allocator
+	seq      uint64 // units programmed, a clock for ages
 	// wseq numbers host writes; each unit's data carries the number of
 	// the write that made it (moved copies keep it) into the device's
 	// OOB area, so that a rebuild after power loss knows the newest copy.
@@ -131,6 +149,12 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	f.host = newStage(f.pageUnits)
 	f.clean = make([]cleaning, f.dies)
 	f.pendingErase = make([][]int32, f.dies)
+	f.pendingStamp = make([][]uint64, f.dies)
+	f.wl = 1
+	if cfg.SafeErase {
+		f.wl = dev.Config().Timing.WordLinePages()
+		f.wlOpen = make([]uint64, g.Groups())
+	}
 	f.gc = make([]stage, f.dies)
 	for i := range f.gc {
 		f.gc[i] = newStage(f.pageUnits)
@@ -266,8 +290,12 @@ func (f *FTL) reset() {
 		f.gc[d].group, f.gc[d].n, f.gc[d].host = -1, 0, 0
 		f.clean[d] = cleaning{group: -1}
 		f.pendingErase[d] = f.pendingErase[d][:0]
+		f.pendingStamp[d] = f.pendingStamp[d][:0]
 	}
 	f.npending = 0
+	clear(f.wlOpen)
+	f.nwlOpen = 0
+	f.flushSeq = f.wseq
 	f.host.group, f.host.n, f.host.host = -1, 0, 0
 	f.freeMin = f.nfree + f.npending
 }

@@ -3,6 +3,7 @@ package ftl
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"unsafe"
 
@@ -26,6 +27,15 @@ func (f *FTL) collectBlocking(d int) error {
 	// (The groups really free are sought for a die's worth of victims at
 	// most: with blocks retired, a die may not have them to give.)
 	for i := 0; f.freeOrErasing(d) < f.cfg.GCRestoreTo || (len(f.free[d]) < f.realFreeNeeded(d) && i < f.gpd); i++ {
+		if f.clean[d].group < 0 && f.wl > 1 && len(f.pendingErase[d]) > 0 && f.freeOrErasing(d) >= f.cfg.GCRestoreTo {
+			// Enough groups are as good as free, but too few really are:
+			// the victims waiting for word lines to close are erased
+			// (those lines padded) rather than more victims cleaned.
+			if err := f.releasePending(d); err != nil {
+				return err
+			}
+			continue
+		}
 		if f.clean[d].group < 0 {
 			var g int
 			if i >= f.gpd {
@@ -46,7 +56,7 @@ func (f *FTL) collectBlocking(d int) error {
 				}
 				f.cnt.GCFallbacks++
 			} else {
-				g = f.cfg.Victim.Victim(View{f}, d)
+				g = f.victim(d)
 				if g < 0 && len(f.pendingErase[d]) > 0 {
 					if err := f.releasePending(d); err != nil {
 						return err
@@ -111,7 +121,7 @@ func (f *FTL) startVictim(d, g int, cause Stream) error {
 // background collection then leave the die to the blocking path). A group
 // outside the die's candidates is a policy error.
 func (f *FTL) worthCleaning(d int) (int, error) {
-	g := f.cfg.Victim.Victim(View{f}, d)
+	g := f.victim(d)
 	if g == -1 {
 		return -1, nil
 	}
@@ -122,6 +132,34 @@ func (f *FTL) worthCleaning(d int) (int, error) {
 		return -1, nil
 	}
 	return g, nil
+}
+
+// victim asks the policy for die d's next victim; on a die left with no
+// free group (a power cut can undo erases) and no room in its GC group
+// for a whole victim, it takes the victim with the fewest valid units,
+// the one whose units fit if any does (counted in GCFallbacks).
+func (f *FTL) victim(d int) int {
+	if len(f.free[d]) > 0 {
+		return f.cfg.Victim.Victim(View{f}, d)
+	}
+	g := f.cfg.Victim.Victim(View{f}, d)
+	if g >= 0 && f.Valid(g) <= f.gcRoom(d) {
+		return g
+	}
+	if b := (Greedy{}).Victim(View{f}, d); b >= 0 && b != g {
+		f.cnt.GCFallbacks++
+		return b
+	}
+	return g
+}
+
+// gcRoom is the units die d's GC group can still take.
+func (f *FTL) gcRoom(d int) int {
+	g := f.open[GCStream][d]
+	if g < 0 {
+		return 0
+	}
+	return (f.ppb-f.groupWP(g))*f.pageUnits - int(f.gc[d].n)
 }
 
 // copyPages moves the valid units of die d's victim, page by page, until
@@ -217,8 +255,15 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 	// a power cut loses no data at rest.
 	cause := c.cause
 	*c = cleaning{group: -1}
-	if f.cfg.SafeErase && (gs.n > 0 || f.host.n > 0) {
+	if f.cfg.SafeErase && (gs.n > 0 || f.host.n > 0 || f.openWordLine(d, f.hostOpenWordLine()) != math.MaxUint64) {
+		// With word lines to protect, the victim also waits for every
+		// word line half programmed now to be closed (pendingStamp).
+		var stamp uint64
+		if gs.n == 0 && f.host.n == 0 {
+			stamp = f.seq
+		}
 		f.pendingErase[d] = append(f.pendingErase[d], int32(g))
+		f.pendingStamp[d] = append(f.pendingStamp[d], stamp)
 		f.npending++
 	} else if err := f.eraseVictim(d, int32(g), cause); err != nil {
 		return moved, err
@@ -275,30 +320,79 @@ func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
 
 // erasePendingReady erases the cleaned groups waiting for their erase on
 // every die whose GC page holds nothing, once the host page holds nothing
-// either (just programmed).
+// either (just programmed), and, with word lines to protect, once the
+// word lines half programmed then are closed.
 func (f *FTL) erasePendingReady() error {
-	if f.npending == 0 || f.host.n > 0 {
+	if f.npending == 0 || (f.host.n > 0 && f.wl == 1) {
 		return nil
 	}
+	host := f.hostOpenWordLine()
 	for d := range f.pendingErase {
-		if len(f.pendingErase[d]) > 0 && f.gc[d].n == 0 {
-			if err := f.erasePending(d, GCStream); err != nil {
-				return err
+		if len(f.pendingErase[d]) == 0 {
+			continue
+		}
+		staged := f.gc[d].n == 0 && f.host.n == 0
+		if f.wl == 1 {
+			if staged {
+				if err := f.erasePending(d, GCStream); err != nil {
+					return err
+				}
 			}
+			continue
+		}
+		if err := f.erasePendingStamped(d, staged, f.openWordLine(d, host)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// releasePending programs, padded, the host page and die d's GC page,
-// so that the cleaned groups waiting for them can be erased: for when a
-// die needs a free group and has none.
+// erasePendingStamped erases the cleaned groups of die d whose moved and
+// superseding units were programmed (stamped; staged: they are now)
+// before every word line still half programmed was started (lim).
+func (f *FTL) erasePendingStamped(d int, staged bool, lim uint64) error {
+	pe, ps := f.pendingErase[d], f.pendingStamp[d]
+	k := 0
+	for i, g := range pe {
+		st := ps[i]
+		if st == 0 && staged {
+			st = f.seq
+		}
+		if st != 0 && st < lim {
+			if err := f.eraseVictim(d, g, GCStream); err != nil {
+				return err
+			}
+			f.npending--
+			continue
+		}
+		pe[k], ps[k] = g, st
+		k++
+	}
+	f.pendingErase[d], f.pendingStamp[d] = pe[:k], ps[:k]
+	return nil
+}
+
+// releasePending programs, padded, the host page and die d's GC page
+// (and closes the word lines half programmed that die d's victims wait
+// for: its GC group's and the host's), so that the cleaned groups
+// waiting for them can be erased: for when a die needs a free group and
+// has none.
 func (f *FTL) releasePending(d int) error {
 	if err := f.pad(&f.gc[d], GCStream); err != nil {
 		return err
 	}
 	if err := f.pad(&f.host, HostStream); err != nil {
 		return err
+	}
+	if f.wl > 1 {
+		if err := f.closeWordLine(GCStream, d); err != nil {
+			return err
+		}
+		for h := range f.open[HostStream] {
+			if err := f.closeWordLine(HostStream, h); err != nil {
+				return err
+			}
+		}
 	}
 	return f.erasePendingReady()
 }
@@ -313,6 +407,7 @@ func (f *FTL) erasePending(d int, cause Stream) error {
 	}
 	f.npending -= len(f.pendingErase[d])
 	f.pendingErase[d] = f.pendingErase[d][:0]
+	f.pendingStamp[d] = f.pendingStamp[d][:0]
 	return nil
 }
 

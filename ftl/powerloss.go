@@ -25,6 +25,12 @@ type PowerCut struct {
 	// hold what they held (Config.KeepErased), and pages programmed into
 	// them since never were.
 	Unerased []int
+	// Flushed, when FlushedKnown, is the write number (WriteSeq) up to
+	// which the host has seen a flush complete: a controller that takes
+	// a flush (Flush) before it completes says which were acknowledged
+	// before the cut. Otherwise the last Flush made its writes durable.
+	Flushed      uint32
+	FlushedKnown bool
 }
 
 // erasedGroup is what a group held when the FTL erased it: per unit, the
@@ -71,10 +77,14 @@ type Recovery struct {
 	// LostUnits is the logical units whose newest data is gone: they now
 	// read an older version (Reverted of them) or nothing.
 	LostUnits, RevertedUnits int64
-	// LostDurableUnits is those of LostUnits whose newest data had been
-	// programmed (a finished page): lost with a corrupted page, or with
-	// a victim erased before the copy of its data was programmed.
-	LostDurableUnits int64
+	// LostFlushedUnits is those of LostUnits whose newest data a flush
+	// had made durable (FTL.Flush): the firmware's promise broken. With
+	// SafeErase there are none. LostProgrammedUnits is those, not
+	// flushed, whose newest data had been programmed (a finished page):
+	// lost with a page an interrupted program destroyed, or with a
+	// victim erased before the copy of its data was programmed. The rest
+	// was in controller memory or on its way to the flash.
+	LostFlushedUnits, LostProgrammedUnits int64
 	// ResurrectedUnits is the logical units trimmed (or never written)
 	// before the cut that read old data again: TRIM is not journaled, and
 	// a stale copy not yet erased is the newest the rebuild finds.
@@ -102,6 +112,10 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 	var rec Recovery
 	if !f.dev.Config().TrackData {
 		return rec, fmt.Errorf("%w: a power-loss rebuild needs the device to track data (nand.Config.TrackData)", ErrConfig)
+	}
+	flushed := f.flushSeq
+	if cut.FlushedKnown {
+		flushed = cut.Flushed
 	}
 	// What the host last wrote to each unit, and whether it was on
 	// flash already (durable), to count what was lost.
@@ -162,8 +176,20 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 		}
 		f.npending -= len(f.pendingErase[d])
 		f.pendingErase[d] = f.pendingErase[d][:0]
+		f.pendingStamp[d] = f.pendingStamp[d][:0]
 	}
 	f.rebuild(&rec)
+	// The host's word lines left half programmed are closed before
+	// anything is erased: the newest copy of some data may be on their
+	// first pages. (A copy moved into a half programmed GC word line
+	// is not taken while its source survives: see rebuild.)
+	if f.wl > 1 {
+		for d := range f.open[HostStream] {
+			if err := f.closeWordLine(HostStream, d); err != nil {
+				return rec, err
+			}
+		}
+	}
 	// Full groups left with no live data (stale copies, victims that
 	// waited for their erase) are erased while mounting.
 	for g := int32(0); g < int32(f.dies*f.gpd); g++ {
@@ -192,14 +218,21 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 		}
 		if lost {
 			rec.LostUnits++
-			if onFlash[lba] {
-				rec.LostDurableUnits++
+			switch {
+			case !newer(s, flushed):
+				rec.LostFlushedUnits++
+			case onFlash[lba]:
+				rec.LostProgrammedUnits++
 			}
 		}
 	}
+	// What survived is on flash, its word lines closed: as durable as
+	// a flush would make it.
+	f.flushSeq = f.wseq
 	f.cnt.PowerLosses++
 	f.cnt.LostUnits += rec.LostUnits
-	f.cnt.LostDurableUnits += rec.LostDurableUnits
+	f.cnt.LostFlushedUnits += rec.LostFlushedUnits
+	f.cnt.LostProgrammedUnits += rec.LostProgrammedUnits
 	f.cnt.ResurrectedUnits += rec.ResurrectedUnits
 	f.cnt.RebuiltEntries += rec.Entries
 	f.cnt.MountScanPages += rec.ScannedPages
@@ -238,6 +271,10 @@ func (f *FTL) unerase(g int32) error {
 	}
 	f.busy[g] = false
 	f.closedAt[g] = f.seq
+	if f.wlOpen != nil && f.wlOpen[g] != 0 {
+		f.wlOpen[g] = 0
+		f.nwlOpen--
+	}
 	delete(f.erased, g)
 	return nil
 }
@@ -263,6 +300,21 @@ func (f *FTL) seqOf(u uint32) uint32 {
 // newer reports whether write sequence a is later than b, in serial
 // number arithmetic (the counter wraps).
 func newer(a, b uint32) bool { return int32(a-b) > 0 }
+
+// onOpenWordLine reports whether unit u is on a word line not yet
+// complete, which a later program can destroy (SafeErase on MLC, TLC).
+func (f *FTL) onOpenWordLine(u uint32) bool {
+	if f.wl == 1 {
+		return false
+	}
+	g := int32(int64(u) / int64(f.upg))
+	wp := f.groupWP(g)
+	if wp%f.wl == 0 || wp == f.ppb {
+		return false
+	}
+	page := int(int64(u)%int64(f.upg)) / f.pageUnits
+	return page >= wp-wp%f.wl
+}
 
 // rebuild scans every programmed page and maps each logical unit to its
 // newest copy; every other unit becomes invalid.
@@ -290,7 +342,10 @@ func (f *FTL) rebuild(rec *Recovery) {
 				if tag == nand.NoTag || int64(tag) >= int64(len(f.l2p)) {
 					continue
 				}
-				if cur := f.l2p[tag]; cur == Unmapped || newer(f.dev.Seq(u), f.dev.Seq(int64(cur))) {
+				if cur := f.l2p[tag]; cur == Unmapped || newer(f.dev.Seq(u), f.dev.Seq(int64(cur))) ||
+					(f.dev.Seq(u) == f.dev.Seq(int64(cur)) && f.onOpenWordLine(cur) && !f.onOpenWordLine(uint32(u))) {
+					// (Of two copies of the same data, the one on a
+					// complete word line: no program can destroy it.)
 					f.l2p[tag] = uint32(u)
 					if f.size != nil {
 						f.size[tag] = uint8(n)

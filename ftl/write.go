@@ -3,6 +3,7 @@ package ftl
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/ftlsim/ftlsim/nand"
 )
@@ -139,6 +140,9 @@ func (f *FTL) program(s *stage, cause Stream) error {
 	die := g / f.gpd
 	f.cnt.ProgramUnits += int64(f.pageUnits)
 	f.seq += uint64(f.pageUnits)
+	if f.wl > 1 {
+		f.trackWordLine(int32(g), page)
+	}
 	// Counted here rather than through record: this is the hot path
 	// (TestOpLogMatchesCounters checks the two agree).
 	f.cnt.Flash[cause].ProgramPages += int64(f.np)
@@ -189,6 +193,19 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 			return -1, err
 		}
 	}
+	if len(f.free[d]) == 0 && st == GCStream {
+		// Collection may take the host's open group while nothing is
+		// programmed in it: an erased group is as good as a free one
+		// (padding word lines for safe erase can use the last).
+		if g := f.open[HostStream][d]; g >= 0 && f.groupWP(g) == 0 && (f.host.group != g || f.host.n == 0) {
+			f.open[HostStream][d] = -1
+			if f.host.group == g {
+				f.host.group = -1
+			}
+			f.open[st][d] = g
+			return g, nil
+		}
+	}
 	if len(f.free[d]) == 0 {
 		return -1, fmt.Errorf("%w: die %d has no free group", ErrNoVictim, d)
 	}
@@ -208,17 +225,154 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 	f.freeMin = min(f.freeMin, f.nfree+f.npending)
 	f.open[st][d] = g
 	f.busy[g] = true
+	if st == GCStream && f.wl > 1 && len(f.free[d]) < f.realFreeNeeded(d) && len(f.pendingErase[d]) > 0 {
+		// Collection took a group the die cannot spare while victims
+		// wait for word lines to close: close them and erase the
+		// victims, as blocking collection would (a power cut now could
+		// leave the die no group to collect into).
+		if err := f.releasePending(d); err != nil {
+			return g, err
+		}
+	}
 	return g, nil
 }
 
 // Flush programs every partly filled page, padding it, as a controller
-// does on a cache flush or before power-off.
+// does on a cache flush or before power-off: every host write before it
+// is durable. With SafeErase it also closes every half programmed word
+// line of the host's groups, padding its remaining pages, so that no
+// later program can destroy what the flush made durable.
 func (f *FTL) Flush() error {
 	if err := f.pad(&f.host, HostStream); err != nil {
 		return err
 	}
 	for d := range f.gc {
 		if err := f.pad(&f.gc[d], GCStream); err != nil {
+			return err
+		}
+	}
+	if f.wl > 1 {
+		// The host's word lines only: the units moved into the GC
+		// groups' still have their old copies, which wait for those
+		// lines to close (pendingStamp).
+		for d := range f.open[HostStream] {
+			if err := f.closeWordLine(HostStream, d); err != nil {
+				return err
+			}
+		}
+	}
+	f.flushSeq = f.wseq
+	return nil
+}
+
+// WriteSeq returns the number of the latest host write (each write's
+// data carries its number into the OOB area); a flush makes every write
+// up to it durable.
+func (f *FTL) WriteSeq() uint32 { return f.wseq }
+
+// trackWordLine notes that page of group g was just programmed: the
+// first page of a word line opens it, the last closes it.
+func (f *FTL) trackWordLine(g int32, page int) {
+	switch {
+	case (page+1)%f.wl == 0 || page+1 == f.ppb:
+		if f.wlOpen[g] != 0 {
+			f.wlOpen[g] = 0
+			f.nwlOpen--
+		}
+	case page%f.wl == 0:
+		f.wlOpen[g] = f.seq
+		f.nwlOpen++
+	}
+}
+
+// hostOpenWordLine returns the program clock at which the oldest half
+// programmed word line of the host's open groups was started (MaxUint64
+// when none is).
+func (f *FTL) hostOpenWordLine() uint64 {
+	m := uint64(math.MaxUint64)
+	if f.nwlOpen == 0 {
+		return m
+	}
+	for _, g := range f.open[HostStream] {
+		if g >= 0 && f.wlOpen[g] != 0 {
+			m = min(m, f.wlOpen[g])
+		}
+	}
+	return m
+}
+
+// openWordLine returns the program clock at which the oldest half
+// programmed word line that may hold data of a victim of die d was
+// started, given the host's (hostOpenWordLine): the host's groups (data
+// that superseded the victim's units) and die d's GC group (the units
+// moved out of it).
+func (f *FTL) openWordLine(d int, host uint64) uint64 {
+	if g := f.open[GCStream][d]; g >= 0 && f.wlOpen[g] != 0 {
+		return min(host, f.wlOpen[g])
+	}
+	return host
+}
+
+// closeWordLines pads every half programmed word line of the open groups
+// to its end (SafeErase on MLC and TLC flash), programming first the
+// pages being filled.
+func (f *FTL) closeWordLines() error {
+	if f.nwlOpen == 0 {
+		return nil
+	}
+	for st := range f.open {
+		for d := range f.open[st] {
+			if err := f.closeWordLine(Stream(st), d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// SettlePending is for a drive gone idle, with SafeErase: when cleaned
+// victims wait for their erase, it programs the pages being filled
+// (padded), closes the half programmed word lines, and erases them. It
+// reports whether there were any.
+func (f *FTL) SettlePending() (bool, error) {
+	if f.npending == 0 {
+		return false, nil
+	}
+	if err := f.pad(&f.host, HostStream); err != nil {
+		return true, err
+	}
+	for d := range f.gc {
+		if err := f.pad(&f.gc[d], GCStream); err != nil {
+			return true, err
+		}
+	}
+	if err := f.closeWordLines(); err != nil {
+		return true, err
+	}
+	return true, f.erasePendingReady()
+}
+
+// closeWordLine programs the page stream st is filling on die d, padded,
+// and pads the half programmed word line of its open group there, if any.
+func (f *FTL) closeWordLine(st Stream, d int) error {
+	s := &f.host
+	if st == GCStream {
+		s = &f.gc[d]
+	}
+	for g := f.open[st][d]; g >= 0 && f.wlOpen[g] != 0; g = f.open[st][d] {
+		if s.n > 0 {
+			if err := f.pad(s, st); err != nil {
+				return err
+			}
+			continue
+		}
+		s.group, s.page = g, int32(f.groupWP(g))
+		for s.n < int32(f.pageUnits) {
+			s.tags[s.n], s.data[s.n] = nand.NoTag, 0
+			s.n++
+		}
+		f.cnt.PaddedUnits += int64(f.pageUnits)
+		if err := f.program(s, st); err != nil {
 			return err
 		}
 	}

@@ -27,6 +27,20 @@ func (t Timing) Kind(page int) PageKind {
 	return LSB
 }
 
+// WordLinePages returns the pages that share a word line (Kind lays
+// them out in order): 1 on SLC, 2 on MLC, 3 on TLC. An interrupted
+// program of a later page of a word line can destroy the pages
+// programmed on it before.
+func (t Timing) WordLinePages() int {
+	switch t.Cell {
+	case MLC:
+		return 2
+	case TLC:
+		return 3
+	}
+	return 1
+}
+
 // ProgNs returns tPROG of page p.
 func (t Timing) ProgNs(page int) int64 {
 	switch t.Kind(page) {

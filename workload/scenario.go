@@ -322,8 +322,8 @@ var scenarios = []Scenario{
 		},
 	},
 	{
-		Name: "power-loss", Description: "secure erase, fill, then 4 KiB random writes at QD 32 over a quarter of the drive, each block once, with the power cut part way; the drive mounts again, the writes go on, and every block is read back to find what the cut lost",
-		Params: []Param{{"cut", "10s", "when the power is cut, from the start of the random writes"}, {"fsync", "0", "a FLUSH every this many writes (0: none)"}},
+		Name: "power-loss", Description: "secure erase, fill (flushed at its end), then 4 KiB random writes at QD 32 over a quarter of the drive, each block once, a FLUSH every 256 writes, with the power cut part way; the drive mounts again, the writes go on, and every block is read back to find what the cut lost",
+		Params: []Param{{"cut", "10s", "when the power is cut, from the start of the random writes"}, {"fsync", "256", "a FLUSH every this many writes (0: none)"}},
 		build: func(p params) ([]Step, error) {
 			cut, err := p.dur("cut")
 			if err != nil {
@@ -331,7 +331,7 @@ var scenarios = []Scenario{
 			}
 			s := &steps{}
 			s.erase()
-			s.run("", "fill", "rw", "write", "bs", "128k")
+			s.run("", "fill", "rw", "write", "bs", "128k", "end_fsync", "1")
 			s.run("power-loss", "rand-write", "rw", "randwrite", "bs", "4k", "iodepth", "32", "size", "25%",
 				"power_loss", seconds(cut), "verify", "crc32c", "fsync", p["fsync"])
 			return s.done()
