@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -91,4 +93,35 @@ func TestFaultsBadInput(t *testing.T) {
 	code, _, errOut := runCmd(t, "scenario", "consistency", "--faults=wear=x")
 	require.Equal(t, exitUsage, code)
 	require.True(t, strings.Contains(errOut, "wear=x"), errOut)
+}
+
+// TestEnduranceScenario: `ftlsim scenario endurance` runs rounds until the
+// drive retires, with the read-error model on, gives the rounds as JSON
+// and draws the chart; bad parameters exit 2.
+func TestEnduranceScenario(t *testing.T) {
+	dir := t.TempDir()
+	chart := filepath.Join(dir, "endurance.svg")
+	code, out, errOut := runCmd(t, append([]string{"scenario", "endurance", "--quick=1", "--round_wear=0.5", "--chart=" + chart, "--output-format=json"}, quick...)...)
+	require.Equal(t, exitOK, code, errOut)
+	var doc struct {
+		Rounds []struct {
+			LifeUsed       float64 `json:"life_used"`
+			HostBytes      int64   `json:"host_bytes"`
+			RetriesPerRead float64 `json:"retries_per_read"`
+		} `json:"rounds"`
+		Retired string `json:"retired"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	require.Greater(t, len(doc.Rounds), 2)
+	require.NotEmpty(t, doc.Retired)
+	last := doc.Rounds[len(doc.Rounds)-1]
+	require.Greater(t, last.RetriesPerRead, doc.Rounds[0].RetriesPerRead)
+	svg, err := os.ReadFile(chart)
+	require.NoError(t, err)
+	require.Contains(t, string(svg), "<svg")
+	for _, bad := range []string{"--round_wear=0", "--retention=soon", "--chart=" + filepath.Join(dir, "x.txt"), "--quick=2"} {
+		code, _, errOut := runCmd(t, append([]string{"scenario", "endurance", bad}, quick...)...)
+		require.Equal(t, exitUsage, code, "%s: %s", bad, errOut)
+		require.Equal(t, 1, strings.Count(strings.TrimSpace(errOut), "\n")+1, "one line: %s", errOut)
+	}
 }

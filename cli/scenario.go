@@ -59,6 +59,12 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 			return usage("--%s: a scenario's runs write no per-I/O logs; --write_device_log=FILE.csv writes each measured step's series, --output-format=json holds them too, and a job (ftlsim --rw=… or ftlsim run FILE) writes fio's logs", l.name)
 		}
 	}
+	if spec, ok, err := sc.Endurance(overrides); ok {
+		if err != nil {
+			return err
+		}
+		return enduranceRun(sc, spec, overrides, o, stdout, set)
+	}
 	steps, err := sc.Steps(overrides)
 	if err != nil {
 		return err

@@ -221,6 +221,16 @@ func (c *Controller) PreWear(share float64) error {
 	return c.dev.PreWear(int(math.Round(share * float64(c.cfg.NAND.Timing.RatedCycles))))
 }
 
+// AddWear adds share of the rated cycles to every block's erase count
+// without erasing anything: an accelerated endurance run stands for the
+// passes it does not simulate with it.
+func (c *Controller) AddWear(share float64) error {
+	if math.IsNaN(share) || share < 0 || share > 10 {
+		return fmt.Errorf("%w: added wear of %g of the rated cycles, allowed 0..10", ErrConfig, share)
+	}
+	return c.dev.AddWear(int(math.Round(share * float64(c.cfg.NAND.Timing.RatedCycles))))
+}
+
 // Bake ages the data the drive holds by ns of retention without time
 // passing, as a drive left unpowered (or a retention bake) does: later
 // reads see their data that much older. It matters only on a drive that

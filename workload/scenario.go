@@ -45,6 +45,9 @@ type Scenario struct {
 	Description string
 	Params      []Param
 	build       func(p params) ([]Step, error)
+	// endurance builds the procedure of a scenario that runs until the
+	// drive retires instead of a fixed list of steps.
+	endurance func(p params) (Endurance, error)
 }
 
 // params are a scenario's parameter values, by name.
@@ -69,6 +72,33 @@ func (p params) pct(name string) (int, error) {
 // Steps returns the scenario's steps with the given parameters (the rest
 // at their defaults). Unknown parameters are errors.
 func (s Scenario) Steps(overrides map[string]string) ([]Step, error) {
+	p, err := s.resolve(overrides)
+	if err != nil {
+		return nil, err
+	}
+	if s.endurance != nil {
+		return nil, fmt.Errorf("%w: scenario %s runs until the drive retires, not as steps (Scenario.Endurance)", ErrOption, s.Name)
+	}
+	return s.build(p)
+}
+
+// Endurance returns the procedure of a scenario that runs until the
+// drive retires (ok is false for the others), with the given parameters.
+func (s Scenario) Endurance(overrides map[string]string) (e Endurance, ok bool, err error) {
+	if s.endurance == nil {
+		return Endurance{}, false, nil
+	}
+	p, err := s.resolve(overrides)
+	if err != nil {
+		return Endurance{}, true, err
+	}
+	e, err = s.endurance(p)
+	return e, true, err
+}
+
+// resolve returns the scenario's parameter values: overrides, the rest
+// at their defaults. Unknown parameters are errors.
+func (s Scenario) resolve(overrides map[string]string) (params, error) {
 	p := params{}
 	for _, d := range s.Params {
 		p[d.Name] = d.Default
@@ -83,7 +113,7 @@ func (s Scenario) Steps(overrides map[string]string) ([]Step, error) {
 		}
 		p[k] = v
 	}
-	return s.build(p)
+	return p, nil
 }
 
 // newJobWith builds a job from fio options; the options are the package's own,
@@ -319,6 +349,34 @@ var scenarios = []Scenario{
 			s.idle(30e9)
 			measure("after-trim")
 			return s.done()
+		},
+	},
+	{
+		Name: "endurance", Description: "accelerated endurance: secure erase and fill, then rounds until the drive retires, each writing part of the drive in 4 KiB random writes (its WA measured), adding round_wear of the rated P/E cycles at once for the passes it stands for, baking the data for retention, and reading 4 KiB at random to measure read retries, latency and uncorrectable reads; the drive's read-error model is on",
+		Params: []Param{{"quick", "0", "1: smaller rounds (a 32nd of the drive written, a quarter of the rated cycles each)"}, {"round_wear", "", "share of the rated cycles each round adds (default 0.1, quick 0.25)"},
+			{"retention", "30d", "retention baked into the data before each read pass"}, {"max_life", "10", "retire at this many times the rated cycles"},
+			{"chart", "", "write the chart (read retries and p99 read latency against TB written) to this .svg or .png file"}},
+		endurance: func(p params) (Endurance, error) {
+			quick := p["quick"] == "1" || p["quick"] == "true"
+			if !quick && p["quick"] != "0" && p["quick"] != "false" && p["quick"] != "" {
+				return Endurance{}, fmt.Errorf("%w: quick=%s: allowed 0 or 1", ErrOption, p["quick"])
+			}
+			e, err := NewEndurance(quick)
+			if err != nil {
+				return e, err
+			}
+			if v := p["round_wear"]; v != "" {
+				if e.RoundWear, err = strconv.ParseFloat(v, 64); err != nil {
+					return e, fmt.Errorf("%w: round_wear=%s: a share of the rated cycles, 0.001..10", ErrOption, v)
+				}
+			}
+			if e.RetentionNs, err = units.ParseDuration(p["retention"]); err != nil {
+				return e, fmt.Errorf("%w: retention=%s: a duration (30d, 12h)", ErrOption, p["retention"])
+			}
+			if e.MaxLife, err = strconv.ParseFloat(p["max_life"], 64); err != nil {
+				return e, fmt.Errorf("%w: max_life=%s: times the rated cycles, up to 100", ErrOption, p["max_life"])
+			}
+			return e, e.Validate()
 		},
 	},
 	{
