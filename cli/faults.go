@@ -22,6 +22,7 @@ type faults struct {
 	ageNs      int64   // retention added before each measured job
 	rberScale  float64 // multiplies every RBER of the model (0: 1)
 	grownBad   int     // timing.grown_bad_permille (-1: the part's)
+	progFail   int     // timing.program_fail_permille (-1: the part's)
 	factoryBad int     // timing.bad_block_permille (-1: the part's)
 	reclaim    int     // firmware.read_reclaim_reads (-1: the drive's)
 	eccBits    int     // firmware.ecc_bits (0: the drive's)
@@ -32,12 +33,13 @@ const faultsHelp = `inject faults: comma-separated KEY=VALUE, any turning on the
 on (just the model), wear=SHARE (0..10 of the rated P/E cycles used before the run, or a percentage: 95%),
 age=TIME (0..100y of retention added to the data before each measured job: 12h, 180d, 2y),
 rber_scale=X (0.001..1000, multiplies every raw bit-error rate), grown_bad_permille=N (0..999),
+program_fail_permille=N (0..999),
 bad_block_permille=N (0..100), read_reclaim=N (0..1000000000 reads since erase; 0: off),
 ecc_bits=N (1..1000 bits corrected per codeword)`
 
 // parseFaults parses the value of --faults.
 func parseFaults(v string) (faults, error) {
-	f := faults{given: true, grownBad: -1, factoryBad: -1, reclaim: -1}
+	f := faults{given: true, grownBad: -1, progFail: -1, factoryBad: -1, reclaim: -1}
 	bad := func(key, val, allowed string) error {
 		return usage("--faults: %s=%s: allowed %s", key, val, allowed)
 	}
@@ -49,7 +51,7 @@ func parseFaults(v string) (faults, error) {
 		return n, nil
 	}
 	if strings.TrimSpace(v) == "" {
-		return f, usage("--faults: empty, allowed comma-separated KEY=VALUE (on, wear, age, rber_scale, grown_bad_permille, bad_block_permille, read_reclaim, ecc_bits)")
+		return f, usage("--faults: empty, allowed comma-separated KEY=VALUE (on, wear, age, rber_scale, grown_bad_permille, program_fail_permille, bad_block_permille, read_reclaim, ecc_bits)")
 	}
 	for _, kv := range strings.Split(v, ",") {
 		key, val, hasVal := strings.Cut(strings.TrimSpace(kv), "=")
@@ -83,6 +85,8 @@ func parseFaults(v string) (faults, error) {
 			f.rberScale, f.readErrors = x, true
 		case "grown_bad_permille":
 			f.grownBad, err = integer(key, val, 0, 999)
+		case "program_fail_permille":
+			f.progFail, err = integer(key, val, 0, 999)
 		case "bad_block_permille":
 			f.factoryBad, err = integer(key, val, 0, 100)
 		case "read_reclaim":
@@ -92,7 +96,7 @@ func parseFaults(v string) (faults, error) {
 			f.eccBits, err = integer(key, val, 1, 1000)
 			f.readErrors = true
 		default:
-			return f, usage("--faults: unknown key %q, allowed on, wear, age, rber_scale, grown_bad_permille, bad_block_permille, read_reclaim, ecc_bits", key)
+			return f, usage("--faults: unknown key %q, allowed on, wear, age, rber_scale, grown_bad_permille, program_fail_permille, bad_block_permille, read_reclaim, ecc_bits", key)
 		}
 		if err != nil {
 			return f, err
@@ -124,6 +128,9 @@ func (f faults) apply(cfg *controller.Config) error {
 	if f.grownBad >= 0 {
 		t.GrownBadPermille = f.grownBad
 	}
+	if f.progFail >= 0 {
+		t.ProgramFailPermille = f.progFail
+	}
 	if f.factoryBad >= 0 {
 		t.BadBlockPermille = f.factoryBad
 	}
@@ -131,7 +138,7 @@ func (f faults) apply(cfg *controller.Config) error {
 		return nil
 	}
 	if !rel.Enabled() {
-		return usage("--faults: drive %s has no read-error model (its NAND part's reliability.rated_rber is 0); allowed on it only grown_bad_permille and bad_block_permille", cfg.Name)
+		return usage("--faults: drive %s has no read-error model (its NAND part's reliability.rated_rber is 0); allowed on it only grown_bad_permille, program_fail_permille and bad_block_permille", cfg.Name)
 	}
 	fw.ReadErrors = true
 	if s := f.rberScale; s > 0 {

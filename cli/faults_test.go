@@ -67,6 +67,22 @@ func TestFaultsGrownBadBlocks(t *testing.T) {
 	require.Positive(t, job["geometry"].(map[string]any)["grown_bad_blocks"])
 }
 
+// TestFaultsProgramFailures: program failures on a worn drive are each
+// programmed again elsewhere and retire their group; the data the host
+// wrote still reads back (verify), and the counters reach the JSON.
+func TestFaultsProgramFailures(t *testing.T) {
+	code, out, errOut := runCmd(t, "--drive="+testdrive.TwoDies(t), "--capacity=512MiB", "--op=30", "--faults=wear=4,program_fail_permille=999",
+		"--rw=randwrite", "--number_ios=100000", "--verify=crc32c", "--output-format=json")
+	require.Equal(t, exitOK, code, errOut)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	job := doc["jobs"].([]any)[0].(map[string]any)
+	dev := job["device"].(map[string]any)
+	require.Positive(t, dev["program_failures"])
+	require.Positive(t, dev["failed_program_units"])
+	require.Zero(t, job["verify"].(map[string]any)["mismatches"], "every block reads back its last write")
+}
+
 func TestFaultsBadInput(t *testing.T) {
 	cases := []struct{ faults, want string }{
 		{"bogus=1", `unknown key "bogus"`},
@@ -75,6 +91,7 @@ func TestFaultsBadInput(t *testing.T) {
 		{"rber_scale=0", "rber_scale=0: allowed a number 0.001..1000"},
 		{"grown_bad_permille=1000", "grown_bad_permille=1000: allowed an integer 0..999"},
 		{"bad_block_permille=-1", "bad_block_permille=-1: allowed an integer 0..100"},
+		{"program_fail_permille=1000", "program_fail_permille=1000: allowed an integer 0..999"},
 		{"read_reclaim=x", "read_reclaim=x: allowed an integer 0..1000000000"},
 		{"ecc_bits=0", "ecc_bits=0: allowed an integer 1..1000"},
 		{"on=1", "on=1: allowed no value"},

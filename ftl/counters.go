@@ -91,6 +91,11 @@ type Counters struct {
 	// GrownBadGroups is the plane groups retired because an erase failed
 	// (nand.Timing.GrownBadPermille).
 	GrownBadGroups int64 `json:"grown_bad_groups"`
+	// ProgramFailures is the page programs that failed
+	// (nand.Timing.ProgramFailPermille), FailedProgramUnits the units
+	// those attempts took; each page was programmed again elsewhere.
+	ProgramFailures    int64 `json:"program_failures"`
+	FailedProgramUnits int64 `json:"failed_program_units"`
 
 	// Power loss (FTL.PowerLoss, controller.PowerLoss): cuts, the
 	// acknowledged logical units they lost (LostFlushedUnits of them

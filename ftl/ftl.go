@@ -80,6 +80,14 @@ type FTL struct {
 	// programmed word line was started (0: none); nwlOpen counts them.
 	wlOpen  []uint64
 	nwlOpen int
+	// failing marks, per group, the groups retired for a failed program
+	// that still hold data; retireQ lists them per die, for collection
+	// to clean first (both nil until a program fails).
+	failing []bool
+	retireQ [][]int32
+	// readOnly: a failed program found no group to program its page
+	// again; nothing is programmed any more.
+	readOnly bool
 	// flushSeq is the write number of the last host write made durable
 	// by Flush.
 	flushSeq uint32
@@ -111,7 +119,7 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	f.pageUnits = f.np * f.upp
 	f.k, f.reserved = cfg.UnitSlots, cfg.ReservedGroups
 	f.paceGain = float64(cfg.GCPacePercent) / 100
-	f.lateUnmap = cfg.SafeErase || dev.Config().Timing.GrownBadPermille > 0
+	f.lateUnmap = cfg.SafeErase || dev.Config().Timing.GrownBadPermille > 0 || dev.Config().Timing.ProgramFailPermille > 0
 	f.upgShift, f.puShift = log2(f.upg), log2(f.pageUnits)
 	f.pow2 = 1<<f.upgShift == f.upg && 1<<f.puShift == f.pageUnits
 	// A group with a bad block on any plane is retired: it never holds
@@ -271,6 +279,13 @@ func (f *FTL) MemoryBytes() int64 {
 func (f *FTL) UnitSlots() int { return f.k }
 
 func (f *FTL) reset() {
+	for g, x := range f.failing {
+		if x { // retired for a failed program: bad from now on
+			f.bad[g] = true
+			f.nbadUsable++
+			f.cnt.GrownBadGroups++
+		}
+	}
 	for i := range f.l2p {
 		f.l2p[i] = Unmapped
 	}
@@ -293,6 +308,11 @@ func (f *FTL) reset() {
 		f.pendingStamp[d] = f.pendingStamp[d][:0]
 	}
 	f.npending = 0
+	f.readOnly = false
+	clear(f.failing)
+	for d := range f.retireQ {
+		f.retireQ[d] = f.retireQ[d][:0]
+	}
 	clear(f.wlOpen)
 	f.nwlOpen = 0
 	f.flushSeq = f.wseq

@@ -19,6 +19,9 @@ import (
 // of fruitless victims the next is chosen greedily (counted in
 // GCFallbacks), and if even that gains nothing the spare area is exhausted.
 func (f *FTL) collectBlocking(d int) error {
+	if f.readOnly {
+		return ErrReadOnly
+	}
 	// Victims waiting for their erase count as free, but some groups must
 	// really be free (realFreeNeeded).
 	if f.freeOrErasing(d) > f.cfg.GCLowWater && len(f.free[d]) >= f.realFreeNeeded(d) {
@@ -49,7 +52,7 @@ func (f *FTL) collectBlocking(d int) error {
 					continue
 				}
 				if g < 0 || f.Valid(g) == f.upg {
-					if f.cnt.GrownBadGroups > 0 {
+					if f.cnt.GrownBadGroups > 0 || f.cnt.ProgramFailures > 0 {
 						return fmt.Errorf("%w: die %d: %d groups retired for blocks gone bad have used up its spare area", ErrReadOnly, d, f.cnt.GrownBadGroups)
 					}
 					return fmt.Errorf("%w: die %d: every group holds only valid data; the spare area is exhausted", ErrNoVictim, d)
@@ -134,11 +137,45 @@ func (f *FTL) worthCleaning(d int) (int, error) {
 	return g, nil
 }
 
+// abandonMove is for a move of page pu's units that stopped (a program
+// failed and left the drive read-only): the placed units moved count as
+// copied, and the units of mask not yet moved stay where they were.
+func (f *FTL) abandonMove(cause Stream, pu int64, mask uint64, placed int) {
+	f.countCopied(cause, placed)
+	for ; mask != 0; mask &= mask - 1 {
+		v := pu + int64(bits.TrailingZeros64(mask))
+		if t := f.dev.Tag(v); int64(t) < int64(len(f.l2p)) {
+			if w := int64(f.l2p[t]); w >= pu && w < pu+int64(f.pageUnits) {
+				_ = f.dev.SetValid(v, true)
+			}
+		}
+	}
+}
+
+// countCopied counts n units moved by collection of cause.
+func (f *FTL) countCopied(cause Stream, n int) {
+	if cause == WLStream {
+		f.cnt.WLCopiedUnits += int64(n)
+	} else {
+		f.cnt.GCCopiedUnits += int64(n)
+	}
+}
+
 // victim asks the policy for die d's next victim; on a die left with no
 // free group (a power cut can undo erases) and no room in its GC group
 // for a whole victim, it takes the victim with the fewest valid units,
 // the one whose units fit if any does (counted in GCFallbacks).
 func (f *FTL) victim(d int) int {
+	if f.retireQ != nil {
+		// A group retired for a failed program is cleaned first.
+		for len(f.retireQ[d]) > 0 {
+			g := f.retireQ[d][0]
+			f.retireQ[d] = f.retireQ[d][1:]
+			if f.candidate(g) {
+				return int(g)
+			}
+		}
+	}
 	if len(f.free[d]) > 0 {
 		return f.cfg.Victim.Victim(View{f}, d)
 	}
@@ -207,6 +244,7 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 		if err := f.dev.InvalidateMask(pu, mask); err != nil {
 			return moved, err
 		}
+		placed := 0
 		for ; mask != 0; mask &= mask - 1 {
 			u := pu + int64(bits.TrailingZeros64(mask))
 			lba := int64(f.dev.Tag(u))
@@ -218,6 +256,7 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 				n = int(f.size[lba])
 				if gs.group >= 0 && int(gs.n)+n > f.pageUnits {
 					if err := f.pad(gs, c.cause); err != nil {
+						f.abandonMove(c.cause, pu, mask, placed)
 						return moved, err
 					}
 				}
@@ -226,22 +265,22 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 			if gs.group < 0 {
 				og, err := f.openGroup(GCStream, d)
 				if err != nil {
+					f.abandonMove(c.cause, pu, mask, placed)
 					return moved, err
 				}
 				gs.group, gs.page = og, int32(f.groupWP(og))
 			}
 			if err := f.place(gs, c.cause, lba, tok, f.dev.Seq(u), n); err != nil {
+				// The unit just placed waits in the stage.
+				f.abandonMove(c.cause, pu, mask&(mask-1), placed+n)
 				return moved, err
 			}
+			placed += n
 			if f.cfg.RecordMoves {
 				f.record(Op{Kind: OpMoved, Cause: Cause(c.cause), Die: int32(d), LBA: lba})
 			}
 		}
-		if c.cause == WLStream {
-			f.cnt.WLCopiedUnits += int64(n)
-		} else {
-			f.cnt.GCCopiedUnits += int64(n)
-		}
+		f.countCopied(c.cause, n)
 		moved += float64(n)
 	}
 	if c.page < int32(f.ppb) {
@@ -293,6 +332,16 @@ func (f *FTL) freeOrErasing(d int) int { return len(f.free[d]) + len(f.pendingEr
 
 // eraseVictim erases cleaned group g of die d and frees it.
 func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
+	if f.isFailing(g) {
+		// Retired for a failed program, its data now moved: it is not
+		// erased again.
+		f.failing[g] = false
+		f.busy[g] = false
+		f.bad[g] = true
+		f.nbadUsable++
+		f.cnt.GrownBadGroups++
+		return nil
+	}
 	f.keepErased(g)
 	failed := false
 	for p := 0; p < f.np; p++ {
@@ -454,13 +503,20 @@ func (f *FTL) isOpen(g int32) bool {
 // candidate reports whether g may become a victim: full, not open and not
 // already being cleaned.
 func (f *FTL) candidate(g int32) bool {
-	return !f.busy[g] && f.groupWP(g) == f.ppb
+	return !f.busy[g] && ((f.groupWP(g) == f.ppb && !f.bad[g]) || f.isFailing(g))
 }
+
+// isFailing reports whether group g was retired for a failed program and
+// still holds data to move out.
+func (f *FTL) isFailing(g int32) bool { return f.failing != nil && f.failing[g] }
 
 // CollectBackground cleans one victim on die d — finishing one in progress
 // or starting one that frees space — if the die has fewer than GCHighWater
 // free groups. It reports whether it did any work.
 func (f *FTL) CollectBackground(d int) (bool, error) {
+	if f.readOnly {
+		return false, nil
+	}
 	if f.freeOrErasing(d) >= f.cfg.GCHighWater && f.clean[d].group < 0 {
 		return false, nil
 	}
@@ -475,6 +531,9 @@ func (f *FTL) CollectBackground(d int) (bool, error) {
 	}
 	f.cnt.BackgroundGCRuns++
 	_, err := f.copyPages(d, -1)
+	if errors.Is(err, ErrReadOnly) {
+		return true, nil // the drive has turned read-only: collection stops
+	}
 	return true, err
 }
 
@@ -483,6 +542,9 @@ func (f *FTL) CollectBackground(d int) (bool, error) {
 // reports whether there was one. Erasing costs no copying; firmware does
 // it while the host is idle so that later writes find erased blocks.
 func (f *FTL) ReclaimEmpty(d int) (bool, error) {
+	if f.readOnly {
+		return false, nil
+	}
 	if f.clean[d].group >= 0 {
 		return false, nil
 	}

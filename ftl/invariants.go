@@ -81,7 +81,7 @@ func (f *FTL) CheckInvariants() error {
 		}
 		switch {
 		case f.bad[g]:
-			if wp != 0 || isFree[g] || f.isOpen(int32(g)) {
+			if isFree[g] || f.isOpen(int32(g)) {
 				return fmt.Errorf("ftl invariant: group %d, retired for a bad block, is in use", g)
 			}
 			nFree++
@@ -100,6 +100,8 @@ func (f *FTL) CheckInvariants() error {
 				return fmt.Errorf("ftl invariant: open group %d is full", g)
 			}
 			nOpen++
+		case f.isFailing(int32(g)):
+			nFull++ // retired for a failed program, its data not yet moved
 		default:
 			if wp != f.ppb {
 				return fmt.Errorf("ftl invariant: group %d is neither free, open nor full (%d of %d pages)", g, wp, f.ppb)
@@ -115,7 +117,7 @@ func (f *FTL) CheckInvariants() error {
 	}
 	// Every unit the host wrote is either programmed or staged.
 	moved := f.cnt.GCCopiedUnits + f.cnt.WLCopiedUnits - f.gcStaged() - f.cnt.DiscardedMoved
-	hostProgrammed := f.cnt.ProgramUnits - f.cnt.PaddedUnits - moved
+	hostProgrammed := f.cnt.ProgramUnits - f.cnt.PaddedUnits - moved - f.cnt.FailedProgramUnits
 	if hostProgrammed+int64(f.host.n)+f.cnt.DiscardedSlots != f.cnt.HostSlots {
 		return fmt.Errorf("ftl invariant: %d host slots written, %d programmed, %d staged and %d discarded",
 			f.cnt.HostSlots, hostProgrammed, f.host.n, f.cnt.DiscardedSlots)
@@ -127,7 +129,7 @@ func (f *FTL) CheckInvariants() error {
 		}
 	}
 	for d, c := range f.clean {
-		if c.group >= 0 && (f.dieOf(c.group) != d || f.groupWP(c.group) != f.ppb || f.isOpen(c.group)) {
+		if c.group >= 0 && (f.dieOf(c.group) != d || (f.groupWP(c.group) != f.ppb && !f.isFailing(c.group)) || f.isOpen(c.group)) {
 			return fmt.Errorf("ftl invariant: die %d cleans group %d, which is not a full group of that die", d, c.group)
 		}
 	}

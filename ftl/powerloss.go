@@ -183,7 +183,7 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 	// anything is erased: the newest copy of some data may be on their
 	// first pages. (A copy moved into a half programmed GC word line
 	// is not taken while its source survives: see rebuild.)
-	if f.wl > 1 {
+	if f.wl > 1 && !f.readOnly {
 		for d := range f.open[HostStream] {
 			if err := f.closeWordLine(HostStream, d); err != nil {
 				return rec, err

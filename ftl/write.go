@@ -53,6 +53,9 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 	if lba < 0 || lba >= int64(len(f.l2p)) {
 		return fmt.Errorf("%w: write unit %d, user space has %d", ErrRange, lba, len(f.l2p))
 	}
+	if f.readOnly {
+		return fmt.Errorf("%w: a failed program found no free group", ErrReadOnly)
+	}
 	if !f.lateUnmap {
 		if err := f.unmap(lba); err != nil {
 			return err
@@ -74,7 +77,7 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 			d = (d + 1) % f.dies
 			g, err = f.openGroup(HostStream, d)
 		}
-		if errors.Is(err, ErrNoVictim) && f.cnt.GrownBadGroups > 0 {
+		if errors.Is(err, ErrNoVictim) && (f.cnt.GrownBadGroups > 0 || f.cnt.ProgramFailures > 0) {
 			return fmt.Errorf("%w: %d groups retired for blocks gone bad have used up the spare area: %w", ErrReadOnly, f.cnt.GrownBadGroups, err)
 		}
 		if err != nil {
@@ -129,13 +132,24 @@ func (f *FTL) place(s *stage, cause Stream, lba int64, token, seq uint32, n int)
 
 // program writes stage s's page to every plane of its group.
 func (f *FTL) program(s *stage, cause Stream) error {
+	if f.readOnly {
+		return ErrReadOnly
+	}
 	g, page := int(s.group), int(s.page)
+	failed := false
 	for p := 0; p < f.np; p++ {
 		lo := p * f.upp
 		if err := f.dev.Program(g*f.np+p, page, s.tags[lo:lo+f.upp], s.data[lo:lo+f.upp]); err != nil {
+			if errors.Is(err, nand.ErrProgramFailed) {
+				failed = true
+				continue
+			}
 			return err
 		}
 		f.dev.SetSeqs(g*f.np+p, page, s.seqs[lo:lo+f.upp])
+	}
+	if failed {
+		return f.programFailed(s, cause)
 	}
 	die := g / f.gpd
 	f.cnt.ProgramUnits += int64(f.pageUnits)
@@ -156,6 +170,7 @@ func (f *FTL) program(s *stage, cause Stream) error {
 			return err
 		}
 	}
+
 	if page+1 == f.ppb {
 		f.closedAt[g] = f.seq
 		f.busy[g] = false
@@ -173,6 +188,72 @@ func (f *FTL) program(s *stage, cause Stream) error {
 		s.page++
 	}
 	return nil
+}
+
+// programFailed handles a program of stage s's page that failed on a
+// plane (nand.ErrProgramFailed): the attempt is counted, the copies the
+// other planes took are let go, the group is retired — no page goes to it
+// again, collection moves its valid data out next (retireQ) and it is not
+// erased — and the page is programmed again in a free group of the die.
+func (f *FTL) programFailed(s *stage, cause Stream) error {
+	g, page := s.group, int(s.page)
+	d := int(g) / f.gpd
+	f.cnt.ProgramFailures++
+	f.seq += uint64(f.pageUnits)
+	f.cnt.Flash[cause].ProgramPages += int64(f.np)
+	if f.cfg.RecordOps {
+		f.ops = append(f.ops, Op{Kind: OpProgram, Cause: Cause(cause), Die: int32(d), Block: g * int32(f.np), Page: int32(page), Planes: uint8(f.np)})
+	}
+	// The copies the other planes took are let go: the data is in the
+	// stage still.
+	old := int64(g)*int64(f.upg) + int64(page)*int64(f.pageUnits)
+	for k := range int64(f.pageUnits) {
+		if f.dev.IsValid(old + k) {
+			if err := f.dev.Invalidate(old + k); err != nil {
+				return err
+			}
+		}
+	}
+	st := HostStream
+	if cause != HostStream {
+		st = GCStream
+	}
+	if f.wl > 1 && f.wlOpen[g] != 0 {
+		f.wlOpen[g] = 0
+		f.nwlOpen--
+	}
+	if f.failing == nil {
+		f.failing = make([]bool, len(f.busy))
+		f.retireQ = make([][]int32, f.dies)
+	}
+	f.failing[g] = true
+	f.retireQ[d] = append(f.retireQ[d], g)
+	if f.open[st][d] == g {
+		f.open[st][d] = -1
+	}
+	f.busy[g] = false
+	f.closedAt[g] = f.seq
+	if len(f.free[d]) == 0 {
+		// Nowhere to program the page again: the drive turns read-only,
+		// the page's data kept in controller memory (it still reads).
+		f.readOnly = true
+		return fmt.Errorf("%w: die %d: a program failed and no free group is left to program the page again", ErrReadOnly, d)
+	}
+	// The attempt used flash: counted with the units it took.
+	f.cnt.ProgramUnits += int64(f.pageUnits)
+	f.cnt.FailedProgramUnits += int64(f.pageUnits)
+	ng := f.takeFree(d)
+	f.open[st][d] = ng
+	f.busy[ng] = true
+	// The page's units now go to the new group's first page.
+	nu := int64(ng) * int64(f.upg)
+	for k := range int64(f.pageUnits) {
+		if t := s.tags[k]; t != nand.NoTag && int64(t) < int64(len(f.l2p)) && int64(f.l2p[t]) == old+k {
+			f.l2p[t] = uint32(nu + k)
+		}
+	}
+	s.group, s.page = ng, 0
+	return f.program(s, cause)
 }
 
 // openGroup returns the open group of stream st on die d, opening a new
@@ -207,22 +288,14 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 		}
 	}
 	if len(f.free[d]) == 0 {
+		if f.cnt.GrownBadGroups > 0 || f.cnt.ProgramFailures > 0 {
+			// Blocks gone bad have used up the spare area.
+			f.readOnly = true
+			return -1, fmt.Errorf("%w: die %d has no free group left after %d groups went bad", ErrReadOnly, d, f.cnt.GrownBadGroups+f.cnt.ProgramFailures)
+		}
 		return -1, fmt.Errorf("%w: die %d has no free group", ErrNoVictim, d)
 	}
-	// Dynamic wear levelling: open the least-worn free group.
-	fl := f.free[d]
-	best := len(fl) - 1
-	be := f.dev.EraseCount(int(fl[best]) * f.np)
-	for i := len(fl) - 2; i >= 0; i-- {
-		if e := f.dev.EraseCount(int(fl[i]) * f.np); e < be {
-			best, be = i, e
-		}
-	}
-	g := fl[best]
-	fl[best] = fl[len(fl)-1]
-	f.free[d] = fl[:len(fl)-1]
-	f.nfree--
-	f.freeMin = min(f.freeMin, f.nfree+f.npending)
+	g := f.takeFree(d)
 	f.open[st][d] = g
 	f.busy[g] = true
 	if st == GCStream && f.wl > 1 && len(f.free[d]) < f.realFreeNeeded(d) && len(f.pendingErase[d]) > 0 {
@@ -237,12 +310,39 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 	return g, nil
 }
 
+// takeFree takes die d's least-worn free group (dynamic wear levelling);
+// there must be one.
+func (f *FTL) takeFree(d int) int32 {
+	fl := f.free[d]
+	best := len(fl) - 1
+	be := f.dev.EraseCount(int(fl[best]) * f.np)
+	for i := len(fl) - 2; i >= 0; i-- {
+		if e := f.dev.EraseCount(int(fl[i]) * f.np); e < be {
+			best, be = i, e
+		}
+	}
+	g := fl[best]
+	fl[best] = fl[len(fl)-1]
+	f.free[d] = fl[:len(fl)-1]
+	f.nfree--
+	f.freeMin = min(f.freeMin, f.nfree+f.npending)
+	return g
+}
+
 // Flush programs every partly filled page, padding it, as a controller
 // does on a cache flush or before power-off: every host write before it
 // is durable. With SafeErase it also closes every half programmed word
 // line of the host's groups, padding its remaining pages, so that no
 // later program can destroy what the flush made durable.
 func (f *FTL) Flush() error {
+	if f.readOnly {
+		// Nothing can be programmed: what is staged stays in controller
+		// memory, not durable.
+		if f.host.n > 0 || f.gcStaged() > 0 {
+			return fmt.Errorf("%w: the flush cannot program what is staged", ErrReadOnly)
+		}
+		return nil
+	}
 	if err := f.pad(&f.host, HostStream); err != nil {
 		return err
 	}
@@ -335,7 +435,7 @@ func (f *FTL) closeWordLines() error {
 // (padded), closes the half programmed word lines, and erases them. It
 // reports whether there were any.
 func (f *FTL) SettlePending() (bool, error) {
-	if f.npending == 0 {
+	if f.npending == 0 || f.readOnly {
 		return false, nil
 	}
 	if err := f.pad(&f.host, HostStream); err != nil {

@@ -164,6 +164,12 @@ type Timing struct {
 	// makes the block bad. The hazard grows with the cube of the erase
 	// count (wear-out), so few blocks fail early. 0: none.
 	GrownBadPermille int `yaml:"grown_bad_permille,omitempty" json:"grown_bad_permille,omitempty"`
+	// ProgramFailPermille is the share of blocks, in thousandths, with a
+	// page whose program has failed by the time they reach RatedCycles:
+	// the page's data is not stored and the block is bad. The hazard
+	// grows with the cube of the erase count, like erase failures. 0:
+	// none.
+	ProgramFailPermille int `yaml:"program_fail_permille,omitempty" json:"program_fail_permille,omitempty"`
 }
 
 // Validate reports the first field that is out of range.
@@ -200,6 +206,9 @@ func (t Timing) Validate() error {
 	}
 	if t.GrownBadPermille < 0 || t.GrownBadPermille > 999 {
 		return fmt.Errorf("%w: timing.grown_bad_permille = %d, allowed 0..999", ErrConfig, t.GrownBadPermille)
+	}
+	if t.ProgramFailPermille < 0 || t.ProgramFailPermille > 999 {
+		return fmt.Errorf("%w: timing.program_fail_permille = %d, allowed 0..999", ErrConfig, t.ProgramFailPermille)
 	}
 	return nil
 }

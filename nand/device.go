@@ -14,12 +14,15 @@ import (
 // Errors returned when a NAND rule is broken. They are wrapped with the
 // block and page involved.
 var (
-	ErrNotErased     = errors.New("nand: program of a page that is not erased")
-	ErrOutOfOrder    = errors.New("nand: pages of a block must be programmed in order")
-	ErrBlockFull     = errors.New("nand: program of a full block")
-	ErrEraseValid    = errors.New("nand: erase of a block that holds valid data")
-	ErrBadBlock      = errors.New("nand: a bad block")
-	ErrEraseFailed   = errors.New("nand: erase failed: the block is now bad")
+	ErrNotErased   = errors.New("nand: program of a page that is not erased")
+	ErrOutOfOrder  = errors.New("nand: pages of a block must be programmed in order")
+	ErrBlockFull   = errors.New("nand: program of a full block")
+	ErrEraseValid  = errors.New("nand: erase of a block that holds valid data")
+	ErrBadBlock    = errors.New("nand: a bad block")
+	ErrEraseFailed = errors.New("nand: erase failed: the block is now bad")
+	// ErrProgramFailed: the page did not program (its data is not
+	// stored; the page is used up) and the block is now bad.
+	ErrProgramFailed = errors.New("nand: program failed: the block is now bad")
 	ErrNotProgrammed = errors.New("nand: read of a page that is not programmed")
 	ErrNotValid      = errors.New("nand: unit is not valid")
 	ErrRange         = errors.New("nand: address out of range")
@@ -102,6 +105,9 @@ type Device struct {
 	// programmed (nil without)
 	reads  []uint32
 	progAt []int64
+	// program failures: the draws, and the per-program hazard's scale
+	prng    *rand.Rand
+	phazard float64 // −ln(1 − ProgramFailPermille/1000) / RatedCycles³ / PagesPerBlock
 
 	// With power-of-two geometry, unit arithmetic uses shifts.
 	pow2                        bool
@@ -162,6 +168,14 @@ func New(cfg Config) (*Device, error) {
 	if cfg.TrackAge {
 		d.reads = make([]uint32, d.nblk)
 		d.progAt = make([]int64, d.nblk)
+	}
+	if pm := cfg.Timing.ProgramFailPermille; pm > 0 {
+		d.prng = rand.New(rand.NewPCG(cfg.Seed, 0x9f0a11))
+		rc := float64(cfg.Timing.RatedCycles)
+		d.phazard = -math.Log(1-float64(pm)/1000) / (rc * rc * rc) / float64(cfg.Geometry.PagesPerBlock)
+		if d.bad == nil {
+			d.bad = make([]bool, d.nblk)
+		}
 	}
 	if pm := cfg.Timing.GrownBadPermille; pm > 0 {
 		d.rng = rand.New(rand.NewPCG(cfg.Seed, 0x6b0b4d))
@@ -285,7 +299,7 @@ func (d *Device) BadBlocks() int {
 	return n - d.grown
 }
 
-// GrownBadBlocks counts the blocks whose erase has failed.
+// GrownBadBlocks counts the blocks whose erase or program has failed.
 func (d *Device) GrownBadBlocks() int { return d.grown }
 
 // SetSeqs stores, in the OOB area of page p of physical block pb just
@@ -417,6 +431,17 @@ func (d *Device) Program(pb, page int, tags, data []uint32) error {
 		return fmt.Errorf("%w: block %d page %d (write pointer %d)", ErrOutOfOrder, pb, page, w)
 	}
 	u := d.Unit(pb, page, 0)
+	if d.prng != nil {
+		// Wear-out: the cumulative hazard of a block's programs over e
+		// erases is phazard·PagesPerBlock·e³, spread over its pages.
+		e := float64(d.erases[pb]) + 1
+		if d.prng.Float64() < 1-math.Exp(-d.phazard*(e*e*e-(e-1)*(e-1)*(e-1))) {
+			d.wp[pb]++ // the page is used up, its data not stored
+			d.bad[pb] = true
+			d.grown++
+			return fmt.Errorf("%w: block %d page %d after %d erases", ErrProgramFailed, pb, page, d.erases[pb])
+		}
+	}
 	copy(d.tags[u:u+int64(len(tags))], tags)
 	if d.data != nil && data != nil {
 		copy(d.data[u:u+int64(len(tags))], data)

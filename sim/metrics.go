@@ -176,7 +176,8 @@ type Geometry struct {
 	// BadBlocks are the blocks that left the factory bad;
 	// RetiredGroups the plane groups the FTL retired for them.
 	BadBlocks, RetiredGroups int
-	// GrownBadBlocks are the blocks gone bad since (failed erases).
+	// GrownBadBlocks are the blocks gone bad since (failed erases and
+	// programs).
 	GrownBadBlocks int
 }
 
