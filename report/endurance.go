@@ -275,7 +275,7 @@ func enduranceText(quick bool) string {
 		}
 		return fmt.Sprintf("%s %ss at QD %d", units.FormatBytes(j.Sizes(0)[0].Bytes), kind, j.QueueDepth())
 	}
-	return fmt.Sprintf("Each drive's own copy, with its NAND part's read-error model on (`firmware.read_errors`): a secure erase, a fill, and %s of its capacity in %s; then rounds until the drive retires. "+
+	return fmt.Sprintf("Each drive, on its own copy with its NAND part's read-error model on (`firmware.read_errors`), gets a secure erase, a fill, and %s of its capacity in %s; then rounds until it retires. "+
 		"Each round writes %s of the drive in %s (its write amplification measured); adds %s of the rated P/E cycles to every block at once (the passes it stands for, counted as host bytes written at that write amplification); "+
 		"idles %s; bakes %s of retention into the data; and runs %s for %s, counting the reads that needed read retry, the p99 read latency and the reads ECC could not correct. "+
 		"The drive retires on the first read it can neither correct nor rebuild from RAISE parity, when grown bad blocks leave it read-only, or at %s times the rated cycles. "+
