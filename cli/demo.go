@@ -304,9 +304,11 @@ func printHelp(w io.Writer) {
        ftlsim run JOBFILE [options]  run a fio job file (drive and output options apply; job options
                                  set defaults the file overrides, as fio's do; --section=NAME runs one section)
        ftlsim scenario [NAME [--PARAM=VALUE ...] [options]]  list or run a review procedure
-       ftlsim review --drive=NAME[,NAME...] [--out=DIR] [--quick] [--jobs=N] [--resume] [--max_memory=SIZE]
+       ftlsim review --drive=NAME[,NAME...] [--out=DIR] [--quick] [--jobs=N] [--resume] [--max_memory=SIZE] [--endurance]
                                  the whole review suite, as a report; each run is saved as it finishes,
-                                 and --resume runs only those not saved yet
+                                 and --resume runs only those not saved yet; --endurance adds each drive's
+                                 accelerated endurance run (read-error model on; quick with --quick) and
+                                 an Endurance section: chart and table against TB written
        ftlsim --version          this build's version
 
 Job options (fio's names and meanings):

@@ -22,6 +22,7 @@ type reviewArgs struct {
 	jobs      int
 	resume    bool
 	maxMemory string
+	endurance bool
 }
 
 // parseReview reads review's options.
@@ -34,9 +35,10 @@ func parseReview(args []string) (reviewArgs, error) {
 	jobs := fs.Int("jobs", 0, "runs at once (0: one per CPU, at most 4)")
 	resume := fs.Bool("resume", false, "read back the runs an earlier review into the folder wrote, and run only the others")
 	maxMemory := fs.String("max_memory", "", "memory the review may use (default: half of the available memory, or FTLSIM_MAX_MEMORY)")
+	endurance := fs.Bool("endurance", false, "also run the accelerated endurance procedure on each drive (read-error model on) and add an Endurance section")
 	if err := fs.Parse(args); err != nil {
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
-			return reviewArgs{}, usage("unknown option --%s for review (it takes --drive, --out, --quick, --jobs, --resume, --max_memory)", strings.TrimLeft(name, "-"))
+			return reviewArgs{}, usage("unknown option --%s for review (it takes --drive, --out, --quick, --jobs, --resume, --max_memory, --endurance)", strings.TrimLeft(name, "-"))
 		}
 		return reviewArgs{}, usage("%s", err.Error())
 	}
@@ -49,25 +51,31 @@ func parseReview(args []string) (reviewArgs, error) {
 	if *jobs < 0 {
 		return reviewArgs{}, usage("--jobs=%d: allowed 0 (one per CPU, at most 4) or more", *jobs)
 	}
-	return reviewArgs{drives: strings.Split(*drives, ","), out: *out, quick: *quick, jobs: *jobs, resume: *resume, maxMemory: *maxMemory}, nil
+	return reviewArgs{drives: strings.Split(*drives, ","), out: *out, quick: *quick, jobs: *jobs, resume: *resume, maxMemory: *maxMemory, endurance: *endurance}, nil
 }
 
 // review runs the review suite on one or more drives and writes a report
 // folder:
 //
-//	ftlsim review --drive=bp4-240,m4-256 [--out=DIR] [--quick] [--jobs=N] [--resume]
+//	ftlsim review --drive=bp4-240,m4-256 [--out=DIR] [--quick] [--jobs=N] [--resume] [--endurance]
 //
 // Every drive and the folder are checked before any run; each run is
 // written to the folder when it finishes, so that --resume after a stop
-// (SIGINT, a failure) runs only the rest.
+// (SIGINT, a failure) runs only the rest. --endurance adds each drive's
+// accelerated endurance run (ftlsim scenario endurance, quick with
+// --quick) and the report's Endurance section.
 func review(args []string, stdout, stderr io.Writer, set settings) error {
 	a, err := parseReview(args)
 	if err != nil {
 		return err
 	}
 	for _, d := range a.drives {
-		if _, err := lookupDrive("--drive", d); err != nil {
+		cfg, err := lookupDrive("--drive", d)
+		if err != nil {
 			return err
+		}
+		if a.endurance && !cfg.NAND.Reliability.Enabled() {
+			return usage("--endurance: drive %s has no read-error model (its NAND part's reliability.rated_rber is 0); review it without --endurance", d)
 		}
 	}
 	limit, err := memoryLimit(a.maxMemory)
@@ -104,7 +112,7 @@ func review(args []string, stdout, stderr io.Writer, set settings) error {
 	}
 	resumed := 0
 	ds, err := report.Run(report.Options{Drives: a.drives, Out: a.out, Quick: a.quick, Progress: progress, Done: done,
-		Policies: set.policies, Jobs: a.jobs, Resume: a.resume, Context: set.ctx, MaxMemory: limit.Bytes,
+		Policies: set.policies, Jobs: a.jobs, Resume: a.resume, Context: set.ctx, MaxMemory: limit.Bytes, Endurance: a.endurance,
 		Resumed: func(drive, step string) { resumed++ }})
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"github.com/ftlsim/ftlsim/internal/testdrive"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +10,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/internal/testdrive"
+	"github.com/ftlsim/ftlsim/nand"
 )
 
 // twoDieDrive writes generic-mlc-small cut to two dies, a drive whose
@@ -27,6 +30,13 @@ func TestReviewChecksFirst(t *testing.T) {
 	file := filepath.Join(dir, "a-file")
 	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
 	out := filepath.Join(dir, "out")
+	noModel := filepath.Join(dir, "no-model.yaml")
+	cfg, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	cfg.NAND.Reliability = nand.Reliability{}
+	b, err := cfg.Marshal()
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(noModel, b, 0o644))
 	for _, c := range []struct {
 		args []string
 		want string
@@ -35,6 +45,7 @@ func TestReviewChecksFirst(t *testing.T) {
 		{[]string{"--drive=generic-mlc-small," + dir, "--out=" + out}, "--drive=" + dir + ": is a folder"},
 		{[]string{"--drive=generic-mlc-small", "--out=" + file}, "--out=" + file},
 		{[]string{"--drive=generic-mlc-small", "--out=" + filepath.Join(file, "sub")}, "--out="},
+		{[]string{"--drive=generic-mlc-small," + noModel, "--endurance", "--out=" + out}, "--endurance: drive " + noModel + " has no read-error model"},
 	} {
 		start := time.Now()
 		code, _, errOut := runCmd(t, append([]string{"review", "--quick"}, c.args...)...)
@@ -71,4 +82,17 @@ func TestReviewInterruptedAndResumed(t *testing.T) {
 	code, _, errOut = runUntil(t, 0, append(args, "--resume")...)
 	require.Equal(t, exitInterrupted, code, errOut)
 	require.Contains(t, errOut, m[1]+" of "+m[2]+" runs finished")
+}
+
+// --endurance is off unless given.
+func TestParseReviewEndurance(t *testing.T) {
+	a, err := parseReview([]string{"--drive=m4-64", "--quick"})
+	require.NoError(t, err)
+	require.False(t, a.endurance)
+	a, err = parseReview([]string{"--drive=m4-64", "--quick", "--endurance"})
+	require.NoError(t, err)
+	require.True(t, a.endurance)
+	require.True(t, a.quick)
+	_, err = parseReview([]string{"--drive=m4-64", "--endurace"})
+	require.ErrorContains(t, err, "--endurance)")
 }

@@ -23,9 +23,12 @@ func overlaps(a, b vg.Rectangle) bool {
 // panel's data area, and that each panel has no legend of its own.
 func TestLegendsBesideTheData(t *testing.T) {
 	d := fakeDrive(t, func(RunName, Label) bool { return false })
-	drives := []Drive{d, {Name: "second", Config: d.Config, Runs: d.Runs}, {Name: "a-drive-with-a-long-name", Config: d.Config, Runs: d.Runs}}
+	d.Endurance = fakeEndurance(3)
+	drives := []Drive{d, {Name: "second", Config: d.Config, Runs: d.Runs, Endurance: fakeEndurance(5)},
+		{Name: "a-drive-with-a-long-name", Config: d.Config, Runs: d.Runs, Endurance: fakeEndurance(7)}}
 	figs, err := buildCharts(drives, paramsOf(true))
 	require.NoError(t, err)
+	require.Equal(t, "endurance", figs[len(figs)-1].file)
 	for _, f := range figs {
 		c := vgimg.New(chartWidth, f.height)
 		l := f.draw(draw.New(c))

@@ -36,6 +36,15 @@
 // lost only the runs under way, and Options.Resume reads the finished
 // ones back instead of running them again.
 //
+// With Options.Endurance each drive also runs the accelerated endurance
+// procedure (workload.NewEndurance; sim.Engine.Endurance) on its own copy
+// with the read-error model on, scheduled, saved (runs/DRIVE_endurance.gob,
+// data/DRIVE_endurance.json and .csv) and resumed as the suite's runs are;
+// the report then ends with an Endurance section: one chart with every
+// drive (read-retry share, p99 read latency and uncorrectable reads against
+// TB written, each drive's rated cycles dashed) and a table a row a drive.
+// Without it the report is what it was.
+//
 // The core packages do not import this one: plotting stays out of the
 // simulator.
 package report

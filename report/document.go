@@ -84,6 +84,9 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 		mode = "quick mode: each drive keeps its controller, firmware, NAND and die count but has a smaller capacity (below), and every run is shortened; each section states the run lengths used"
 		flag = " --quick"
 	}
+	if hasEndurance(drives) {
+		flag += " --endurance"
+	}
 	var b []block
 	b = append(b, block{heading: "# ftlsim review: " + strings.Join(names(drives), ", ")},
 		block{para: "Simulated with ftlsim: " + mode + ". Regenerate with `ftlsim review --drive=" + strings.Join(names(drives), ",") + flag +
@@ -279,6 +282,15 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 	b = append(b, block{heading: "## Power"},
 		block{para: fmt.Sprintf("Average power from the drive's rail, %s each: idle, 128 KiB sequential writes at QD 1, and 4 KiB random writes at QD 32 on a fresh drive.", sp.dur(RunPower, "time"))},
 		block{table: t}, pick("power"), dataLinks(drives, RunPower))
+
+	// Endurance (Options.Endurance).
+	if hasEndurance(drives) {
+		eb, err := enduranceBlocks(o, drives, pick)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, eb...)
+	}
 	return b, nil
 }
 

@@ -21,7 +21,7 @@ func buildCharts(drives []Drive, sp suiteParams) ([]*figure, error) {
 	var out []*figure
 	for _, mk := range []func([]Drive, suiteParams) ([]*figure, error){
 		fourCornersCharts, accessPatternsChart, asSSDChart, attoChart, hdTachChart,
-		consistencyCharts, latencyCDFChart, trimChart, storageBenchChart, powerChart,
+		consistencyCharts, latencyCDFChart, trimChart, storageBenchChart, powerChart, enduranceChart,
 	} {
 		figs, err := mk(drives, sp)
 		if err != nil {

@@ -107,7 +107,8 @@ func checkCSVs(t *testing.T, dir string) int {
 func TestReportFolderResolves(t *testing.T) {
 	out := t.TempDir()
 	d := fakeDrive(t, func(RunName, Label) bool { return false })
-	require.NoError(t, write(Options{Out: out, Quick: true}, []Drive{d, {Name: "fake-2", Config: d.Config, Runs: d.Runs}}))
+	d.Endurance = fakeEndurance(4)
+	require.NoError(t, write(Options{Out: out, Quick: true}, []Drive{d, {Name: "fake-2", Config: d.Config, Runs: d.Runs, Endurance: fakeEndurance(6)}}))
 	figs, err := buildCharts([]Drive{d}, paramsOf(true))
 	require.NoError(t, err)
 	require.Equal(t, len(figs), checkLinks(t, out), "every chart embedded once")
@@ -117,7 +118,7 @@ func TestReportFolderResolves(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
-	require.Equal(t, 2*len(seriesCount()), checkCSVs(t, out), "a CSV a series a drive")
+	require.Equal(t, 2*len(seriesCount())+2, checkCSVs(t, out), "a CSV a series a drive, and each drive's endurance rounds")
 	// Nothing but the report's files, and no temporary files left.
 	entries, err := os.ReadDir(out)
 	require.NoError(t, err)

@@ -60,6 +60,13 @@ type Options struct {
 	// Run returns an error wrapping ErrInterrupted. The runs finished
 	// until then are written.
 	Context context.Context
+	// Endurance adds, for each drive, the accelerated endurance procedure
+	// (workload.NewEndurance, quick with Quick) on its own copy of the
+	// drive with the read-error model on (Firmware.ReadErrors), and an
+	// Endurance section to the report. It runs, is saved and is resumed
+	// as the suite's runs are (runs/DRIVE_endurance.gob); a drive whose
+	// NAND part has no error model is refused before any run.
+	Endurance bool
 }
 
 // Drive is one drive's review results.
@@ -67,6 +74,9 @@ type Drive struct {
 	Name   string
 	Config controller.Config
 	Runs   map[RunName][]sim.Measurement // by run of the suite
+	// Endurance is the drive's endurance run (Options.Endurance), else
+	// nil.
+	Endurance *sim.EnduranceResult
 }
 
 // RunName names a run of the review suite: a scenario with the suite's
@@ -88,6 +98,11 @@ const (
 	RunStorageBenchLight RunName = "storage-bench-light-2011"
 	RunDestroyer         RunName = "destroyer-2013" // AnandTech's The Destroyer
 )
+
+// RunEndurance names the endurance run (Options.Endurance) in the report
+// folder's file names. It is not a run of the suite: its result is
+// Drive.Endurance, not in Drive.Runs.
+const RunEndurance RunName = "endurance"
 
 // scenario returns the name of the workload scenario run r runs.
 func (r RunName) scenario() string { return strings.TrimSuffix(string(r), "-25") }
@@ -220,6 +235,7 @@ func Run(o Options) ([]Drive, error) {
 	}
 	drives := make([]Drive, len(o.Drives))
 	cfgs := make([]controller.Config, len(o.Drives))
+	ecfgs := make([]controller.Config, len(o.Drives)) // the endurance runs' drives
 	for i, name := range o.Drives {
 		cfg, err := controller.Lookup(name)
 		if err != nil {
@@ -238,10 +254,25 @@ func Run(o Options) ([]Drive, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report: drive %s: %w", name, err)
 		}
+		var er controller.Resolved
+		if o.Endurance {
+			ecfgs[i] = cfg
+			ecfgs[i].Firmware.ReadErrors = true
+			if er, err = ecfgs[i].Resolve(); err != nil {
+				return nil, fmt.Errorf("report: drive %s: the endurance run models read errors: %w", name, err)
+			}
+		}
 		if o.MaxMemory > 0 {
 			need, err := runMemory(r, o.Quick)
 			if err != nil {
 				return nil, err
+			}
+			if o.Endurance {
+				e, err := enduranceMemory(er, o.Quick)
+				if err != nil {
+					return nil, err
+				}
+				need = max(need, e)
 			}
 			if need > o.MaxMemory {
 				return nil, fmt.Errorf("report: drive %s: %w: a run of the suite takes about %s to simulate; allowed %s", name,
@@ -260,9 +291,29 @@ func Run(o Options) ([]Drive, error) {
 		ctx = context.Background()
 	}
 	st := suite(o.Quick)
+	// A task is a run of the suite (run indexes st) or a drive's
+	// endurance run (run is enduranceTask). The endurance runs, the
+	// longest, go first, so that the others fill the other jobs beside
+	// them rather than one job running on alone at the end.
+	const enduranceTask = -1
 	type task struct{ drive, run int }
 	var tasks []task
 	finished := 0
+	if o.Endurance {
+		for i := range drives {
+			if o.Resume {
+				if res, ok := loadEndurance(o, cfgs[i], o.Drives[i]); ok {
+					drives[i].Endurance = res
+					finished++
+					if o.Resumed != nil {
+						o.Resumed(o.Drives[i], string(RunEndurance))
+					}
+					continue
+				}
+			}
+			tasks = append(tasks, task{i, enduranceTask})
+		}
+	}
 	for i := range drives {
 		for j, s := range st {
 			if o.Resume {
@@ -280,6 +331,9 @@ func Run(o Options) ([]Drive, error) {
 		}
 	}
 	total := len(drives) * len(st)
+	if o.Endurance {
+		total += len(drives)
+	}
 	var (
 		mu       sync.Mutex // guards drives, started, finished, firstErr and Progress
 		started  = finished
@@ -297,36 +351,58 @@ func Run(o Options) ([]Drive, error) {
 		go func() {
 			defer wg.Done()
 			for t := range work {
-				name, s := o.Drives[t.drive], st[t.run]
+				name, step := o.Drives[t.drive], RunEndurance
+				if t.run != enduranceTask {
+					step = st[t.run].name
+				}
 				mu.Lock()
 				skip := firstErr != nil || ctx.Err() != nil
 				n := started
 				started++
 				if !skip {
-					progress(name, string(s.name), n, total, 0)
+					progress(name, string(step), n, total, 0)
 				}
 				mu.Unlock()
 				if skip {
 					continue
 				}
-				cfg, ms, err := runOne(ctx, cfgs[t.drive], s, func(simNs int64) {
+				at := func(simNs int64) {
 					mu.Lock()
-					progress(name, string(s.name), n, total, simNs)
+					progress(name, string(step), n, total, simNs)
 					mu.Unlock()
-				})
-				if err == nil {
-					err = saveRun(o, cfgs[t.drive], s, name, cfg, ms)
+				}
+				// keep records the finished run (under mu).
+				var keep func(d *Drive)
+				var err error
+				if t.run == enduranceTask {
+					var res *sim.EnduranceResult
+					res, err = runEndurance(ctx, ecfgs[t.drive], o.Quick, at)
+					if err == nil {
+						err = saveEndurance(o, cfgs[t.drive], name, res)
+					}
+					keep = func(d *Drive) { d.Endurance = res }
+				} else {
+					s := st[t.run]
+					var cfg controller.Config
+					var ms []sim.Measurement
+					cfg, ms, err = runOne(ctx, cfgs[t.drive], s, at)
+					if err == nil {
+						err = saveRun(o, cfgs[t.drive], s, name, cfg, ms)
+					}
+					keep = func(d *Drive) {
+						d.Config = cfg
+						d.Runs[s.name] = ms
+					}
 				}
 				mu.Lock()
 				if err != nil && firstErr == nil && !errors.Is(err, ErrInterrupted) {
-					firstErr = fmt.Errorf("%s %s: %w", name, s.name, err)
+					firstErr = fmt.Errorf("%s %s: %w", name, step, err)
 				}
 				if err == nil {
-					drives[t.drive].Config = cfg
-					drives[t.drive].Runs[s.name] = ms
+					keep(&drives[t.drive])
 					finished++
 					if o.Done != nil {
-						o.Done(name, string(s.name), finished, total)
+						o.Done(name, string(step), finished, total)
 					}
 				}
 				mu.Unlock()
@@ -528,6 +604,11 @@ func addData(files fileSet, drives []Drive) error {
 				return fmt.Errorf("report: %s %s: %w", d.Name, s, err)
 			}
 			files[dataJSON(d.Name, s)] = b.Bytes()
+		}
+		if d.Endurance != nil {
+			if err := addEnduranceData(files, d.Name, d.Endurance); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

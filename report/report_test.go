@@ -164,4 +164,8 @@ func TestRunInterrupted(t *testing.T) {
 	require.ErrorContains(t, err, fmt.Sprintf("0 of %d runs finished", len(suite(true))))
 	_, err = os.Stat(filepath.Join(dir, "report.md"))
 	require.ErrorIs(t, err, os.ErrNotExist, "no report from part of the runs")
+	// With the endurance runs, a run more a drive.
+	_, err = Run(Options{Drives: []string{"generic-mlc-small"}, Out: dir, Quick: true, Context: ctx, Endurance: true})
+	require.ErrorIs(t, err, ErrInterrupted)
+	require.ErrorContains(t, err, fmt.Sprintf("0 of %d runs finished", len(suite(true))+1))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/atomicfile"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
 )
 
 // A review keeps what it computed: each run of the suite, as soon as it
@@ -127,4 +128,79 @@ func loadRun(o Options, input controller.Config, s suiteRun, drive string) (buil
 	}
 	built.Policies = o.Policies
 	return built, sr.Measurements, true
+}
+
+// savedEnduranceVersion changes when savedEndurance or what it holds
+// does; a file of another version is not read back (the run is done
+// again).
+const savedEnduranceVersion = 1
+
+// savedEndurance is a drive's endurance run (Options.Endurance) as
+// written to runs/DRIVE_endurance.gob: what it was run with, so that a
+// resumed review uses it only for the same drive and procedure, and its
+// result.
+type savedEndurance struct {
+	Version int
+	Drive   string
+	Quick   bool
+	// Params are the procedure's parameters (enduranceParams).
+	Params map[string]string
+	// Input is the drive's description as reviewed (YAML), before the
+	// run turned its read-error model on.
+	Input  []byte
+	Result *sim.EnduranceResult
+}
+
+// enduranceParams are the endurance procedure's parameters, quick or
+// not: a saved run with others is stale.
+func enduranceParams(quick bool) map[string]string {
+	spec, err := workload.NewEndurance(quick)
+	if err != nil {
+		panic("report: " + err.Error())
+	}
+	return map[string]string{
+		"round_wear": fmt.Sprint(spec.RoundWear), "settle_ns": fmt.Sprint(spec.SettleNs),
+		"retention_ns": fmt.Sprint(spec.RetentionNs), "max_life": fmt.Sprint(spec.MaxLife),
+		"read_runtime_ns": fmt.Sprint(spec.Read.RuntimeNs),
+	}
+}
+
+// saveEndurance writes a finished endurance run into the report folder:
+// its data files and its saved result, each whole.
+func saveEndurance(o Options, input controller.Config, drive string, res *sim.EnduranceResult) error {
+	in, err := input.Marshal()
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	se := savedEndurance{Version: savedEnduranceVersion, Drive: drive, Quick: o.Quick, Params: enduranceParams(o.Quick), Input: in, Result: res}
+	if err := gob.NewEncoder(&b).Encode(se); err != nil {
+		return fmt.Errorf("report: saving %s %s: %w", drive, RunEndurance, err)
+	}
+	files := fileSet{runPath(drive, RunEndurance): b.Bytes()}
+	if err := addEnduranceData(files, drive, res); err != nil {
+		return err
+	}
+	return files.writeTo(o.Out)
+}
+
+// loadEndurance reads back an endurance run saved by saveEndurance, if
+// the report folder holds one for the same drive description, procedure
+// and mode; ok is false when there is none, or it is stale or
+// unreadable.
+func loadEndurance(o Options, input controller.Config, drive string) (res *sim.EnduranceResult, ok bool) {
+	b, err := os.ReadFile(filepath.Join(o.Out, filepath.FromSlash(runPath(drive, RunEndurance))))
+	if err != nil {
+		return nil, false
+	}
+	var se savedEndurance
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&se); err != nil {
+		return nil, false
+	}
+	in, err := input.Marshal()
+	if err != nil || se.Version != savedEnduranceVersion || se.Drive != drive || se.Quick != o.Quick ||
+		!maps.Equal(se.Params, enduranceParams(o.Quick)) || !bytes.Equal(se.Input, in) || se.Result == nil {
+		return nil, false
+	}
+	return se.Result, true
 }

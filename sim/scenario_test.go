@@ -53,7 +53,8 @@ func TestScenarioList(t *testing.T) {
 		names[s.Name] = true
 		require.NotEmpty(t, s.Description)
 		if _, ok, err := s.Endurance(nil); ok {
-			require.NoError(t, err, s.Name) // runs until the drive retires
+			// Runs until the drive retires (Engine.Endurance), not as steps.
+			require.NoError(t, err, s.Name)
 			continue
 		}
 		_, err := s.Steps(nil) // defaults are valid
