@@ -83,10 +83,6 @@ var steady [3]steadyState
 // readErrorsOn turns on the read-error model (the preset's part and ECC).
 func readErrorsOn(c *controller.Config) { c.Firmware.ReadErrors = true }
 
-func steadyEngine(b *testing.B, sf bool) *steadyState {
-	return steadyEngineMode(b, map[bool]int{false: 0, true: 1}[sf])
-}
-
 func steadyEngineMode(b *testing.B, mode int) *steadyState {
 	st := &steady[mode]
 	if st.e != nil {
