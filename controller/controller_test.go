@@ -382,6 +382,40 @@ func TestMultiRangeTrim(t *testing.T) {
 	require.Error(t, d.Validate(blockio.Request{Op: blockio.Write, Offset: 0, Length: 4096, Ranges: rs[:1]}))
 }
 
+// powerCutDrive is generic-mlc-small at 2 GiB, tracking data, with safe
+// erase, as edit changes it.
+func powerCutDrive(t *testing.T, edit func(*controller.Config)) controller.Config {
+	cfg, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	cfg = cfg.Resized(2<<30, 25)
+	cfg.NAND.TrackData = true
+	cfg.Firmware.GCSafeErase = true
+	edit(&cfg)
+	return cfg
+}
+
+// fillThenRandomWrites fills drive d in 128 KiB writes (token 1), flushes
+// if asked, then writes n 4 KiB units spread over it (tokens 2…), at
+// queue depth one from time 0; it returns when the last completes.
+func fillThenRandomWrites(t *testing.T, d *controller.Controller, flush bool, n int) int64 {
+	at := int64(0)
+	var err error
+	for off := int64(0); off < d.CapacityBytes(); off += 1 << 17 {
+		at, err = d.Submit(at, blockio.Request{Op: blockio.Write, Offset: off, Length: 1 << 17, Token: 1})
+		require.NoError(t, err)
+	}
+	if flush {
+		at, err = d.Submit(at, blockio.Request{Op: blockio.Flush})
+		require.NoError(t, err)
+	}
+	for i := range n {
+		off := int64(i*7919) % (d.CapacityBytes() / 4096) * 4096
+		at, err = d.Submit(at, blockio.Request{Op: blockio.Write, Offset: off, Length: 4096, Token: uint32(i + 2)})
+		require.NoError(t, err)
+	}
+	return at
+}
+
 // TestPowerLoss: without protection, a power cut loses what was
 // acknowledged but not yet on flash and, of what was, only the lower pages
 // an interrupted upper-page program destroyed (the drive erases a victim
@@ -390,28 +424,12 @@ func TestMultiRangeTrim(t *testing.T) {
 // drive works again after mounting.
 func TestPowerLoss(t *testing.T) {
 	for _, plp := range []bool{false, true} {
-		cfg, err := controller.Preset("generic-mlc-small")
-		require.NoError(t, err)
-		cfg = cfg.Resized(2<<30, 25)
-		cfg.NAND.TrackData = true
-		cfg.Firmware.GCSafeErase = true
-		cfg.Firmware.PowerLossProtection = plp
+		cfg := powerCutDrive(t, func(c *controller.Config) { c.Firmware.PowerLossProtection = plp })
 		d, err := controller.New(cfg)
 		require.NoError(t, err)
-		at := int64(0)
 		// Fill, flush (all durable), then random writes at queue depth
 		// one, cut mid-stream.
-		for off := int64(0); off < d.CapacityBytes(); off += 1 << 17 {
-			at, err = d.Submit(at, blockio.Request{Op: blockio.Write, Offset: off, Length: 1 << 17, Token: 1})
-			require.NoError(t, err)
-		}
-		at, err = d.Submit(at, blockio.Request{Op: blockio.Flush})
-		require.NoError(t, err)
-		for i := range 20000 {
-			off := int64(i*7919) % (d.CapacityBytes() / 4096) * 4096
-			at, err = d.Submit(at, blockio.Request{Op: blockio.Write, Offset: off, Length: 4096, Token: uint32(i + 2)})
-			require.NoError(t, err)
-		}
+		at := fillThenRandomWrites(t, d, true, 20000)
 		rep, err := d.PowerLoss(at)
 		require.NoError(t, err)
 		t.Logf("protection %v: %+v", plp, rep)
@@ -454,24 +472,9 @@ func TestPowerLoss(t *testing.T) {
 // same.
 func TestMapCheckpointsShortenMount(t *testing.T) {
 	run := func(interval controller.Size) (controller.PowerLossReport, ftl.Counters, []uint32) {
-		cfg, err := controller.Preset("generic-mlc-small")
+		d, err := controller.New(powerCutDrive(t, func(c *controller.Config) { c.Firmware.MapCheckpoint = interval }))
 		require.NoError(t, err)
-		cfg = cfg.Resized(2<<30, 25)
-		cfg.NAND.TrackData = true
-		cfg.Firmware.GCSafeErase = true
-		cfg.Firmware.MapCheckpoint = interval
-		d, err := controller.New(cfg)
-		require.NoError(t, err)
-		at := int64(0)
-		for off := int64(0); off < d.CapacityBytes(); off += 1 << 17 {
-			at, err = d.Submit(at, blockio.Request{Op: blockio.Write, Offset: off, Length: 1 << 17, Token: 1})
-			require.NoError(t, err)
-		}
-		for i := range 30000 {
-			off := int64(i*7919) % (d.CapacityBytes() / 4096) * 4096
-			at, err = d.Submit(at, blockio.Request{Op: blockio.Write, Offset: off, Length: 4096, Token: uint32(i + 2)})
-			require.NoError(t, err)
-		}
+		at := fillThenRandomWrites(t, d, false, 30000)
 		rep, err := d.PowerLoss(at)
 		require.NoError(t, err)
 		toks := make([]uint32, d.CapacityBytes()/d.UnitBytes())
