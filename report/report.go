@@ -1,11 +1,9 @@
 package report
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/ftl"
-	"github.com/ftlsim/ftlsim/internal/atomicfile"
 	"github.com/ftlsim/ftlsim/internal/memlimit"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
@@ -519,120 +516,6 @@ func onScenarioClock(ms []sim.Measurement) {
 func mbps(r *sim.Result) float64 { return (r.Read.BWBytes + r.Write.BWBytes) / 1e6 }
 
 func iops(r *sim.Result) float64 { return r.Read.IOPS + r.Write.IOPS }
-
-// write renders the report folder's files (charts, report.md,
-// report.html, data/) and then writes them, each whole (a temporary file
-// renamed into place). A series the report shows but the drives' runs
-// lack is an error (ErrMissingSeries), and then nothing is written.
-func write(o Options, drives []Drive) error {
-	files, err := render(o, drives)
-	if err != nil {
-		return err
-	}
-	return files.writeTo(o.Out)
-}
-
-// render builds every file of the report folder in memory.
-func render(o Options, drives []Drive) (fileSet, error) {
-	files := fileSet{}
-	sp := paramsOf(o.Quick)
-	figs, err := buildCharts(drives, sp)
-	if err != nil {
-		return nil, err
-	}
-	b, err := blocks(o, drives, figs, sp)
-	if err != nil {
-		return nil, err
-	}
-	if err := drawCharts(files, figs); err != nil {
-		return nil, err
-	}
-	if err := addData(files, drives); err != nil {
-		return nil, err
-	}
-	var md bytes.Buffer
-	writeMarkdown(&md, b)
-	files["report.md"] = md.Bytes()
-	page, err := renderHTML(files, b)
-	if err != nil {
-		return nil, err
-	}
-	files["report.html"] = page
-	return files, nil
-}
-
-// fileSet is a report folder's files by path within it (slash-separated).
-type fileSet map[string][]byte
-
-// writeTo writes the files into dir, each whole: written to a temporary
-// file beside its place, then renamed over it.
-func (fs fileSet) writeTo(dir string) error {
-	names := make([]string, 0, len(fs))
-	for n := range fs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		path := filepath.Join(dir, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		if err := atomicfile.WriteFile(path, fs[n]); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-	}
-	return nil
-}
-
-// addData adds every series as CSV (data/DRIVE_RUN_LABEL.csv) and every
-// run as fio-shaped JSON (data/DRIVE_RUN.json).
-func addData(files fileSet, drives []Drive) error {
-	for _, d := range drives {
-		var runs []RunName
-		for s := range d.Runs {
-			runs = append(runs, s)
-		}
-		sort.Slice(runs, func(i, j int) bool { return runs[i] < runs[j] })
-		for _, s := range runs {
-			var jobs []sim.FioJob
-			for _, m := range d.Runs[s] {
-				jobs = append(jobs, m.Result.Fio(map[string]string{"scenario": string(s), "step": m.Label}))
-				files[dataCSV(d.Name, s, Label(m.Label))] = seriesCSV(m.Result.Intervals)
-			}
-			var b bytes.Buffer
-			if err := sim.WriteFioJSON(&b, map[string]string{"drive": d.Name, "scenario": string(s)}, jobs...); err != nil {
-				return fmt.Errorf("report: %s %s: %w", d.Name, s, err)
-			}
-			files[dataJSON(d.Name, s)] = b.Bytes()
-		}
-		if d.Endurance != nil {
-			if err := addEnduranceData(files, d.Name, d.Endurance); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// dataCSV is the path of a series' CSV in the report folder.
-func dataCSV(drive string, run RunName, label Label) string {
-	return fmt.Sprintf("data/%s_%s_%s.csv", safe(drive), run, label)
-}
-
-// dataJSON is the path of a run's fio JSON in the report folder.
-func dataJSON(drive string, run RunName) string {
-	return fmt.Sprintf("data/%s_%s.json", safe(drive), run)
-}
-
-func safe(s string) string {
-	s = filepath.Base(s)
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == ' ' || r == '\\' {
-			return '_'
-		}
-		return r
-	}, strings.TrimSuffix(s, ".yaml"))
-}
 
 // describe is one line about a drive.
 func describe(d Drive) string {
