@@ -437,10 +437,8 @@ func (f *FTL) releasePending(d int) error {
 		if err := f.closeWordLine(GCStream, d); err != nil {
 			return err
 		}
-		for h := range f.open[HostStream] {
-			if err := f.closeWordLine(HostStream, h); err != nil {
-				return err
-			}
+		if err := f.closeHostWordLines(); err != nil {
+			return err
 		}
 	}
 	return f.erasePendingReady()

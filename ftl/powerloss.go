@@ -184,10 +184,8 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 	// first pages. (A copy moved into a half programmed GC word line
 	// is not taken while its source survives: see rebuild.)
 	if f.wl > 1 && !f.readOnly {
-		for d := range f.open[HostStream] {
-			if err := f.closeWordLine(HostStream, d); err != nil {
-				return rec, err
-			}
+		if err := f.closeHostWordLines(); err != nil {
+			return rec, err
 		}
 	}
 	// Full groups left with no live data (stale copies, victims that

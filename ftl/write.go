@@ -355,10 +355,8 @@ func (f *FTL) Flush() error {
 		// The host's word lines only: the units moved into the GC
 		// groups' still have their old copies, which wait for those
 		// lines to close (pendingStamp).
-		for d := range f.open[HostStream] {
-			if err := f.closeWordLine(HostStream, d); err != nil {
-				return err
-			}
+		if err := f.closeHostWordLines(); err != nil {
+			return err
 		}
 	}
 	f.flushSeq = f.wseq
@@ -450,6 +448,17 @@ func (f *FTL) SettlePending() (bool, error) {
 		return true, err
 	}
 	return true, f.erasePendingReady()
+}
+
+// closeHostWordLines closes the half programmed word lines of the host's
+// open groups on every die (closeWordLine).
+func (f *FTL) closeHostWordLines() error {
+	for d := range f.open[HostStream] {
+		if err := f.closeWordLine(HostStream, d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // closeWordLine programs the page stream st is filling on die d, padded,
