@@ -1,0 +1,51 @@
+// Package sweep runs what-if studies: one ftlsim command line per point of
+// a grid of drive-description fields, job options and scenario
+// parameters, run in parallel on the cores of one machine or split into
+// shards across a cluster's scheduler (Slurm job arrays, Kubernetes
+// Indexed Jobs, HTCondor, GNU parallel), with results gathered into one
+// table and charts.
+//
+// A study file (YAML, see Parse) names a base drive, fixed options, axes
+// and repetitions:
+//
+//	name: op-dies
+//	drive: m4-64                 # a preset or a description file
+//	scenario: consistency        # or leave it out and give job options
+//	options: {capacity: 64GiB, time: 600s}
+//	axes:
+//	  op: [7, 12, 25, 28]        # a command option (--op)
+//	  nand.geometry.dies: [8, 16, 32]
+//	  gc_policy: [greedy, cost-benefit]   # a drive-description field
+//	repeat: 1
+//	seed: 1
+//
+// Points are numbered in a stable order (the first axis varies slowest,
+// repetitions fastest) and each point's random seed is derived from its
+// coordinates and the study's seed, so a point's result never depends on
+// which machine, shard or order ran it. Every point is a command line of
+// its own (Point.Command), so any one of them can be run again by hand.
+//
+// Run executes the points through a function with the signature of
+// cli.Main (the sweep package does not import the command): -j points at
+// once, no more at a time than a memory budget allows (each point's
+// estimate comes from Options.Memory), with a progress line and an ETA.
+// Each finished point appends one JSON line to the results file
+// (Result: coordinates, summary figures, the point's configuration hash,
+// the ftlsim version and the path of its full fio-shaped JSON); a result
+// already present with the same hash and version is not run again
+// (Options.Resume), so an interrupted study continues where it stopped.
+//
+// Points that share a drive and its preconditioning and differ only in
+// their workload are forked from one drive snapshot (--save_state,
+// --load_state): the drive is filled once per group, with a seed derived
+// from the group, and every point of the group starts from the snapshot.
+//
+// Merge combines the results of shards (or of one whole run) into one
+// table, sorted by point, as CSV and JSON lines, refusing results of a
+// different study file or ftlsim version; Plot draws a metric against one
+// axis, a line per value of a second, small multiples over a third, or a
+// heatmap over two.
+//
+// The package holds no global state; Run may be called concurrently for
+// different output directories.
+package sweep
