@@ -33,6 +33,7 @@ type options struct {
 	latLog       string
 	logAvgMsec   int64
 	logOffset    bool // log_offset: per-I/O log lines carry the offset
+	seedGiven    bool // scenario: --randseed was given
 	trackData    bool // a job verifies: the drive keeps each unit's data token
 	histLog      string
 	logHistMsec  int64
@@ -163,7 +164,13 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 			return nil
 		})
 	case modeScenario:
-		// the jobs come from the scenario
+		// The jobs come from the scenario; --randseed seeds the drive and
+		// is mixed into each of the scenario's jobs' seeds.
+		fs.Func("randseed", "seed of the drive and of the scenario's jobs (default: the scenario's own seeds)", func(v string) error {
+			o.given["randseed"] = v
+			o.seedGiven = true
+			return keep(o.job.Set("randseed", v))
+		})
 	default:
 		panic(fmt.Sprintf("cli: parseArgs with unknown %v", m))
 	}

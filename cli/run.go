@@ -17,6 +17,7 @@ import (
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/report"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sweep"
 	"github.com/ftlsim/ftlsim/workload"
 	"github.com/ftlsim/ftlsim/workload/trace"
 )
@@ -130,6 +131,8 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 			err = scenario(args[1:], stdout, set)
 		case "review":
 			err = review(args[1:], stdout, stderr, set)
+		case "sweep":
+			err = sweepCmd(args[1:], stdout, stderr, set)
 		default:
 			err = runJob(args, stdout, stderr, false, set)
 		}
@@ -183,7 +186,7 @@ func verifyError(rs ...*sim.Result) error {
 }
 
 func isInputError(err error) bool {
-	for _, e := range []error{controller.ErrConfig, controller.ErrRequest, workload.ErrOption, ftl.ErrConfig, units.ErrSyntax} {
+	for _, e := range []error{controller.ErrConfig, controller.ErrRequest, workload.ErrOption, ftl.ErrConfig, units.ErrSyntax, sweep.ErrStudy} {
 		if errors.Is(err, e) {
 			return true
 		}
@@ -210,49 +213,7 @@ func prepare(e *sim.Engine, p workload.Precondition) (int64, error) {
 // drive and the statistics of jobs (series intervals of intervalNs) are
 // known to fit the memory limit (checkMemory).
 func buildDrive(o *options, jobs []*workload.Job, intervalNs int64) (*controller.Controller, error) {
-	cfg, err := lookupDrive("--drive", o.drive)
-	if err != nil {
-		return nil, err
-	}
-	if o.capacity != "" || o.op != "" {
-		// Size the flash from capacity × (1 + OP): the drive's own capacity
-		// and spare area (a product line states the spare its raw flash
-		// leaves) unless the options change them; its dies are kept.
-		capacity, op := cfg.Capacity, cfg.OPPercent
-		if o.capacity != "" {
-			b, _ := units.ParseSize(o.capacity, true)
-			if b <= 0 {
-				return nil, usage("--capacity=%s: must be positive", o.capacity)
-			}
-			capacity = controller.Size(b)
-		}
-		if o.op != "" {
-			v, err := strconv.ParseFloat(strings.TrimSuffix(o.op, "%"), 64)
-			if err != nil {
-				return nil, usage("--op=%s: must be a number (percent of user capacity), allowed 0..400", o.op)
-			}
-			op = v
-		}
-		switch {
-		case capacity == 0:
-			return nil, usage("--op=%s: drive %s states no capacity (sizing: %s derives it from the geometry); give --capacity too",
-				o.op, o.drive, controller.SizeCapacity)
-		case o.op == "" && cfg.Sizing == controller.SizeSpare && op == 0:
-			return nil, usage("--capacity=%s: drive %s states no op_percent (sizing: %s derives it from the geometry); give --op too",
-				o.capacity, o.drive, controller.SizeSpare)
-		}
-		cfg = cfg.Resized(capacity, op)
-	}
-	if o.gc != "" {
-		cfg.Firmware.GCPolicy = o.gc
-	}
-	cfg.Policies = o.policies
-	cfg.Seed = o.job.RandSeed
-	cfg.NAND.TrackData = o.trackData
-	if err := o.faults.apply(&cfg); err != nil {
-		return nil, err
-	}
-	r, err := cfg.Resolve()
+	cfg, r, err := resolveDrive(o)
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +226,56 @@ func buildDrive(o *options, jobs []*workload.Job, intervalNs int64) (*controller
 		return nil, err
 	}
 	return c, o.faults.built(c)
+}
+
+// resolveDrive resolves the drive options (--drive, --capacity, --op,
+// --gc, --faults, the job's seed) into a description and its sizes.
+func resolveDrive(o *options) (controller.Config, controller.Resolved, error) {
+	var r controller.Resolved
+	cfg, err := lookupDrive("--drive", o.drive)
+	if err != nil {
+		return cfg, r, err
+	}
+	if o.capacity != "" || o.op != "" {
+		// Size the flash from capacity × (1 + OP): the drive's own capacity
+		// and spare area (a product line states the spare its raw flash
+		// leaves) unless the options change them; its dies are kept.
+		capacity, op := cfg.Capacity, cfg.OPPercent
+		if o.capacity != "" {
+			b, _ := units.ParseSize(o.capacity, true)
+			if b <= 0 {
+				return cfg, r, usage("--capacity=%s: must be positive", o.capacity)
+			}
+			capacity = controller.Size(b)
+		}
+		if o.op != "" {
+			v, err := strconv.ParseFloat(strings.TrimSuffix(o.op, "%"), 64)
+			if err != nil {
+				return cfg, r, usage("--op=%s: must be a number (percent of user capacity), allowed 0..400", o.op)
+			}
+			op = v
+		}
+		switch {
+		case capacity == 0:
+			return cfg, r, usage("--op=%s: drive %s states no capacity (sizing: %s derives it from the geometry); give --capacity too",
+				o.op, o.drive, controller.SizeCapacity)
+		case o.op == "" && cfg.Sizing == controller.SizeSpare && op == 0:
+			return cfg, r, usage("--capacity=%s: drive %s states no op_percent (sizing: %s derives it from the geometry); give --op too",
+				o.capacity, o.drive, controller.SizeSpare)
+		}
+		cfg = cfg.Resized(capacity, op)
+	}
+	if o.gc != "" {
+		cfg.Firmware.GCPolicy = o.gc
+	}
+	cfg.Policies = o.policies
+	cfg.Seed = o.job.RandSeed
+	cfg.NAND.TrackData = o.trackData
+	if err := o.faults.apply(&cfg); err != nil {
+		return cfg, r, err
+	}
+	r, err = cfg.Resolve()
+	return cfg, r, err
 }
 
 func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) error {

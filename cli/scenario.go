@@ -30,27 +30,7 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 		}
 		return tw.Flush()
 	}
-	sc, err := workload.ScenarioByName(args[0])
-	if err != nil {
-		return err
-	}
-	// Scenario parameters are taken out first; the rest are the drive and
-	// output options every command shares.
-	overrides := map[string]string{}
-	var rest []string
-	for _, a := range args[1:] {
-		name, val, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		known := false
-		for _, p := range sc.Params {
-			known = known || p.Name == name
-		}
-		if ok && known && strings.HasPrefix(a, "-") {
-			overrides[name] = val
-			continue
-		}
-		rest = append(rest, a)
-	}
-	o, err := parseArgs(rest, modeScenario, set.policies)
+	sc, overrides, o, err := parseScenario(args, set)
 	if err != nil {
 		return err
 	}
@@ -65,11 +45,10 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 		}
 		return enduranceRun(sc, spec, overrides, o, stdout, set)
 	}
-	steps, err := sc.Steps(overrides)
+	steps, err := scenarioSteps(sc, overrides, o)
 	if err != nil {
 		return err
 	}
-	steps = o.faults.bakeSteps(steps)
 	var jobs []*workload.Job
 	for _, st := range steps {
 		if st.Kind == workload.RunJob {
@@ -175,6 +154,63 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 	}
 	fmt.Fprintf(out, "\nsimulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
 	return scenarioDone(outs, e)
+}
+
+// parseScenario parses a scenario's command line (NAME, then its
+// parameters and the drive and output options, in any order).
+func parseScenario(args []string, set settings) (workload.Scenario, map[string]string, *options, error) {
+	sc, err := workload.ScenarioByName(args[0])
+	if err != nil {
+		return sc, nil, nil, err
+	}
+	// Scenario parameters are taken out first; the rest are the drive and
+	// output options every command shares.
+	overrides := map[string]string{}
+	var rest []string
+	for _, a := range args[1:] {
+		name, val, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		known := false
+		for _, p := range sc.Params {
+			known = known || p.Name == name
+		}
+		if ok && known && strings.HasPrefix(a, "-") {
+			overrides[name] = val
+			continue
+		}
+		rest = append(rest, a)
+	}
+	o, err := parseArgs(rest, modeScenario, set.policies)
+	return sc, overrides, o, err
+}
+
+// scenarioSteps builds a scenario's steps, with the faults' bakes and,
+// when --randseed is given, every job's seed mixed with it (the drive's
+// own seed is the given one): repetitions of a scenario with other seeds
+// are other samples of the same procedure.
+func scenarioSteps(sc workload.Scenario, overrides map[string]string, o *options) ([]workload.Step, error) {
+	steps, err := sc.Steps(overrides)
+	if err != nil {
+		return nil, err
+	}
+	if o.seedGiven {
+		mixed := map[*workload.Job]bool{} // a job two steps share is mixed once
+		for _, st := range steps {
+			if st.Job != nil && !mixed[st.Job] {
+				st.Job.RandSeed = mixSeed(o.job.RandSeed, st.Job.RandSeed)
+				mixed[st.Job] = true
+			}
+		}
+	}
+	return o.faults.bakeSteps(steps), nil
+}
+
+// mixSeed derives a job's seed from the run's seed and the job's own
+// (splitmix64's finaliser over their combination).
+func mixSeed(run, job uint64) uint64 {
+	z := run*0x9e3779b97f4a7c15 + job
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
 
 // scenarioDone puts the scenario's outputs in place and returns

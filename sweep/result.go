@@ -97,10 +97,10 @@ func (cs Coords) Get(name string) (string, bool) {
 }
 
 // Summarize reads a point's fio-shaped JSON report and returns its
-// summary figures. For each job (a step of a scenario): read_iops,
-// write_iops, iops, read_mbps, write_mbps, read_lat_mean_us,
-// read_lat_p99_us, write_lat_mean_us, write_lat_p99_us, wa (write
-// amplification), erases, power_w; and, when the job logged a series of
+// summary figures. For each job (a step of a scenario): iops, and for
+// each direction it used, read_iops, read_mbps, read_lat_mean_us,
+// read_lat_p99_us and their write_ namesakes; wa (write amplification),
+// erases, power_w; and, when the job logged a series of
 // ten or more intervals, the performance-consistency summary over it
 // (the steady state is the last 30 %, as the reviews' 1,400 s of 2,000):
 // fresh_iops, cliff_s (-1: none), steady_iops (median), steady_p10,
@@ -109,7 +109,7 @@ func (cs Coords) Get(name string) (string, bool) {
 // the names are as given; with several, each is prefixed with the job's
 // name and a slash.
 func Summarize(report []byte) (map[string]float64, error) {
-	var r sim.FioReport
+	var r fioReport
 	if err := json.Unmarshal(report, &r); err != nil {
 		return nil, fmt.Errorf("reading the point's JSON report: %w", err)
 	}
@@ -124,15 +124,19 @@ func Summarize(report []byte) (map[string]float64, error) {
 				m[prefix+k] = round6(v)
 			}
 		}
-		put("read_iops", j.Read.IOPS)
-		put("write_iops", j.Write.IOPS)
 		put("iops", j.Read.IOPS+j.Write.IOPS+j.Trim.IOPS)
-		put("read_mbps", float64(j.Read.BWBytes)/1e6)
-		put("write_mbps", float64(j.Write.BWBytes)/1e6)
-		put("read_lat_mean_us", j.Read.ClatNs.Mean/1e3)
-		put("write_lat_mean_us", j.Write.ClatNs.Mean/1e3)
-		put("read_lat_p99_us", percentile(j.Read.ClatNs.Percentile, 99)/1e3)
-		put("write_lat_p99_us", percentile(j.Write.ClatNs.Percentile, 99)/1e3)
+		for _, d := range []struct {
+			name string
+			d    fioDir
+		}{{"read", j.Read}, {"write", j.Write}} {
+			if d.d.IOPS == 0 {
+				continue // a direction the job did not use
+			}
+			put(d.name+"_iops", d.d.IOPS)
+			put(d.name+"_mbps", float64(d.d.BWBytes)/1e6)
+			put(d.name+"_lat_mean_us", d.d.ClatNs.Mean/1e3)
+			put(d.name+"_lat_p99_us", percentile(d.d.ClatNs.Percentile, 99)/1e3)
+		}
 		put("wa", j.Device.WriteAmplification)
 		put("erases", float64(j.Device.Erases))
 		put("power_w", j.Power.AverageW)
@@ -166,6 +170,34 @@ func Summarize(report []byte) (map[string]float64, error) {
 		}
 	}
 	return m, nil
+}
+
+// fioReport is the part of a fio-shaped JSON report (sim.FioReport)
+// Summarize reads.
+type fioReport struct {
+	Jobs []struct {
+		JobName string `json:"jobname"`
+		Read    fioDir `json:"read"`
+		Write   fioDir `json:"write"`
+		Trim    fioDir `json:"trim"`
+		Device  struct {
+			WriteAmplification float64 `json:"write_amplification"`
+			Erases             int64   `json:"erases"`
+		} `json:"device"`
+		Power struct {
+			AverageW float64 `json:"average_w"`
+		} `json:"power"`
+		Series sim.FioSeries `json:"series"`
+	} `json:"jobs"`
+}
+
+type fioDir struct {
+	BWBytes int64   `json:"bw_bytes"`
+	IOPS    float64 `json:"iops"`
+	ClatNs  struct {
+		Mean       float64          `json:"mean"`
+		Percentile map[string]int64 `json:"percentile"`
+	} `json:"clat_ns"`
 }
 
 // percentile returns fio's percentile p from its "99.000000"-keyed map
