@@ -37,6 +37,7 @@ func MergeDirs(dirs []string, out string) (*Merged, error) {
 	var all []Result
 	var versions []string
 	from := map[int]string{} // point → the directory holding its report
+	at := map[int]int{}      // point → its result's index in all
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, StudyFile))
 		if err != nil {
@@ -55,12 +56,21 @@ func MergeDirs(dirs []string, out string) (*Merged, error) {
 				return nil, err
 			}
 			for _, r := range rs {
-				if !slices.Contains(versions, r.Version) {
-					versions = append(versions, r.Version)
+				// A point run again (--resume with another version)
+				// has a later line: it replaces the earlier.
+				if i, ok := at[r.Point]; ok && from[r.Point] == d {
+					all[i] = r
+					continue
 				}
+				at[r.Point] = len(all)
+				all = append(all, r)
 				from[r.Point] = d
 			}
-			all = append(all, rs...)
+		}
+	}
+	for _, r := range all {
+		if !slices.Contains(versions, r.Version) {
+			versions = append(versions, r.Version)
 		}
 	}
 	if len(versions) > 1 {

@@ -162,6 +162,9 @@ func Run(ctx context.Context, s *Sweep, o Options) (Stats, error) {
 			}
 		}
 	}
+	if err := dropCutLine(resultsPath); err != nil {
+		return st, err
+	}
 	f, err := os.OpenFile(resultsPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return st, err
@@ -266,6 +269,19 @@ func doneResults(o Options) (map[int]Result, error) {
 	return done, nil
 }
 
+// dropCutLine removes a last line cut short (a run killed while writing
+// it) from a results file, so that the next result starts a line.
+func dropCutLine(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) || len(b) == 0 || b[len(b)-1] == '\n' {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return os.Truncate(path, int64(bytes.LastIndexByte(b, '\n')+1))
+}
+
 // writeDrive writes a point's drive description into the output
 // directory, when the axes changed it.
 func writeDrive(dir string, p Point) error {
@@ -368,7 +384,7 @@ func (r *runner) runPoint(p Point, est int64) {
 	out, status, msg := r.exec(p.Command(r.o.Out))
 	r.setRunning(-1)
 	switch {
-	case status == exitInterrupted || r.ctx.Err() != nil:
+	case status == exitInterrupted:
 		r.mu.Lock()
 		r.interrupted = true
 		r.mu.Unlock()
