@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -224,7 +225,57 @@ func estimateMemory(args []string, set settings) (int64, error) {
 	return memlimit.Drive(r, o.trackData) + stats, nil
 }
 
-// sweepPlot draws a study's charts.
+// sweepPlot draws a study's charts: the one the options describe, or
+// the default set into the output directory.
 func sweepPlot(args []string, stdout io.Writer) error {
-	return usage("sweep plot: not built yet")
+	fs := flag.NewFlagSet("sweep plot", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var spec sweep.PlotSpec
+	fs.StringVar(&spec.Metric, "metric", "", "the metric on the y scale (default: the default charts)")
+	fs.StringVar(&spec.X, "x", "", "the axis on the x scale")
+	fs.StringVar(&spec.Series, "series", "", "a line (or heatmap row) per value of this axis")
+	fs.StringVar(&spec.Facet, "facet", "", "a panel per value of this axis")
+	fs.BoolVar(&spec.Heatmap, "heatmap", false, "a heatmap of x against series")
+	fs.StringVar(&spec.Title, "title", "", "the chart's title")
+	out := fs.String("out", "", "the chart's file (.svg, .png or .pdf); with the default charts, their directory")
+	format := fs.String("format", "svg", "the default charts' format: svg, png or pdf")
+	dirs, err := parseInterspersed(fs, args)
+	if err != nil {
+		return usage("sweep plot: %v (%s)", err, sweepUsage)
+	}
+	if len(dirs) != 1 {
+		return usage("sweep plot takes one output directory (got %d): %s", len(dirs), sweepUsage)
+	}
+	t, err := sweep.LoadTable(dirs[0])
+	if err != nil {
+		return err
+	}
+	if spec.Metric != "" || spec.X != "" {
+		if *out == "" {
+			return usage("sweep plot: --out=FILE.svg|png|pdf: where to write the chart")
+		}
+		if err := t.SavePlot(*out, spec); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", *out, spec)
+		return nil
+	}
+	if *format != "svg" && *format != "png" && *format != "pdf" {
+		return usage("sweep plot: --format=%s: allowed svg, png, pdf", *format)
+	}
+	dir := *out
+	if dir == "" {
+		dir = dirs[0]
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, sp := range sweep.DefaultPlots(t) {
+		file := filepath.Join(dir, sp.Name()+"."+*format)
+		if err := t.SavePlot(file, sp); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", file, sp)
+	}
+	return nil
 }

@@ -147,3 +147,33 @@ func sameFile(a, b string) bool {
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
+
+// LoadTable reads the table of an output directory: its table.jsonl
+// when the study has been run whole or merged there, else the results
+// of whatever shards ran in it.
+func LoadTable(dir string) (*Table, error) {
+	b, err := os.ReadFile(filepath.Join(dir, StudyFile))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s is not a sweep's output directory (no %s): %w", ErrStudy, dir, StudyFile, err)
+	}
+	s, err := Parse(filepath.Join(dir, StudyFile), b)
+	if err != nil {
+		return nil, err
+	}
+	files := []string{filepath.Join(dir, TableJSONL)}
+	if _, err := os.Stat(files[0]); err != nil {
+		files, _ = filepath.Glob(filepath.Join(dir, "results*.jsonl"))
+	}
+	var all []Result
+	for _, f := range files {
+		rs, err := ReadResults(f)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, rs...)
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("%w: %s holds no results yet", ErrStudy, dir)
+	}
+	return NewTable(s.AxisNames(), all)
+}
