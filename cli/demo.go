@@ -309,6 +309,14 @@ func printHelp(w io.Writer) {
                                  and --resume runs only those not saved yet; --endurance adds each drive's
                                  accelerated endurance run (read-error model on; quick with --quick) and
                                  an Endurance section: chart and table against TB written
+       ftlsim sweep FILE.yaml [--out=DIR] [-j N] [--shard=I/N] [--resume] [--max_memory=SIZE] [--keep_states] [--list]
+                                 a what-if study: every point of the file's axes (drive fields, job options,
+                                 scenario parameters), -j at a time within the memory limit; one JSON line a
+                                 point in DIR/results.jsonl, the table in DIR/table.csv; shards from --shard,
+                                 SLURM_ARRAY_TASK_ID/COUNT or JOB_COMPLETION_INDEX (with the file's shards:)
+       ftlsim sweep merge DIR... [--out=DIR]   the shards' results as one table
+       ftlsim sweep plot DIR [--metric=M --x=AXIS [--series=AXIS] [--facet=AXIS] [--heatmap] --out=FILE.svg|png]
+                                 a study's charts (without --metric: the default set, into DIR)
        ftlsim --version          this build's version
 
 Job options (fio's names and meanings):
@@ -318,7 +326,7 @@ Job options (fio's names and meanings):
   --thinktime=USEC --thinktime_blocks=N --fsync=N --fdatasync=N --sync=0|1 --end_fsync=1   (FLUSH commands)
   --ss=iops|bw|lat[_slope]:LIMIT[%] --ss_dur=TIME --ss_ramp=TIME --ss_interval=TIME   (stop once steady, as fio)
   --rwmixread=N --rwmixwrite=N --random_distribution=random|zipf:T|pareto:H|normal:D|zoned:A/R:...|sequence:B,B,...
-  --randseed=N --norandommap --random_generator=lfsr --percentage_random=N --rate_iops=N --rate=BYTES --rate_process=linear|poisson
+  --randseed=N (scenarios too: seeds the drive and each step) --norandommap --random_generator=lfsr --percentage_random=N --rate_iops=N --rate=BYTES --rate_process=linear|poisson
   --buffer_compress_percentage=N --buffer_compress_chunk=SIZE --dedupe_percentage=N --buffer_pattern=P
   --data=full-random|pseudo-random|os-install|media|zeros   (content; drives that do not compress ignore it)
   --verify=crc32c|md5|... (read back and check every block written) --writefua=1 --readfua=1 --num_range=N

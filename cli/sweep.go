@@ -212,7 +212,11 @@ func estimateMemory(args []string, set settings) (int64, error) {
 		o.trackData = o.job.Verify || len(o.job.PowerLossNs) > 0
 		jobs = []*workload.Job{o.job}
 	}
-	_, r, err := resolveDrive(o)
+	cfg, _, err := resolveDrive(o)
+	if err != nil {
+		return 0, err
+	}
+	r, err := cfg.Check()
 	if err != nil {
 		return 0, err
 	}

@@ -518,3 +518,23 @@ func Lookup(name string) (Config, error) {
 	}
 	return Preset(name)
 }
+
+// Check resolves the description and makes the checks New makes of its
+// translation layer, without building the drive: a description is
+// checked before the memory of its drive is spent. New may still refuse
+// a drive whose factory bad blocks leave too little spare.
+func (c Config) Check() (Resolved, error) {
+	r, err := c.Resolve()
+	if err != nil {
+		return r, err
+	}
+	cfg := r.Config
+	fc, err := cfg.FTLConfig()
+	if err != nil {
+		return r, err
+	}
+	if err := fc.Validate(cfg.DeviceConfig().Geometry); err != nil {
+		return r, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return r, nil
+}

@@ -44,6 +44,7 @@ type FTL struct {
 	k                            int // device units per logical unit, uncompressed
 	reserved                     int // groups per die held out of use
 	pow2                         bool
+	unitBytes                    int // the device unit
 	upgShift, puShift            uint // log2 of upg and pageUnits when pow2
 
 	l2p        []uint32
@@ -114,7 +115,7 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 		dev:  dev,
 		cfg:  cfg,
 		dies: g.Dies(), np: g.PlanesPerDie, upp: g.UnitsPerPage(), ppb: g.PagesPerBlock,
-		upg: g.UnitsPerGroup(), gpd: g.BlocksPerPlane,
+		upg: g.UnitsPerGroup(), gpd: g.BlocksPerPlane, unitBytes: g.UnitBytes,
 	}
 	f.pageUnits = f.np * f.upp
 	f.k, f.reserved = cfg.UnitSlots, cfg.ReservedGroups
@@ -203,6 +204,21 @@ func (f *FTL) BadGroups() int {
 // collection keeps (its low water, or what it restores, less one).
 func (c Config) MinSpareGroups() int { return 2 + max(c.GCLowWater, c.GCRestoreTo-1, 1) }
 
+// Validate makes the checks New makes of cfg, for a device of geometry g
+// with no bad blocks, without building anything: a description can be
+// checked before the memory of its drive is spent (a sweep checks every
+// point before it runs any). A device with bad blocks may still be
+// refused by New.
+func (cfg Config) Validate(g nand.Geometry) error {
+	cfg.setDefaults()
+	f := &FTL{cfg: cfg, dies: g.Dies(), np: g.PlanesPerDie, upp: g.UnitsPerPage(), ppb: g.PagesPerBlock,
+		upg: g.UnitsPerGroup(), gpd: g.BlocksPerPlane, unitBytes: g.UnitBytes}
+	f.pageUnits = f.np * f.upp
+	f.k, f.reserved = cfg.UnitSlots, cfg.ReservedGroups
+	f.bad = make([]bool, g.Groups())
+	return f.validate()
+}
+
 func (f *FTL) validate() error {
 	c := f.cfg
 	if c.GCLowWater < 1 || c.GCLowWater > f.gpd/2 {
@@ -238,7 +254,7 @@ func (f *FTL) validate() error {
 	}
 	maxUser := dataGroups * int64(f.upg) / int64(c.UnitSlots)
 	if c.UserUnits < 1 || c.UserUnits > maxUser {
-		ub := int64(f.dev.Geometry().UnitBytes) * int64(c.UnitSlots)
+		ub := int64(f.unitBytes) * int64(c.UnitSlots)
 		return fmt.Errorf("%w: user capacity = %d units (%s), allowed 1..%d units (%s): each of the %d dies keeps %d of its %d groups for reserved data, open groups, the GC reserve and cleaning (and %d groups are retired for bad blocks); raise op_percent or lower gc_low_water",
 			ErrConfig, c.UserUnits, units.FormatBytes(c.UserUnits*ub), maxUser, units.FormatBytes(maxUser*ub),
 			f.dies, c.ReservedGroups+c.MinSpareGroups()+1, f.gpd, f.BadGroups())

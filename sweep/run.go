@@ -120,7 +120,7 @@ func Run(ctx context.Context, s *Sweep, o Options) (Stats, error) {
 		}
 	}
 	st.Selected = len(mine)
-	if err := prepareDir(s, o); err != nil {
+	if err := checkDir(s, o); err != nil {
 		return st, err
 	}
 	resultsPath := filepath.Join(o.Out, ResultsFile(o.Shard, o.Shards))
@@ -141,25 +141,18 @@ func Run(ctx context.Context, s *Sweep, o Options) (Stats, error) {
 		}
 		todo = append(todo, p)
 	}
-	// Check every command before anything runs, and estimate its memory.
-	est := make([]int64, len(todo))
-	prepEst := map[string]int64{}
-	for i, p := range todo {
+	// Check every command before anything runs or is written, and
+	// estimate its memory.
+	est, prepEst, err := estimate(todo, o)
+	if err != nil {
+		return st, err
+	}
+	if err := prepareDir(s, o); err != nil {
+		return st, err
+	}
+	for _, p := range todo {
 		if err := writeDrive(o.Out, p); err != nil {
 			return st, err
-		}
-		if o.Memory == nil {
-			continue
-		}
-		if est[i], err = o.Memory(p.Command(o.Out)); err != nil {
-			return st, fmt.Errorf("point %d (%s): %w", p.Index, p.Label(), err)
-		}
-		if p.Group != "" {
-			if _, ok := prepEst[p.Group]; !ok {
-				if prepEst[p.Group], err = o.Memory(p.PrepareCommand(o.Out)); err != nil {
-					return st, fmt.Errorf("point %d (%s), preparing its drive: %w", p.Index, p.Label(), err)
-				}
-			}
 		}
 	}
 	if err := dropCutLine(resultsPath); err != nil {
@@ -230,6 +223,50 @@ feed:
 		}
 	}
 	return st, nil
+}
+
+// estimate checks the command of every point to run, and of every
+// group's preparation, with Options.Memory, and returns their memory
+// estimates. The drive descriptions the commands read are written to a
+// temporary directory for it.
+func estimate(todo []Point, o Options) ([]int64, map[string]int64, error) {
+	est := make([]int64, len(todo))
+	prepEst := map[string]int64{}
+	if o.Memory == nil {
+		return est, prepEst, nil
+	}
+	tmp, err := os.MkdirTemp("", "ftlsim-sweep-check-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Mkdir(filepath.Join(tmp, "drives"), 0o755); err != nil {
+		return nil, nil, err
+	}
+	for i, p := range todo {
+		if err := writeDrive(tmp, p); err != nil {
+			return nil, nil, err
+		}
+		if est[i], err = o.Memory(p.Command(tmp)); err != nil {
+			return nil, nil, fmt.Errorf("point %d (%s): %w", p.Index, p.Label(), err)
+		}
+		if _, ok := prepEst[p.Group]; p.Group != "" && !ok {
+			if prepEst[p.Group], err = o.Memory(p.PrepareCommand(tmp)); err != nil {
+				return nil, nil, fmt.Errorf("point %d (%s), preparing its drive: %w", p.Index, p.Label(), err)
+			}
+		}
+	}
+	return est, prepEst, nil
+}
+
+// checkDir refuses an output directory that holds another study.
+func checkDir(s *Sweep, o Options) error {
+	path := filepath.Join(o.Out, StudyFile)
+	old, err := os.ReadFile(path)
+	if err == nil && !bytes.Equal(old, s.Source) {
+		return fmt.Errorf("%w: %s holds another study file (%s differs from this one): give another output directory", ErrStudy, o.Out, path)
+	}
+	return nil
 }
 
 // prepareDir creates the output directory and its study.yaml, refusing a

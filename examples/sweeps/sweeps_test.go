@@ -1,0 +1,129 @@
+// Package sweeps holds the example study and the files that run it on
+// cluster schedulers; its test checks that they parse and run the command
+// the README documents.
+package sweeps
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ftlsim/ftlsim/cli"
+	"github.com/ftlsim/ftlsim/sweep"
+)
+
+// documented is the study's command as the README gives it; every
+// scheduler's file runs it, with its own shard and parallelism options
+// after it.
+const documented = "ftlsim sweep examples/sweeps/op-dies.yaml --out=results/op-dies"
+
+func read(t *testing.T, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestReadmesDocumentTheCommand(t *testing.T) {
+	assert.Contains(t, read(t, "../../README.md"), documented)
+	assert.Contains(t, read(t, "README.md"), documented)
+	assert.Contains(t, read(t, "op-dies.yaml"), documented)
+}
+
+func study(t *testing.T) *sweep.Sweep {
+	s, err := sweep.Load("op-dies.yaml")
+	require.NoError(t, err)
+	return s
+}
+
+func TestStudyHasTheIssuesGrid(t *testing.T) {
+	s := study(t)
+	assert.Equal(t, 4*3*2, s.NumPoints())
+	assert.Equal(t, []string{"op", "nand.geometry.dies", "gc_policy"}, s.AxisNames())
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, cli.Main([]string{"sweep", "op-dies.yaml", "--list"}, &out, &errb), errb.String())
+	assert.Equal(t, 24, strings.Count(out.String(), "\n"))
+	assert.Contains(t, out.String(), "ftlsim scenario consistency --drive=drives/")
+	assert.Contains(t, out.String(), "--capacity=64GiB --op=28")
+}
+
+func TestSlurmScript(t *testing.T) {
+	src := read(t, "op-dies.sbatch")
+	m := regexp.MustCompile(`(?m)^#SBATCH --array=(\d+)-(\d+)$`).FindStringSubmatch(src)
+	require.NotNil(t, m, "a job array")
+	lo, _ := strconv.Atoi(m[1])
+	hi, _ := strconv.Atoi(m[2])
+	assert.Equal(t, 3, hi-lo+1, "three tasks")
+	cmd := regexp.MustCompile(`(?m)^ftlsim .*$`).FindString(src)
+	assert.True(t, strings.HasPrefix(cmd, documented+" "), cmd)
+	assert.NotContains(t, cmd, "--shard", "the shard comes from SLURM_ARRAY_TASK_ID")
+	// The shard a task of that array finds.
+	for id := lo; id <= hi; id++ {
+		env := map[string]string{"SLURM_ARRAY_TASK_ID": strconv.Itoa(id), "SLURM_ARRAY_TASK_MIN": m[1], "SLURM_ARRAY_TASK_COUNT": "3"}
+		sh, err := sweep.ShardFromEnv(func(k string) string { return env[k] }, 0)
+		require.NoError(t, err)
+		assert.Equal(t, sweep.Shard{Index: id - lo, Count: 3, From: "Slurm"}, sh)
+	}
+}
+
+func TestKubernetesIndexedJob(t *testing.T) {
+	var job struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string `yaml:"kind"`
+		Spec       struct {
+			CompletionMode string `yaml:"completionMode"`
+			Completions    int    `yaml:"completions"`
+			Parallelism    int    `yaml:"parallelism"`
+			Template       struct {
+				Spec struct {
+					Containers []struct {
+						Image      string   `yaml:"image"`
+						WorkingDir string   `yaml:"workingDir"`
+						Command    []string `yaml:"command"`
+					} `yaml:"containers"`
+				} `yaml:"spec"`
+			} `yaml:"template"`
+		} `yaml:"spec"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(read(t, "k8s-indexed-job.yaml")), &job))
+	assert.Equal(t, "batch/v1", job.APIVersion)
+	assert.Equal(t, "Job", job.Kind)
+	assert.Equal(t, "Indexed", job.Spec.CompletionMode)
+	assert.Equal(t, study(t).Shards, job.Spec.Completions, "the study file's shards: is the Job's completions")
+	require.Len(t, job.Spec.Template.Spec.Containers, 1)
+	c := job.Spec.Template.Spec.Containers[0]
+	cmd := strings.Join(c.Command, " ")
+	assert.True(t, strings.HasPrefix(cmd, documented+" "), cmd)
+	assert.NotContains(t, cmd, "--shard", "the shard comes from JOB_COMPLETION_INDEX")
+	for i := range job.Spec.Completions {
+		sh, err := sweep.ShardFromEnv(func(k string) string {
+			if k == "JOB_COMPLETION_INDEX" {
+				return strconv.Itoa(i)
+			}
+			return ""
+		}, study(t).Shards)
+		require.NoError(t, err)
+		assert.Equal(t, sweep.Shard{Index: i, Count: 3, From: "Kubernetes"}, sh)
+	}
+	assert.Contains(t, read(t, "Dockerfile"), "WORKDIR "+c.WorkingDir, "the image's study files are where the Job runs")
+}
+
+func TestParallelAndHTCondor(t *testing.T) {
+	par := read(t, "parallel.sh")
+	assert.Contains(t, par, documented+" ")
+	assert.Contains(t, par, "--shard={}/3 ::: 0 1 2")
+	assert.Contains(t, par, "ftlsim sweep merge results/op-dies")
+	sub := read(t, "op-dies.sub")
+	args := regexp.MustCompile(`(?m)^arguments\s*=\s*(.*)$`).FindStringSubmatch(sub)
+	require.NotNil(t, args)
+	assert.True(t, strings.HasPrefix(args[1], documented+" "), args[1])
+	assert.Contains(t, args[1], "--shard=$(Process)/3")
+	assert.Regexp(t, `(?m)^queue 3$`, sub)
+}
