@@ -44,7 +44,7 @@ type FTL struct {
 	k                            int // device units per logical unit, uncompressed
 	reserved                     int // groups per die held out of use
 	pow2                         bool
-	unitBytes                    int // the device unit
+	unitBytes                    int  // the device unit
 	upgShift, puShift            uint // log2 of upg and pageUnits when pow2
 
 	l2p        []uint32
