@@ -20,10 +20,8 @@ func (r *runner) startProgress() {
 			progressbar.OptionSetWriter(r.o.Progress),
 			progressbar.OptionSetDescription("sweep "+r.s.Name),
 			progressbar.OptionShowCount(),
-			progressbar.OptionSetItsString("points"),
-			progressbar.OptionShowIts(),
 			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionFullWidth(),
+			progressbar.OptionSetWidth(30),
 			progressbar.OptionThrottle(200*time.Millisecond),
 			progressbar.OptionOnCompletion(func() { fmt.Fprintln(r.o.Progress) }),
 		)}
