@@ -42,9 +42,10 @@
 //
 // Merge combines the results of shards (or of one whole run) into one
 // table, sorted by point, as CSV and JSON lines, refusing results of a
-// different study file or ftlsim version; Plot draws a metric against one
-// axis, a line per value of a second, small multiples over a third, or a
-// heatmap over two.
+// different study file or ftlsim version; Table.SavePlot draws a metric
+// against one axis, a line per value of a second, small multiples over a
+// third, or a heatmap over two (DefaultPlots picks a study's usual
+// charts).
 //
 // The package holds no global state; Run may be called concurrently for
 // different output directories.

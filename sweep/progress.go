@@ -58,12 +58,6 @@ func (r *runner) report(p Point, failed string) {
 		p.Index, p.Label(), what, elapsed.Round(time.Second), eta.Round(time.Second))
 }
 
-func (r *runner) setRunning(d int) {
-	r.mu.Lock()
-	r.running += d
-	r.mu.Unlock()
-}
-
 func (r *runner) stopProgress() {
 	if r.bar != nil {
 		r.bar.pb.Exit()

@@ -365,7 +365,6 @@ type runner struct {
 	start       time.Time
 	total       int
 	skipped     int
-	running     int
 	bar         *bar
 }
 
@@ -417,9 +416,7 @@ func (r *runner) runPoint(p Point, est int64) {
 		return
 	}
 	defer r.mem.Release(n)
-	r.setRunning(+1)
 	out, status, msg := r.exec(p.Command(r.o.Out))
-	r.setRunning(-1)
 	switch {
 	case status == exitInterrupted:
 		r.mu.Lock()
@@ -475,9 +472,7 @@ func (r *runner) prepare(p Point) bool {
 			return
 		}
 		defer r.mem.Release(n)
-		r.setRunning(+1)
 		_, status, msg := r.exec(p.PrepareCommand(r.o.Out))
-		r.setRunning(-1)
 		if status != 0 {
 			g.err = errors.New("preparing the drive snapshot: " + msg)
 			return
