@@ -91,8 +91,12 @@ func saved() *graph {
 		Arr:    [3]int16{-1, 0, 1},
 		Str:    "héllo",
 		Nest:   []inner{{A: 1, B: 2, P: s}, {A: -1, B: 1 << 40}},
-		Cplx:   complex(1.5, -2), F32: 0.25, U8: 200, Int: -1 << 40, Flag: true,
-		Rng: rand.New(rand.NewPCG(1, 2)),
+		Cplx:   complex(1.5, -2),
+		F32:    0.25,
+		U8:     200,
+		Int:    -1 << 40,
+		Flag:   true,
+		Rng:    rand.New(rand.NewPCG(1, 2)),
 	}
 	for i := range 3000 {
 		g.Big = append(g.Big, uint64(i)*0x9e3779b97f4a7c15)
