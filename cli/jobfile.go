@@ -95,6 +95,7 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 	if err != nil {
 		return err
 	}
+	c = e.Controller() // restored in place by --load_state; the same drive
 	var results []*sim.Result
 	n := 0
 	for _, group := range jf.Groups() {

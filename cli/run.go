@@ -344,6 +344,7 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 	if err != nil {
 		return err
 	}
+	c = e.Controller() // restored in place by --load_state; the same drive
 	if err := o.faults.bake(e); err != nil {
 		return err
 	}

@@ -106,7 +106,7 @@ func preparation(o *options) (text, key string) {
 // state --load_state holds, with the preparation time it records.
 func prepareDrive(e *sim.Engine, o *options, stderr io.Writer) (int64, error) {
 	if o.loadState != "" {
-		return loadState(e, o)
+		return loadState(e, o, stderr)
 	}
 	if o.saveState != "" {
 		// The file can be written: known before the preparation runs.
@@ -158,8 +158,10 @@ func saveState(e *sim.Engine, o *options, preNs int64, stderr io.Writer) error {
 // made from the same drive and preparation. The precondition is the
 // file's (--precondition, if given, must be the same), so the results
 // name it as the run that made the file did. It returns the preparation
-// time the file records.
-func loadState(e *sim.Engine, o *options) (int64, error) {
+// time the file records. A file another build of ftlsim wrote, with the
+// same state types, is loaded with a note: its runs give that build's
+// results only if the simulation is unchanged.
+func loadState(e *sim.Engine, o *options, stderr io.Writer) (int64, error) {
 	file := o.loadState
 	bad := func(format string, a ...any) error {
 		return usage("--load_state=%s: %s", file, fmt.Sprintf(format, a...))
@@ -208,6 +210,9 @@ func loadState(e *sim.Engine, o *options) (int64, error) {
 			return 0, bad("%v (it was written by %s; this is %s): save the state again with this build", err, h.Program, Version())
 		}
 		return 0, bad("%v", err)
+	}
+	if h.Program != Version() {
+		fmt.Fprintf(stderr, "ftlsim: note: --load_state=%s was written by %s; this is %s\n", file, h.Program, Version())
 	}
 	return h.PrepNs, nil
 }

@@ -27,10 +27,6 @@ type valImpl struct{ A, B int32 }
 
 func (valImpl) Name() string { return "val" }
 
-type otherImpl struct{ A, B int32 }
-
-func (otherImpl) Name() string { return "other" }
-
 // inner has padding (int8 then int64), so its slices go element by element.
 type inner struct {
 	A int8

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"hash/crc32"
 	"io"
 )
@@ -107,7 +106,7 @@ func Write(w io.Writer, h Header, state func(io.Writer) (int64, error)) (int64, 
 	var tr [trailerLen]byte
 	binary.LittleEndian.PutUint64(tr[0:], uint64(out.n-start))
 	binary.LittleEndian.PutUint64(tr[8:], uint64(raw))
-	binary.LittleEndian.PutUint32(tr[16:], crc.(hash.Hash32).Sum32())
+	binary.LittleEndian.PutUint32(tr[16:], crc.Sum32())
 	copy(tr[20:], endMark)
 	n, err := w.Write(tr[:])
 	return out.n + int64(n), err
