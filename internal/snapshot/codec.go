@@ -276,18 +276,19 @@ func (e *encoder) mapValue(v reflect.Value) {
 		k   reflect.Value
 	}
 	var entries []entry
+	var b bytes.Buffer
+	ke := &encoder{w: bufio.NewWriterSize(&b, 64), ptrs: map[ptrKey]uint64{}, maps: map[unsafe.Pointer]bool{}}
+	k := reflect.New(t.Key())
 	for it := v.MapRange(); it.Next(); {
-		k := reflect.New(t.Key())
 		k.Elem().Set(it.Key())
-		var b bytes.Buffer
-		ke := &encoder{w: bufio.NewWriter(&b), ptrs: map[ptrKey]uint64{}, maps: map[unsafe.Pointer]bool{}}
+		b.Reset()
 		ke.value(k.UnsafePointer(), t.Key())
 		if ke.err != nil {
 			e.fail(ke.err)
 			return
 		}
 		ke.w.Flush()
-		entries = append(entries, entry{b.Bytes(), k.Elem()})
+		entries = append(entries, entry{bytes.Clone(b.Bytes()), it.Key()})
 	}
 	sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].key, entries[j].key) < 0 })
 	for _, en := range entries {
