@@ -49,9 +49,10 @@
 //	"FTLSIMSS"            8 bytes, the magic
 //	version               uint32 little-endian (FormatVersion)
 //	header length         uint32 little-endian, at most 64 KiB
-//	header                JSON (Header): the writing program, the drive and
-//	                      its description's key, the preparation and its
-//	                      key, the simulated preparation time, compression
+//	header                JSON (Header): the writing program, the drive,
+//	                      its description and that's key, the preparation
+//	                      and its key, the simulated preparation time, the
+//	                      compression
 //	payload               the codec's stream, raw or compressed (flate)
 //	stored length         uint64 little-endian: the payload's bytes in the file
 //	raw length            uint64 little-endian: the codec stream's bytes

@@ -31,10 +31,17 @@ const (
 
 // Errors of Open. Each is wrapped with the detail.
 var (
+	// ErrNotSnapshot: the file does not start with the magic, or its
+	// header is malformed.
 	ErrNotSnapshot = errors.New("not an ftlsim snapshot")
-	ErrVersion     = errors.New("unknown snapshot format version")
-	ErrTruncated   = errors.New("truncated")
-	ErrChecksum    = errors.New("checksum mismatch: the file is corrupt")
+	// ErrVersion: the file is of a format version this build does not
+	// read.
+	ErrVersion = errors.New("unknown snapshot format version")
+	// ErrTruncated: the file is shorter than its lengths say, or lacks
+	// its end mark.
+	ErrTruncated = errors.New("truncated")
+	// ErrChecksum: the file's content does not match its CRC-32C.
+	ErrChecksum = errors.New("checksum mismatch: the file is corrupt")
 )
 
 // Header says what a snapshot file holds; it is stored as JSON.
