@@ -46,6 +46,9 @@ func runSaveLoad(t *testing.T, args []string) (plain, saved, loaded, file string
 // that keeps state of its own.
 func TestStateRunsIdentical(t *testing.T) {
 	job := []string{"--rw=randrw", "--rwmixread=50", "--bs=4k", "--iodepth=32", "--runtime=2", "--time_based", "--output-format=json"}
+	jobFile := filepath.Join(t.TempDir(), "two-groups.fio")
+	require.NoError(t, os.WriteFile(jobFile, []byte("[global]\nbs=4k\nruntime=1\ntime_based\n[writes]\nrw=randwrite\niodepth=32\n[reads]\nstonewall\nrw=randread\niodepth=4\n"), 0o644))
+	small := []string{"--drive=generic-mlc-small", "--capacity=4GiB", "--op=25", "--precondition=torture:3s", "--output-format=json"}
 	cases := []struct {
 		name string
 		args []string
@@ -58,6 +61,8 @@ func TestStateRunsIdentical(t *testing.T) {
 			"--rw=randwrite", "--bs=4k", "--iodepth=16", "--number_ios=20000", "--verify=crc32c", "--output-format=json")},
 		{"power loss", append([]string{"--drive=generic-mlc-small", "--capacity=4GiB", "--op=25", "--precondition=fill", "--power_loss=1s"}, job...)},
 		{"numjobs (a job file's path)", append([]string{"--drive=generic-mlc-small", "--capacity=4GiB", "--op=25", "--precondition=torture:5s", "--numjobs=2"}, job...)},
+		{"a job file of two groups", append([]string{"run", jobFile}, small...)},
+		{"a trace replayed", append([]string{"replay", "../workload/trace/testdata/fio-3.33-randwrite-1000iops.iolog"}, small...)},
 		{"partition (--size)", append([]string{"--drive=generic-mlc-small", "--capacity=4GiB", "--op=25", "--precondition=fill", "--size=75%"}, job...)},
 	}
 	for _, c := range cases {
