@@ -40,6 +40,14 @@ type options struct {
 	deviceLog    string
 	intervalMsec int64
 	maxMemory    string // --max_memory; "": FTLSIM_MAX_MEMORY or the machine's (memoryLimit)
+	// preconditionGiven: --precondition was on the command line (a
+	// --load_state run checks it against the file's).
+	preconditionGiven bool
+	// Drive snapshots (snapshot.go): the prepared drive's state saved to
+	// saveState, or restored from loadState instead of preparing it;
+	// prepareOnly saves it and runs no job.
+	saveState, loadState string
+	prepareOnly          bool
 
 	policies *ftl.Registry // where --gc and drive descriptions find policies
 
@@ -235,9 +243,21 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 		if err != nil {
 			return keep(err)
 		}
-		o.precondition = p
+		o.precondition, o.preconditionGiven = p, true
 		return nil
 	})
+	if m != modeScenario {
+		str(&o.saveState, "save_state", "save the prepared drive's state (after the secure erase and precondition) to this file", nil)
+		str(&o.loadState, "load_state", "start from the drive state in this file (written by --save_state) instead of preparing the drive", nil)
+		fs.BoolFunc("prepare_only", "with --save_state: prepare the drive, save its state and run no job", func(v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return keep(usage("--prepare_only=%s: allowed true or false", v))
+			}
+			o.prepareOnly = b
+			return nil
+		})
+	}
 	str(&o.format, "output-format", "normal, json, json+ (json with each direction's latency distribution, fio's clat_ns bins) or terse (fio's terse version 3)", func(v string) error {
 		if v != "normal" && v != "json" && v != "json+" && v != "terse" {
 			return errors.New("allowed normal, json, json+, terse")
@@ -339,6 +359,9 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 		if len(positional) > 0 {
 			return nil, usage("unexpected argument %q: options are --name=value; job files run with: ftlsim run FILE", positional[0])
 		}
+	}
+	if err := checkStateOptions(o); err != nil {
+		return nil, err
 	}
 	if !o.job.IsSet("name") {
 		o.job.Name = o.job.Pattern.String()

@@ -342,6 +342,11 @@ Drive options:
   --precondition=none|fill|torture[:TIME]   run before the job (after a secure erase)
   --faults=KEY=V,...   read errors and wear-out: on, wear=SHARE, age=TIME (e.g. 180d, 1y), rber_scale=X,
                        grown_bad_permille=N, bad_block_permille=N, read_reclaim=N, ecc_bits=N (see README)
+Drive snapshots (ftlsim [options], replay and run; see README):
+  --save_state=FILE    save the drive's state once prepared (secure erase, precondition), then run the job
+  --prepare_only       with --save_state: prepare and save, run no job
+  --load_state=FILE    start from the saved state instead of preparing: the drive options must describe the same
+                       drive, --precondition is the file's; --randseed seeds the job, the drive's randomness is the file's
 Output:
   --output-format=normal|json|json+|terse  --output=FILE
   --write_iops_log=NAME --write_bw_log=NAME --write_lat_log=NAME --log_avg_msec=MS --log_offset=0|1

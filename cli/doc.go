@@ -7,4 +7,8 @@
 // a thin wrapper around it; a program that links in its own
 // garbage-collection policies calls Main with them so that drive
 // descriptions, --gc and every subcommand can name them.
+//
+// --save_state, --load_state and --prepare_only (snapshot.go) save a
+// prepared drive to a file and start runs from it; the file format is
+// package internal/snapshot's.
 package cli

@@ -68,6 +68,9 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 			j.Job.RuntimeNs = cap
 		}
 	}
+	if o.prepareOnly {
+		return prepareOnly(o, c, stdout, stderr, set)
+	}
 	outs, err := newOutputs(o, stdout)
 	if err != nil {
 		return err
@@ -88,10 +91,11 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 	wall := time.Now()
 	e := sim.New(c)
 	defer stopOn(set.ctx, e)()
-	preNs, err := prepare(e, o.precondition)
+	preNs, err := prepareDrive(e, o, stderr)
 	if err != nil {
 		return err
 	}
+	c = e.Controller() // restored in place by --load_state; the same drive
 	var results []*sim.Result
 	n := 0
 	for _, group := range jf.Groups() {

@@ -328,6 +328,12 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		}
 		src = workload.NewGenerator(o.job)
 	}
+	// Preparation covers the job's range: spare area by partitioning
+	// (--size=75%) fills only the partition, as the reviews do.
+	o.precondition.Offset, o.precondition.Size = o.given["offset"], o.given["size"]
+	if o.prepareOnly {
+		return prepareOnly(o, c, stdout, stderr, set)
+	}
 	outs, err := newOutputs(o, stdout)
 	if err != nil {
 		return err
@@ -342,16 +348,14 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 			return err
 		}
 	}
-	// Preparation covers the job's range: spare area by partitioning
-	// (--size=75%) fills only the partition, as the reviews do.
-	o.precondition.Offset, o.precondition.Size = o.given["offset"], o.given["size"]
 	wall := time.Now()
 	e := sim.New(c)
 	defer stopOn(set.ctx, e)()
-	preNs, err := prepare(e, o.precondition)
+	preNs, err := prepareDrive(e, o, stderr)
 	if err != nil {
 		return err
 	}
+	c = e.Controller() // restored in place by --load_state; the same drive
 	if err := o.faults.bake(e); err != nil {
 		return err
 	}

@@ -262,8 +262,9 @@ type Config struct {
 	Seed uint64 `yaml:"seed,omitempty"`
 	// Policies is where Firmware.GCPolicy is looked up: a program that
 	// registers its own victim policies sets it (nil: the built-in ones).
-	// It is not part of the description's text.
-	Policies *ftl.Registry `yaml:"-"`
+	// It is not part of the description's text, nor of a drive's saved
+	// state (the drive a state is restored into has its own).
+	Policies *ftl.Registry `yaml:"-" snapshot:"-"`
 }
 
 // MaxMemoryBytes bounds the state a simulated drive may hold. The mapping

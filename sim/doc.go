@@ -25,4 +25,13 @@
 //
 // An Engine keeps its clock across runs, so a drive can be secure-erased,
 // filled, tortured and measured in sequence, as the reviews do.
+//
+// # Saved state
+//
+// Between runs, SaveState writes the engine's clock and its drive's whole
+// state (every value the controller, the FTL and the flash array hold,
+// found by reflection, so none is forgotten), and LoadState restores it
+// into an engine whose drive was built from the same description, in
+// place: runs from the restored engine give byte-identical results to runs
+// from the saved one. A drive prepared once can so be run many times.
 package sim

@@ -145,7 +145,9 @@ type Engine struct {
 	ev   events
 	q    []pending // host queue (FIFO ring)
 	qh   int
-	stop stopFlag // Stop's request (stop.go)
+	// stop is Stop's request (stop.go): the process's, not the drive's
+	// state, so snapshots leave it out.
+	stop stopFlag `snapshot:"-"`
 }
 
 type pending struct {
