@@ -157,3 +157,71 @@ func TestSweepBadInput(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(errs, "\n"), "one line: %q", errs)
 	}
 }
+
+const forkStudy = `
+name: fork
+drive: generic-mlc-small
+options: {capacity: 2GiB, op: 28, precondition: fill, rw: randwrite, bs: 4k, runtime: 1, time_based: 1, norandommap: 1}
+axes:
+  iodepth: [1, 32]
+  rwmixread: [0, 70]
+  size: [100%, 50%]
+seed: 11
+`
+
+// Points that differ only in their workload are forked from one filled
+// drive a group; a forked point's report is its two command lines run by
+// hand (prepare and save, then load and run), and shards that split a
+// group give the same table.
+func TestSweepForksPointsFromSnapshots(t *testing.T) {
+	study := writeStudy(t, forkStudy)
+	dir := t.TempDir()
+	code, out, errs := runCmd(t, "sweep", study, "-j", "2", "--out="+dir)
+	require.Equal(t, 0, code, errs)
+	// --size changes what the fill covers: two groups of four.
+	assert.Contains(t, out, "8 run, 0 with results already, 0 failed; 2 drives filled once for forked points")
+	states, err := os.ReadDir(filepath.Join(dir, "states"))
+	require.NoError(t, err)
+	assert.Empty(t, states, "snapshots are removed once their points are done")
+
+	code, list, errs := runCmd(t, "sweep", study, "--list")
+	require.Equal(t, 0, code, errs)
+	var prepare, point []string
+	for _, line := range strings.Split(strings.TrimSpace(list), "\n") {
+		f := strings.Split(line, "\t")
+		if f[0] != "6" {
+			continue
+		}
+		args := strings.Fields(strings.TrimPrefix(strings.TrimPrefix(f[2], "prepare: "), "ftlsim "))
+		for i, a := range args {
+			if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(v, "states/") {
+				args[i] = k + "=" + filepath.Join(dir, v)
+			}
+		}
+		if strings.HasPrefix(f[2], "prepare: ") {
+			prepare = args
+		} else {
+			point = args
+		}
+	}
+	require.NotEmpty(t, prepare)
+	require.NotEmpty(t, point)
+	code, _, errs = runCmd(t, prepare...)
+	require.Equal(t, 0, code, errs)
+	code, got, errs := runCmd(t, point...)
+	require.Equal(t, 0, code, errs)
+	want, err := os.ReadFile(filepath.Join(dir, "points", "000006.json"))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got)
+
+	wantCSV, _ := readTable(t, dir)
+	shared := t.TempDir()
+	for _, s := range []string{"0/3", "1/3", "2/3"} {
+		code, _, errs := runCmd(t, "sweep", study, "--shard="+s, "--out="+shared)
+		require.Equal(t, 0, code, errs)
+	}
+	code, _, errs = runCmd(t, "sweep", "merge", shared)
+	require.Equal(t, 0, code, errs)
+	csv, _ := readTable(t, shared)
+	assert.Equal(t, wantCSV, csv)
+}
