@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -78,7 +79,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer, set settings) error {
 		dir = "sweep-" + s.Name
 	}
 	o := sweep.Options{Out: dir, Jobs: *jobs, MemoryBytes: limit.Bytes, Shard: shard.Index, Shards: shard.Count,
-		Resume: *resume, Version: Version(), KeepStates: *keep, Progress: stderr, Bar: isTerminal(stderr),
+		Resume: *resume, Version: buildVersion(), KeepStates: *keep, Progress: stderr, Bar: isTerminal(stderr),
 		Main: func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return Main(args, stdout, stderr, WithContext(ctx), WithPolicies(set.policies))
 		},
@@ -104,6 +105,31 @@ func sweepCmd(args []string, stdout, stderr io.Writer, set settings) error {
 		return fmt.Errorf("%w: %w", errInterrupted, err)
 	}
 	return err
+}
+
+// buildVersion names this build for a sweep's results: Version, and
+// when the build carries no revision (go build -buildvcs=false, a
+// modified tree), a hash of the executable, so that results of two
+// different builds are not taken for one (resume, merge).
+func buildVersion() string {
+	v := Version()
+	if strings.HasSuffix(v, ")") {
+		return v
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return v
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return v
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return v
+	}
+	return fmt.Sprintf("%s (build %x)", v, h.Sum(nil)[:6])
 }
 
 // listPoints writes each point's number, coordinates and command line.
