@@ -89,6 +89,9 @@ func sweepCmd(args []string, stdout, stderr io.Writer, set settings) error {
 		fmt.Fprintf(stderr, "ftlsim: sweep %s: shard %s (from %s)\n", s.Name, shard, shard.From)
 	}
 	st, err := sweep.Run(set.ctx, s, o)
+	if err != nil && st.Ran+st.Failed+st.Skipped == 0 && !errors.Is(err, sweep.ErrInterrupted) {
+		return err // refused before any point ran
+	}
 	fmt.Fprintf(stdout, "sweep %s: %d points", s.Name, st.Points)
 	if shard.Count > 1 {
 		fmt.Fprintf(stdout, ", %d in shard %s", st.Selected, shard)
