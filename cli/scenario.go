@@ -142,6 +142,9 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 		if m.Label == "write-curve" {
 			writeCurveSummary(out, m.Result.Intervals)
 		}
+		if m.Label == "sustained" || m.Label == "after-idle" {
+			sustainedSummary(out, m.Label, m.Result.Intervals)
+		}
 		if m.Label == "consistency" || m.Label == "torture" {
 			end := m.Result.EndNs - m.Result.StartNs
 			s := sim.SummarizeConsistency(m.Result.Intervals, end*7/10)
@@ -223,6 +226,32 @@ func scenarioDone(outs *outputs, e *sim.Engine) error {
 		return errInterruptedRun
 	}
 	return nil
+}
+
+// sustainedSummary prints what a sustained write's chart shows: the
+// burst rate and how many GB it lasted, the rate after, and the rate
+// over each GB written (every few GB on a large drive).
+func sustainedSummary(out io.Writer, label string, series []sim.Interval) {
+	s := sim.SummarizeSustained(series)
+	if s.Bytes == 0 {
+		return
+	}
+	fmt.Fprintf(out, "\n%s: %.1f GB written at %.0f MB/s on average; full speed %.0f MB/s", label, float64(s.Bytes)/1e9, s.AverageMBps, s.BurstMBps)
+	if s.Dropped {
+		fmt.Fprintf(out, " for the first %.1f GB, then %.0f MB/s (median)\n", float64(s.FastBytes)/1e9, s.AfterMBps)
+	} else {
+		fmt.Fprintf(out, " throughout (the rate never fell below %.0f %% of it)\n", 100*sim.DropShare)
+	}
+	step := max(1, (len(s.PerGB)+19)/20)
+	fmt.Fprintf(out, "%s: MB/s over each GB written", label)
+	if step > 1 {
+		fmt.Fprintf(out, " (every %d GB)", step)
+	}
+	fmt.Fprint(out, ":")
+	for i := 0; i < len(s.PerGB); i += step {
+		fmt.Fprintf(out, " %.0f", s.PerGB[i])
+	}
+	fmt.Fprintln(out)
 }
 
 // writeCurveSummary prints what HD Tach's write curve shows: the mean

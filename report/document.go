@@ -187,6 +187,13 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 		block{para: "On a secure-erased drive: a 64 KiB sequential write of the whole span, then a read of it, and random reads of 512 B, 4 KiB, 64 KiB and 1 MiB (access times)."},
 		block{table: t}, pick("hdtach"), dataLinks(drives, RunHDTach))
 
+	// Sustained write.
+	sw, err := sustainedSection(drives, pick)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, sw...)
+
 	// Performance consistency.
 	t = [][]string{{"drive", "spare area", "fresh IOPS", "cliff at s", "steady median IOPS", "10th-90th percentile", "steady max IOPS", "seconds at 0", "longest stall s", "steady WA"}}
 	for _, d := range drives {

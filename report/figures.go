@@ -20,7 +20,7 @@ import (
 func buildCharts(drives []Drive, sp suiteParams) ([]*figure, error) {
 	var out []*figure
 	for _, mk := range []func([]Drive, suiteParams) ([]*figure, error){
-		fourCornersCharts, accessPatternsChart, asSSDChart, attoChart, hdTachChart,
+		fourCornersCharts, accessPatternsChart, asSSDChart, attoChart, hdTachChart, sustainedChart,
 		consistencyCharts, latencyCDFChart, trimChart, storageBenchChart, powerChart, enduranceChart,
 	} {
 		figs, err := mk(drives, sp)

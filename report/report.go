@@ -87,6 +87,7 @@ const (
 	RunASSSD             RunName = "as-ssd"
 	RunATTO              RunName = "atto"
 	RunHDTach            RunName = "hdtach"
+	RunSustainedWrite    RunName = "sustained-write"
 	RunConsistency       RunName = "consistency"
 	RunConsistency25     RunName = "consistency-25" // consistency with 25 % spare area by partitioning
 	RunTRIMValidation    RunName = "trim-validation"
@@ -126,6 +127,8 @@ const (
 	LabelAccess4k   Label = "access-4k"
 	LabelAccess64k  Label = "access-64k"
 	LabelAccess1m   Label = "access-1m"
+	// RunSustainedWrite
+	LabelSustained Label = "sustained"
 	// RunConsistency and RunConsistency25
 	LabelConsistency Label = "consistency"
 	// RunTRIMValidation

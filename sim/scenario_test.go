@@ -61,7 +61,7 @@ func TestScenarioList(t *testing.T) {
 		require.NoError(t, err, s.Name)
 	}
 	for _, n := range []string{"secure-erase", "fill", "season", "spare-area", "torture", "four-corners", "access-patterns",
-		"as-ssd", "atto", "hdtach", "consistency", "trim-validation", "power", "power-loss", "endurance"} {
+		"as-ssd", "atto", "hdtach", "sustained-write", "consistency", "trim-validation", "power", "power-loss", "endurance"} {
 		require.True(t, names[n], n)
 	}
 	sc, _ := workload.ScenarioByName("torture")
@@ -175,6 +175,28 @@ func TestScenarioHDTach(t *testing.T) {
 	first, last := iv[0].MBps, iv[len(iv)-2].MBps
 	t.Logf("after torture: full-span write starts at %.0f MB/s, ends at %.0f MB/s", first, last)
 	require.Greater(t, last, 1.5*first)
+}
+
+// The sustained write covers what the fill left: the whole span on an
+// empty drive, the last 20 % on one filled to 80 %; the write after the
+// idle covers the burst. On a drive without an SLC cache the rate holds.
+func TestScenarioSustainedWrite(t *testing.T) {
+	_, r := runScenario(t, "sustained-write", nil)
+	w := r["sustained"]
+	require.Equal(t, int64(4<<30), w.Write.Bytes)
+	s := sim.SummarizeSustained(w.Intervals)
+	require.Equal(t, w.Write.Bytes, s.Bytes)
+	require.False(t, s.Dropped, "no cache to run out of: %+v", s)
+	require.InDelta(t, s.BurstMBps, s.AverageMBps, 0.1*s.BurstMBps)
+	require.Len(t, s.PerGB, 5) // 4 GiB is 4.29 GB
+	_, r = runScenario(t, "sustained-write", map[string]string{"fill": "80", "idle": "10s", "burst": "5"})
+	require.InDelta(t, float64(4<<30)/5, float64(r["sustained"].Write.Bytes), float64(4<<30)/100)
+	require.InDelta(t, float64(4<<30)/20, float64(r["after-idle"].Write.Bytes), float64(4<<30)/100)
+	sc, _ := workload.ScenarioByName("sustained-write")
+	for _, bad := range []map[string]string{{"fill": "95"}, {"burst": "0"}, {"idle": "-1s"}, {"settle": "x"}} {
+		_, err := sc.Steps(bad)
+		require.Error(t, err, "%v", bad)
+	}
 }
 
 func TestScenarioTRIMValidationAndPower(t *testing.T) {

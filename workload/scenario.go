@@ -182,6 +182,48 @@ var scenarios = []Scenario{
 		},
 	},
 	{
+		Name: "sustained-write", Description: "sustained sequential write, as reviews of drives with an SLC cache chart it: secure erase, write the first fill % of the LBAs (an 80 % full drive: fill=80) and idle, then write the rest of the span once with 128 KiB sequential writes at QD 32 (MB/s each second and over each GB written: full speed while the cache lasts, then the rate folding allows); with idle > 0 the drive then idles that long and writes burst % of the LBAs again, to show how much cache came back",
+		Params: []Param{{"fill", "0", "percent of the LBAs written (and left to settle) before the measured write, 0-90"},
+			{"settle", "60s", "idle after the fill, before the measured write"},
+			{"bs", "128k", "transfer size"}, {"iodepth", "32", "queue depth"},
+			{"idle", "0s", "idle after the measured write, then a second write of burst % (0s: none)"},
+			{"burst", "10", "percent of the LBAs the write after the idle covers, 1-90"}},
+		build: func(p params) ([]Step, error) {
+			fill, err := p.pct("fill")
+			if err != nil {
+				return nil, err
+			}
+			burst, err := p.pct("burst")
+			if err != nil || burst < 1 {
+				return nil, fmt.Errorf("%w: burst=%s: must be a percentage from 1 to 90", ErrOption, p["burst"])
+			}
+			idle, err := units.ParseDuration(p["idle"])
+			if err != nil || idle < 0 {
+				return nil, fmt.Errorf("%w: idle=%s: must be a duration, 0s for none", ErrOption, p["idle"])
+			}
+			settle, err := units.ParseDuration(p["settle"])
+			if err != nil || settle < 0 {
+				return nil, fmt.Errorf("%w: settle=%s: must be a duration, 0s for none", ErrOption, p["settle"])
+			}
+			s := &steps{}
+			s.erase()
+			if fill > 0 {
+				s.run("", "prefill", "rw", "write", "bs", "128k", "iodepth", "32", "size", strconv.Itoa(fill)+"%")
+				if settle > 0 {
+					s.idle(settle)
+				}
+			}
+			s.run("sustained", "sustained-write", "rw", "write", "bs", p["bs"], "iodepth", p["iodepth"],
+				"offset", strconv.Itoa(fill)+"%", "size", strconv.Itoa(100-fill)+"%")
+			if idle > 0 {
+				s.idle(idle)
+				s.run("after-idle", "write-after-idle", "rw", "write", "bs", p["bs"], "iodepth", p["iodepth"],
+					"offset", strconv.Itoa(fill)+"%", "size", strconv.Itoa(burst)+"%")
+			}
+			return s.done()
+		},
+	},
+	{
 		Name: "season", Description: "the worst realistic state: secure erase, sequential fill, then a second full pass in an order with some randomness (a disk image restored sector by sector)",
 		Params: []Param{{"image_bs", "64k", "size of the image restore's writes"}},
 		build: func(p params) ([]Step, error) {
