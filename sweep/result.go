@@ -105,7 +105,9 @@ func (cs Coords) Get(name string) (string, bool) {
 // (the steady state is the last 30 %, as the reviews' 1,400 s of 2,000):
 // fresh_iops, cliff_s (-1: none), steady_iops (median), steady_p10,
 // steady_p90, steady_mean, steady_max, steady_wa, zero_s and stall_s
-// (the longest run of seconds with no I/O after the cliff). With one job
+// (the longest run of seconds with no I/O after the cliff). The steps of
+// the sustained-write scenario give instead burst_mbps, fast_gb (written
+// at full speed), after_mbps and average_mbps (sim.SummarizeSustained). With one job
 // the names are as given; with several, each is prefixed with the job's
 // name and a slash.
 func Summarize(report []byte) (map[string]float64, error) {
@@ -140,7 +142,21 @@ func Summarize(report []byte) (map[string]float64, error) {
 		put("wa", j.Device.WriteAmplification)
 		put("erases", float64(j.Device.Erases))
 		put("power_w", j.Power.AverageW)
-		if s := j.Series; len(s.IOPS) >= 10 && len(s.TimeMs) == len(s.IOPS) {
+		if st := j.JobOptions["step"]; (st == "sustained" || st == "after-idle") && len(j.Series.MBps) == len(j.Series.TimeMs) {
+			// A sustained write: its rate per GB written.
+			ivs := make([]sim.Interval, len(j.Series.MBps))
+			start := int64(0)
+			for i := range ivs {
+				end := j.Series.TimeMs[i] * 1e6
+				ivs[i] = sim.Interval{StartNs: start, EndNs: end, WriteBytes: int64(j.Series.MBps[i] * float64(end-start) / 1e3)}
+				start = end
+			}
+			ss := sim.SummarizeSustained(ivs)
+			put("burst_mbps", ss.BurstMBps)
+			put("fast_gb", float64(ss.FastBytes)/1e9)
+			put("after_mbps", ss.AfterMBps)
+			put("average_mbps", ss.AverageMBps)
+		} else if s := j.Series; len(s.IOPS) >= 10 && len(s.TimeMs) == len(s.IOPS) {
 			ivs := make([]sim.Interval, len(s.IOPS))
 			start := int64(0)
 			for i := range ivs {
@@ -176,11 +192,12 @@ func Summarize(report []byte) (map[string]float64, error) {
 // Summarize reads.
 type fioReport struct {
 	Jobs []struct {
-		JobName string `json:"jobname"`
-		Read    fioDir `json:"read"`
-		Write   fioDir `json:"write"`
-		Trim    fioDir `json:"trim"`
-		Device  struct {
+		JobName    string            `json:"jobname"`
+		JobOptions map[string]string `json:"job options"`
+		Read       fioDir            `json:"read"`
+		Write      fioDir            `json:"write"`
+		Trim       fioDir            `json:"trim"`
+		Device     struct {
 			WriteAmplification float64 `json:"write_amplification"`
 			Erases             int64   `json:"erases"`
 		} `json:"device"`
