@@ -121,6 +121,9 @@ func (c Config) Resolve() (Resolved, error) {
 			ErrConfig, built.Capacity, g.UnitBytes)
 	}
 	built.Capacity = whole
+	if err := built.resolveHost(); err != nil {
+		return Resolved{}, err
+	}
 	if err := built.validateFirmwareData(); err != nil {
 		return Resolved{}, err
 	}
