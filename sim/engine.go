@@ -143,8 +143,10 @@ type Engine struct {
 	now  int64
 	seq  uint64
 	ev   events
-	q    []pending // host queue (FIFO ring)
-	qh   int
+	// sq are the drive's command queues (SATA: one; NVMe: Host.Queues)
+	// as the host sees them: each holds at most Host.QueueDepth commands
+	// at the drive, and the requests beyond wait on the host.
+	sq []hostQueue
 	// stop is Stop's request (stop.go): the process's, not the drive's
 	// state, so snapshots leave it out.
 	stop stopFlag `snapshot:"-"`
@@ -154,6 +156,30 @@ type pending struct {
 	it     workload.Item
 	iss    int64
 	stream int32
+}
+
+// hostQueue is one command queue: the requests waiting on the host for
+// room in it (a FIFO over a slice) and its commands at the drive.
+type hostQueue struct {
+	wait []pending
+	head int
+	out  int // commands at the drive
+}
+
+// queued reports whether requests wait for room in the queue.
+func (q *hostQueue) queued() bool { return q.head < len(q.wait) }
+
+// compact moves the waiting tail to the front once the consumed head is
+// at least half of the slice, so that the slice stays within twice the
+// most requests ever waiting (with more outstanding than the queue
+// holds, it never empties and would otherwise grow for ever).
+func (q *hostQueue) compact() {
+	if q.head == len(q.wait) {
+		q.wait, q.head = q.wait[:0], 0
+	} else if q.head >= 64 && 2*q.head >= len(q.wait) {
+		n := copy(q.wait, q.wait[q.head:])
+		q.wait, q.head = q.wait[:n], 0
+	}
 }
 
 // New returns an engine for drive c at time 0.
@@ -269,8 +295,15 @@ func (s *stream) pull(c *controller.Controller) bool {
 
 // RunGroup runs several workloads at once on the drive, as fio runs the
 // jobs of one group: each keeps its own queue depth (or timestamps),
-// runtime and statistics, and all share the drive's command queue. The
-// device figures of every result cover the whole group.
+// runtime and statistics, and all share the drive's command queues:
+// stream k submits to queue k mod Host.QueueCount (SATA has one; NVMe's
+// numjobs clones spread over its queue pairs). Each queue holds at most
+// Host.QueueDepth commands at the drive; requests beyond wait on the host,
+// in order, and their latency counts from when they were issued. At one
+// instant, the firmware takes one command from each queue with any in
+// turn (NVMe's round-robin arbitration); later arrivals queue for its
+// time in arrival order. The device figures of every result cover the
+// whole group.
 func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 	if len(streams) == 0 {
 		return nil, ErrNoProgress
@@ -300,61 +333,91 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		s.m = newMetrics(e.ctrl, s.start, o)
 		ss[i] = s
 	}
-	ncq := e.ctrl.Config().Host.QueueDepth
-	e.ev, e.q, e.qh = e.ev[:0], e.q[:0], 0
+	host := e.ctrl.Config().Host
+	depth, nq := host.QueueDepth, host.QueueCount()
+	e.ev = e.ev[:0]
+	if len(e.sq) != nq {
+		e.sq = make([]hostQueue, nq)
+	}
+	for k := range e.sq {
+		e.sq[k].wait, e.sq[k].head, e.sq[k].out = e.sq[k].wait[:0], 0, 0
+	}
 	outstanding := 0
 	idleSince := e.now
 	var issued int64
-	dispatch := func() error {
-		for outstanding < ncq && e.qh < len(e.q) {
-			p := e.q[e.qh]
-			e.qh++
-			if outstanding == 0 && e.now > idleSince {
-				if err := e.ctrl.Idle(idleSince, e.now); err != nil {
-					return err
-				}
+	// submit sends queue q's first waiting request to the drive.
+	submit := func(q *hostQueue) error {
+		p := q.wait[q.head]
+		q.head++
+		if outstanding == 0 && e.now > idleSince {
+			if err := e.ctrl.Idle(idleSince, e.now); err != nil {
+				return err
 			}
-			done, err := e.ctrl.Submit(e.now, p.it.Request)
-			s := ss[p.stream]
-			if err == controller.ErrUncorrectable {
-				// A medium error: the read completes, failed, as an
-				// EIO does for fio with continue_on_error.
-				s.m.ioErrors++
-				err = nil
-				p.it.Verify = false
-			}
-			if err == nil && p.it.Verify {
-				err = e.verify(s, &p.it)
-			}
-			if err != nil {
-				return fmt.Errorf("%s request %d (%s %d bytes at %d): %w", s.o.Name, s.m.issued, p.it.Op, p.it.Length, p.it.Offset, err)
-			}
-			e.seq++
-			e.ev.push(event{at: done, seq: e.seq, req: p.it, iss: p.iss, stream: p.stream})
-			if outstanding == 0 {
-				for _, x := range ss {
-					x.m.busyFrom(e.now)
-				}
-			}
-			outstanding++
-			s.outstanding++
-			s.m.submitted(s.outstanding)
 		}
-		// The queue is a FIFO over a slice: once the consumed head is
-		// at least half of it, the waiting tail moves to the front, so
-		// the slice stays within twice the most requests ever waiting
-		// (with more outstanding than the drive's command queue holds,
-		// the queue never empties and would otherwise grow for ever).
-		if e.qh == len(e.q) {
-			e.q, e.qh = e.q[:0], 0
-		} else if e.qh >= 64 && 2*e.qh >= len(e.q) {
-			n := copy(e.q, e.q[e.qh:])
-			e.q, e.qh = e.q[:n], 0
+		done, err := e.ctrl.Submit(e.now, p.it.Request)
+		s := ss[p.stream]
+		if err == controller.ErrUncorrectable {
+			// A medium error: the read completes, failed, as an
+			// EIO does for fio with continue_on_error.
+			s.m.ioErrors++
+			err = nil
+			p.it.Verify = false
+		}
+		if err == nil && p.it.Verify {
+			err = e.verify(s, &p.it)
+		}
+		if err != nil {
+			return fmt.Errorf("%s request %d (%s %d bytes at %d): %w", s.o.Name, s.m.issued, p.it.Op, p.it.Length, p.it.Offset, err)
+		}
+		e.seq++
+		e.ev.push(event{at: done, seq: e.seq, req: p.it, iss: p.iss, stream: p.stream})
+		if outstanding == 0 {
+			for _, x := range ss {
+				x.m.busyFrom(e.now)
+			}
+		}
+		outstanding++
+		q.out++
+		s.outstanding++
+		s.m.submitted(s.outstanding)
+		return nil
+	}
+	// dispatch sends queue k's waiting requests while it has room.
+	dispatch := func(k int) error {
+		q := &e.sq[k]
+		for q.out < depth && q.queued() {
+			if err := submit(q); err != nil {
+				return err
+			}
+		}
+		q.compact()
+		return nil
+	}
+	// dispatchAll sends every queue's waiting requests while it has
+	// room, one from each queue in turn.
+	dispatchAll := func() error {
+		if nq == 1 {
+			return dispatch(0)
+		}
+		for more := true; more; {
+			more = false
+			for k := range e.sq {
+				if q := &e.sq[k]; q.out < depth && q.queued() {
+					if err := submit(q); err != nil {
+						return err
+					}
+					more = true
+				}
+			}
+		}
+		for k := range e.sq {
+			e.sq[k].compact()
 		}
 		return nil
 	}
 	enqueue := func(i int) {
-		e.q = append(e.q, pending{it: ss[i].next, iss: e.now, stream: int32(i)})
+		q := &e.sq[i%nq]
+		q.wait = append(q.wait, pending{it: ss[i].next, iss: e.now, stream: int32(i)})
 		ss[i].m.issued++
 		ss[i].sinceThink++
 		issued++
@@ -382,7 +445,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 			s.haveNext = s.pull(e.ctrl)
 		}
 	}
-	if err := dispatch(); err != nil {
+	if err := dispatchAll(); err != nil {
 		return nil, err
 	}
 	for {
@@ -404,7 +467,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 				e.now = max(e.now, ss[late].resumeAt)
 				ss[late].sinceThink = 0
 				fill(late)
-				if err := dispatch(); err != nil {
+				if err := dispatch(late % nq); err != nil {
 					return nil, err
 				}
 				continue
@@ -422,7 +485,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 			e.now = max(e.now, s.next.At)
 			enqueue(first)
 			s.haveNext = s.pull(e.ctrl)
-			if err := dispatch(); err != nil {
+			if err := dispatch(first % nq); err != nil {
 				return nil, err
 			}
 			continue
@@ -436,10 +499,14 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 				ss[ev.stream].m.aborted++
 				ss[ev.stream].outstanding--
 			}
-			for _, p := range e.q[e.qh:] {
-				ss[p.stream].m.aborted++
+			for k := range e.sq {
+				q := &e.sq[k]
+				for _, p := range q.wait[q.head:] {
+					ss[p.stream].m.aborted++
+				}
+				q.wait, q.head, q.out = q.wait[:0], 0, 0
 			}
-			e.ev, e.q, e.qh, outstanding = e.ev[:0], e.q[:0], 0, 0
+			e.ev, outstanding = e.ev[:0], 0
 			e.now = at
 			for _, x := range ss {
 				x.m.busyTo(e.now)
@@ -456,7 +523,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 					fill(i)
 				}
 			}
-			if err := dispatch(); err != nil {
+			if err := dispatchAll(); err != nil {
 				return nil, err
 			}
 			continue
@@ -467,6 +534,8 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		ev := e.ev.pop()
 		e.now = ev.at
 		outstanding--
+		k := int(ev.stream) % nq
+		e.sq[k].out--
 		s := ss[ev.stream]
 		s.outstanding--
 		s.m.complete(ev)
@@ -500,7 +569,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		case e.now < s.stopAt && s.pull(e.ctrl):
 			enqueue(int(ev.stream))
 		}
-		if err := dispatch(); err != nil {
+		if err := dispatch(k); err != nil {
 			return nil, err
 		}
 	}
