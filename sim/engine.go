@@ -247,6 +247,7 @@ type stream struct {
 	start       int64
 	stopAt      int64
 	outstanding int   // this stream's requests in flight (fio's iodepth level)
+	queue       int   // the drive's command queue it submits to
 	waiting     bool  // a closed-loop stream not issuing until resumeAt (startdelay, thinktime)
 	resumeAt    int64 // when a waiting stream issues again
 	sinceThink  int   // I/Os issued since its last think time
@@ -342,81 +343,77 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 	for k := range e.sq {
 		e.sq[k].wait, e.sq[k].head, e.sq[k].out = e.sq[k].wait[:0], 0, 0
 	}
+	for i, s := range ss {
+		s.queue = i % nq
+	}
 	outstanding := 0
 	idleSince := e.now
 	var issued int64
-	// submit sends queue q's first waiting request to the drive.
-	submit := func(q *hostQueue) error {
-		p := q.wait[q.head]
-		q.head++
-		if outstanding == 0 && e.now > idleSince {
-			if err := e.ctrl.Idle(idleSince, e.now); err != nil {
-				return err
-			}
-		}
-		done, err := e.ctrl.Submit(e.now, p.it.Request)
-		s := ss[p.stream]
-		if err == controller.ErrUncorrectable {
-			// A medium error: the read completes, failed, as an
-			// EIO does for fio with continue_on_error.
-			s.m.ioErrors++
-			err = nil
-			p.it.Verify = false
-		}
-		if err == nil && p.it.Verify {
-			err = e.verify(s, &p.it)
-		}
-		if err != nil {
-			return fmt.Errorf("%s request %d (%s %d bytes at %d): %w", s.o.Name, s.m.issued, p.it.Op, p.it.Length, p.it.Offset, err)
-		}
-		e.seq++
-		e.ev.push(event{at: done, seq: e.seq, req: p.it, iss: p.iss, stream: p.stream})
-		if outstanding == 0 {
-			for _, x := range ss {
-				x.m.busyFrom(e.now)
-			}
-		}
-		outstanding++
-		q.out++
-		s.outstanding++
-		s.m.submitted(s.outstanding)
-		return nil
-	}
-	// dispatch sends queue k's waiting requests while it has room.
-	dispatch := func(k int) error {
+	// dispatch sends queue k's waiting requests to the drive while it has
+	// room, at most n of them, and reports whether it sent any.
+	dispatch := func(k, n int) (bool, error) {
 		q := &e.sq[k]
-		for q.out < depth && q.queued() {
-			if err := submit(q); err != nil {
-				return err
+		sent := false
+		for ; n > 0 && q.out < depth && q.head < len(q.wait); n-- {
+			p := q.wait[q.head]
+			q.head++
+			sent = true
+			if outstanding == 0 && e.now > idleSince {
+				if err := e.ctrl.Idle(idleSince, e.now); err != nil {
+					return sent, err
+				}
 			}
+			done, err := e.ctrl.Submit(e.now, p.it.Request)
+			s := ss[p.stream]
+			if err == controller.ErrUncorrectable {
+				// A medium error: the read completes, failed, as an
+				// EIO does for fio with continue_on_error.
+				s.m.ioErrors++
+				err = nil
+				p.it.Verify = false
+			}
+			if err == nil && p.it.Verify {
+				err = e.verify(s, &p.it)
+			}
+			if err != nil {
+				return sent, fmt.Errorf("%s request %d (%s %d bytes at %d): %w", s.o.Name, s.m.issued, p.it.Op, p.it.Length, p.it.Offset, err)
+			}
+			e.seq++
+			e.ev.push(event{at: done, seq: e.seq, req: p.it, iss: p.iss, stream: p.stream})
+			if outstanding == 0 {
+				for _, x := range ss {
+					x.m.busyFrom(e.now)
+				}
+			}
+			outstanding++
+			q.out++
+			s.outstanding++
+			s.m.submitted(s.outstanding)
 		}
 		q.compact()
-		return nil
+		return sent, nil
 	}
 	// dispatchAll sends every queue's waiting requests while it has
-	// room, one from each queue in turn.
+	// room, one from each queue in turn (NVMe's round robin).
 	dispatchAll := func() error {
 		if nq == 1 {
-			return dispatch(0)
+			_, err := dispatch(0, math.MaxInt)
+			return err
 		}
 		for more := true; more; {
 			more = false
 			for k := range e.sq {
-				if q := &e.sq[k]; q.out < depth && q.queued() {
-					if err := submit(q); err != nil {
-						return err
-					}
-					more = true
+				sent, err := dispatch(k, 1)
+				if err != nil {
+					return err
 				}
+				more = more || sent
 			}
-		}
-		for k := range e.sq {
-			e.sq[k].compact()
 		}
 		return nil
 	}
 	enqueue := func(i int) {
-		q := &e.sq[i%nq]
+		q := &e.sq[ss[i].queue]
 		q.wait = append(q.wait, pending{it: ss[i].next, iss: e.now, stream: int32(i)})
 		ss[i].m.issued++
 		ss[i].sinceThink++
@@ -467,7 +464,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 				e.now = max(e.now, ss[late].resumeAt)
 				ss[late].sinceThink = 0
 				fill(late)
-				if err := dispatch(late % nq); err != nil {
+				if _, err := dispatch(ss[late].queue, math.MaxInt); err != nil {
 					return nil, err
 				}
 				continue
@@ -485,7 +482,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 			e.now = max(e.now, s.next.At)
 			enqueue(first)
 			s.haveNext = s.pull(e.ctrl)
-			if err := dispatch(first % nq); err != nil {
+			if _, err := dispatch(s.queue, math.MaxInt); err != nil {
 				return nil, err
 			}
 			continue
@@ -534,9 +531,8 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		ev := e.ev.pop()
 		e.now = ev.at
 		outstanding--
-		k := int(ev.stream) % nq
-		e.sq[k].out--
 		s := ss[ev.stream]
+		e.sq[s.queue].out--
 		s.outstanding--
 		s.m.complete(ev)
 		if s.m.ss != nil && s.m.ss.done && s.stopAt > e.now {
@@ -569,7 +565,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		case e.now < s.stopAt && s.pull(e.ctrl):
 			enqueue(int(ev.stream))
 		}
-		if err := dispatch(k); err != nil {
+		if _, err := dispatch(s.queue, math.MaxInt); err != nil {
 			return nil, err
 		}
 	}
