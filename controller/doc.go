@@ -44,8 +44,8 @@
 // # Time
 //
 // The controller is advanced by its caller's virtual clock (package sim):
-// Submit takes the time a command reaches the drive and returns, at once,
-// the time it completes. Every resource — the link, the firmware, the
+// Submit takes the time the host submits a command and returns, at once,
+// the time the host sees it complete. Every resource — the link, the firmware, the
 // write buffer, each die and each channel — keeps a reservation calendar,
 // so a command's completion is known when it is submitted, and the flash
 // work it causes (including garbage collection) occupies the dies from
