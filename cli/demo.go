@@ -336,6 +336,9 @@ Job options (fio's names and meanings):
   (every option: see workload.Options in the Go API; ftlsim --OPTION=bad names the allowed values)
 Drive options:
   --drive=PRESET|FILE  (default generic-mlc; see ftlsim drives)
+                       NVMe drives (generic-nvme, generic-nvme-hmb, host.interface: nvme in a description):
+                       numjobs clone k submits to queue k mod host.queues, each holding host.queue_depth
+                       commands (--iodepth beyond waits on the host); SATA drives have one queue (NCQ: 32)
   --capacity=SIZE      user-visible capacity, e.g. 240GB or 256GiB
   --op=PERCENT         spare area as a percentage of user capacity
   --gc=POLICY          greedy, fifo, cost-benefit, random, d-choices:D

@@ -29,7 +29,7 @@ func drives(args []string, w io.Writer) error {
 			}
 			g := r.Config.NAND.Geometry
 			fmt.Fprintf(tw, "%s\t%s\t%.1f %%\t%d\t%d\t%s\t%s\t%s\t%s\n", name, capacityText(r.Config.Capacity),
-				r.SparePercent, g.Dies(), g.Channels, units.FormatBytes(int64(g.PageBytes)), c.Firmware.GCPolicy, features(c.Firmware), c.Description)
+				r.SparePercent, g.Dies(), g.Channels, units.FormatBytes(int64(g.PageBytes)), c.Firmware.GCPolicy, hostFeature(c.Host)+features(c.Firmware), c.Description)
 		}
 		return tw.Flush()
 	case 1:
@@ -48,6 +48,21 @@ func drives(args []string, w io.Writer) error {
 		return err
 	}
 	return usage("drives takes at most one name")
+}
+
+// hostFeature names an NVMe drive's interface, before its firmware's
+// features: "nvme-pcie3x4-8x1024," (PCIe generation and lanes, queues ×
+// depth), or "nvme-3426MBps-…" for a link given by its bandwidth. SATA,
+// the presets' usual interface, is not named.
+func hostFeature(h controller.Host) string {
+	if !h.IsNVMe() {
+		return ""
+	}
+	link := fmt.Sprintf("%dMBps", h.LinkMBps)
+	if h.PCIeGen > 0 {
+		link = fmt.Sprintf("pcie%dx%d", h.PCIeGen, h.PCIeLanes)
+	}
+	return fmt.Sprintf("nvme-%s-%dx%d,", link, h.QueueCount(), h.QueueDepth)
 }
 
 // features names a firmware's distinctive mechanisms, briefly.
@@ -86,6 +101,9 @@ func features(f controller.Firmware) string {
 	}
 	if f.MapCache > 0 {
 		out = append(out, "map-cache-"+f.MapCache.String())
+		if f.HMB > 0 {
+			out = append(out, "hmb-"+f.HMB.String())
+		}
 	} else {
 		out = append(out, "dram-map")
 	}

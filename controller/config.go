@@ -49,17 +49,39 @@ func (s Size) MarshalText() ([]byte, error) {
 	return fmt.Appendf(nil, "%d", v), nil
 }
 
-// Host describes the host interface.
+// Host describes the host interface (see nvme.go for NVMe).
 type Host struct {
+	// Interface is the host interface: SATA (the default, also when
+	// empty: one command queue, a half-duplex link) or NVMe (several
+	// queue pairs, a full-duplex PCIe link).
+	Interface Interface `yaml:"interface,omitempty"`
 	// LinkMBps is the payload bandwidth of the link in 10^6 bytes/s
 	// (SATA 6 Gb/s carries 600 MB/s of 8b/10b-coded data; FIS framing and
-	// flow control leave about 550–570 MB/s of payload).
+	// flow control leave about 550–570 MB/s of payload). On NVMe, 0
+	// derives it from the PCIe link (PCIeGen, PCIeLanes,
+	// PCIeEfficiencyPercent: see PCIeLinkMBps); a value given overrides
+	// the derivation. On NVMe it is the bandwidth of each direction.
 	LinkMBps int64 `yaml:"link_mbps"`
 	// CommandNs is the link time each command costs beyond its data
-	// (command, DMA-setup and status FISes).
+	// (SATA: command, DMA-setup and status FISes; NVMe: the submission
+	// and completion entries and the doorbell and interrupt messages,
+	// with their packet headers).
 	CommandNs int64 `yaml:"command_ns"`
-	// QueueDepth is the deepest command queue the drive accepts (NCQ: 32).
+	// QueueDepth is the commands one queue holds at the drive: NCQ's 32
+	// on SATA; on NVMe, the depth of each I/O submission queue (an NVMe
+	// queue of N entries holds N−1 commands: this is the commands).
 	QueueDepth int `yaml:"queue_depth"`
+	// Queues is the NVMe I/O queue pairs (1..65535; 0 means 1). The jobs
+	// of a group run, numjobs clones counted one by one, are numbered
+	// 0, 1, …: job k submits to queue k mod Queues. SATA has one queue.
+	Queues int `yaml:"queues,omitempty"`
+	// PCIeGen (1..5) and PCIeLanes (1, 2, 4, 8 or 16) are an NVMe drive's
+	// PCIe link; PCIeEfficiencyPercent is the share of the coded rate
+	// left for payload by packet framing and link traffic (1..100; 0:
+	// DefaultPCIeEfficiencyPercent).
+	PCIeGen               int `yaml:"pcie_gen,omitempty"`
+	PCIeLanes             int `yaml:"pcie_lanes,omitempty"`
+	PCIeEfficiencyPercent int `yaml:"pcie_efficiency_percent,omitempty"`
 }
 
 // Firmware describes the controller's firmware behaviour.
@@ -71,6 +93,17 @@ type Firmware struct {
 	CommandNs      int64 `yaml:"command_ns"`
 	ReadCommandNs  int64 `yaml:"read_command_ns,omitempty"`
 	WriteCommandNs int64 `yaml:"write_command_ns,omitempty"`
+	// DoorbellNs is the time from the host ringing a queue's doorbell to
+	// the command being in the controller (NVMe: the doorbell's posted
+	// write and the fetch of the 64-byte submission entry from host
+	// memory); InterruptNs the time from the controller posting the
+	// completion to the host seeing it (the completion entry, the MSI-X
+	// interrupt and the driver's handler). Every command pays both as
+	// latency; neither occupies the firmware core or the link (the
+	// entries' link time is Host.CommandNs), so deep queues hide them.
+	// 0: none, as on the SATA presets.
+	DoorbellNs  int64 `yaml:"doorbell_ns,omitempty"`
+	InterruptNs int64 `yaml:"interrupt_ns,omitempty"`
 	// DatapathReadMBps and DatapathWriteMBps bound the controller's
 	// internal data path (ECC, DMA) in 10^6 bytes/s; 0 is unbounded.
 	DatapathReadMBps  int64 `yaml:"datapath_read_mbps,omitempty"`
@@ -181,6 +214,16 @@ type Firmware struct {
 	// the mapping page, choosing and writing back a victim), spent before
 	// the firmware takes its next command.
 	MapMissNs int64 `yaml:"map_miss_ns,omitempty"`
+	// HMB is, on an NVMe drive with a mapping cache (MapCache), the host
+	// memory buffer the host lends it: a second tier of mapping pages in
+	// host DRAM. A look-up that misses the controller's own cache but
+	// finds its page in the HMB costs HMBNs (the round trip of a read of
+	// host memory over PCIe) instead of a flash read; a page in neither
+	// is read from flash and kept in both. A changed page the controller
+	// evicts goes to the HMB, and a changed page the HMB evicts is
+	// programmed to flash. 0: no HMB.
+	HMB   Size  `yaml:"hmb,omitempty"`
+	HMBNs int64 `yaml:"hmb_ns,omitempty"`
 
 	// The garbage-collection data path (controller/gcpath.go). Each is
 	// off by default; the drives' values are fitted to the reviews.
@@ -313,6 +356,9 @@ func (c *Config) validateFirmwareData() error {
 	if f.MapCache < 0 || (f.MapCache > 0 && int64(f.MapCache) < int64(g.PageBytes)) || f.MapCache > 1<<40 {
 		return fmt.Errorf("%w: firmware.map_cache = %d bytes, allowed 0 (whole table in DRAM) or %d (one mapping page) .. 1TiB", ErrConfig, f.MapCache, g.PageBytes)
 	}
+	if err := c.validateHMB(); err != nil {
+		return err
+	}
 	if f.MapCheckpoint != 0 && (f.MapCheckpoint < 1<<20 || f.MapCheckpoint > 1<<50) {
 		return fmt.Errorf("%w: firmware.map_checkpoint = %d bytes, allowed 0 (none) or 1MiB .. 1PiB", ErrConfig, f.MapCheckpoint)
 	}
@@ -362,6 +408,9 @@ func (c *Config) validateRest() error {
 		{"firmware.command_ns", f.CommandNs, 0, 1e9},
 		{"firmware.read_command_ns", f.ReadCommandNs, 0, 1e9},
 		{"firmware.write_command_ns", f.WriteCommandNs, 0, 1e9},
+		{"firmware.doorbell_ns", f.DoorbellNs, 0, 1e7},
+		{"firmware.interrupt_ns", f.InterruptNs, 0, 1e7},
+		{"firmware.hmb_ns", f.HMBNs, 0, 1e7},
 		{"firmware.datapath_read_mbps", f.DatapathReadMBps, 0, 100000},
 		{"firmware.datapath_write_mbps", f.DatapathWriteMBps, 0, 100000},
 		{"firmware.compress_out_mbps", f.CompressOutMBps, 0, 100000},

@@ -32,10 +32,12 @@ type Controller struct {
 	raise  raise  // RAISE parity (raise.go)
 	maps   region // mapping pages written back from the cache, and checkpoints
 	ckpt   checkpoints
-	mc     *mapCache // nil: the whole mapping is in DRAM
-	trimQ  int64     // trimmed units not yet reclaimed (TrimBacklog)
-	link   *nand.Calendar
-	fwFree int64 // when the firmware core is next free
+	mc     *mapCache      // nil: the whole mapping is in DRAM
+	trimQ  int64          // trimmed units not yet reclaimed (TrimBacklog)
+	link   *nand.Calendar // the host link (NVMe: towards the host)
+	linkIn *nand.Calendar // from the host: link itself on SATA
+	hmb    *mapCache      // the host memory buffer's mapping pages (nil: none)
+	fwFree int64          // when the firmware core is next free
 	buf    writeBuffer
 	dp     datapath
 	ra     readAhead
@@ -74,7 +76,8 @@ func New(cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Controller{cfg: cfg, dev: dev, tl: nand.NewTimeline(cfg.NAND), link: nand.NewCalendar()}
+	c := &Controller{cfg: cfg, dev: dev, tl: nand.NewTimeline(cfg.NAND)}
+	c.newLinks(0)
 	c.alloc = &leastBusy{tl: c.tl, dies: cfg.NAND.Geometry.Dies()}
 	fc.Allocator = c.alloc
 	fc.RecordOps = true
@@ -97,6 +100,9 @@ func New(cfg Config) (*Controller, error) {
 	c.ckpt = newCheckpoints(int64(cfg.Firmware.MapCheckpoint), f.UserUnits(), int64(g.PageBytes/4))
 	if cfg.Firmware.MapCache > 0 {
 		c.mc = newMapCache(f.UserUnits(), int64(g.PageBytes/4), int64(cfg.Firmware.MapCache)/int64(g.PageBytes))
+		if cfg.Firmware.HMB > 0 {
+			c.hmb = newMapCache(f.UserUnits(), int64(g.PageBytes/4), int64(cfg.Firmware.HMB)/int64(g.PageBytes))
+		}
 	}
 	c.buf = writeBuffer{capUnits: int64(cfg.Firmware.WriteBuffer) / c.unit}
 	c.ra = readAhead{last: -1}
@@ -153,6 +159,9 @@ func (c *Controller) MemoryBytes() int64 {
 	m := c.dev.MemoryBytes() + c.ftl.MemoryBytes() + c.tl.MemoryBytes() + 2<<18
 	if c.mc != nil {
 		m += c.mc.memoryBytes()
+	}
+	if c.hmb != nil {
+		m += c.hmb.memoryBytes()
 	}
 	return m
 }
@@ -211,14 +220,19 @@ func (c *Controller) Prefetch(r *blockio.Request, stage int) {
 	}
 }
 
-// Submit executes request r, which reaches the drive at time now, and
-// returns when the drive completes it.
+// Submit executes request r, which the host submits at time now, and
+// returns when the host sees it complete: the firmware takes it
+// Firmware.DoorbellNs after now, and its completion reaches the host
+// Firmware.InterruptNs after the drive posts it.
 func (c *Controller) Submit(now int64, r blockio.Request) (int64, error) {
 	if err := c.Validate(r); err != nil {
 		return 0, err
 	}
 	c.tl.Advance(now)
 	c.link.Advance(now)
+	if c.linkIn != c.link {
+		c.linkIn.Advance(now)
+	}
 	c.settleFlight(now)
 	if len(c.flushes) >= 64 {
 		c.settleFlushes(now)
@@ -230,7 +244,20 @@ func (c *Controller) Submit(now int64, r blockio.Request) (int64, error) {
 			return 0, err
 		}
 	}
-	// The firmware takes commands in arrival order.
+	done, err := c.execute(now, r)
+	if done > 0 {
+		// The host sees the completion once its interrupt is handled.
+		done += c.cfg.Firmware.InterruptNs
+	}
+	return done, err
+}
+
+// execute runs command r, which the host submitted at now, and returns
+// when the drive completes it.
+func (c *Controller) execute(now int64, r blockio.Request) (int64, error) {
+	// The firmware takes commands in arrival order, once the controller
+	// has fetched them (the doorbell's latency).
+	now += c.cfg.Firmware.DoorbellNs
 	cost := c.cfg.Firmware.CommandNs
 	switch {
 	case r.Op == blockio.Read && c.cfg.Firmware.ReadCommandNs > 0 && !c.ra.holds(r):

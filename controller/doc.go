@@ -1,7 +1,10 @@
 // Package controller composes a flash array (package nand) and a
 // translation layer (package ftl) into a drive with the firmware and host
 // interface behaviour of a real SSD controller: a SATA 6 Gb/s link with
-// payload bandwidth and per-command overhead, native command queueing, a
+// payload bandwidth and per-command overhead and native command queueing,
+// or NVMe over PCIe (nvme.go: queue pairs, a full-duplex link whose
+// bandwidth follows from its generation and lanes, doorbell and interrupt
+// latencies, a host memory buffer for DRAM-less drives), a
 // firmware that spends time on every command, a write-back DRAM buffer that
 // acknowledges writes once buffered and pushes back on the host when full,
 // read-modify-write of partial mapping units, TRIM, secure erase and
@@ -41,8 +44,8 @@
 // # Time
 //
 // The controller is advanced by its caller's virtual clock (package sim):
-// Submit takes the time a command reaches the drive and returns, at once,
-// the time it completes. Every resource — the link, the firmware, the
+// Submit takes the time the host submits a command and returns, at once,
+// the time the host sees it complete. Every resource — the link, the firmware, the
 // write buffer, each die and each channel — keeps a reservation calendar,
 // so a command's completion is known when it is submitted, and the flash
 // work it causes (including garbage collection) occupies the dies from
@@ -62,7 +65,9 @@
 // read.go, readahead.go, write.go
 // (read-modify-write, compression), trim.go (TRIM backlog), idle.go
 // (background work, secure erase), raise.go (parity), mapcache.go
-// (DRAM-less mapping cache), power.go, config.go, sizing.go, lines.go.
+// (DRAM-less mapping cache, host memory buffer), nvme.go (the NVMe
+// interface and PCIe link arithmetic), limits.go (random-read ceilings
+// from a description), power.go, config.go, sizing.go, lines.go.
 //
 // # Drive descriptions
 //

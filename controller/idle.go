@@ -87,6 +87,9 @@ func (c *Controller) SecureErase(now int64) int64 {
 	if c.mc != nil {
 		c.mc.reset()
 	}
+	if c.hmb != nil {
+		c.hmb.reset()
+	}
 	if c.re != nil {
 		// Nothing is stored any more: nothing is lost either.
 		clear(c.re.lost)

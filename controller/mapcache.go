@@ -78,7 +78,8 @@ func (m *mapCache) memoryBytes() int64 { return int64(len(m.frameOf))*5 + int64(
 // too), a dirty page evicted for it is programmed back and the mapping
 // page is read from its die (mapping pages are spread over the dies). A
 // page never written since the last secure erase holds only unmapped
-// entries and needs no read.
+// entries and needs no read. With a host memory buffer, the evicted page
+// goes to it, and a page it holds costs HMBNs instead of a flash read.
 func (c *Controller) mapLookup(lba int64, write bool, at int64) int64 {
 	mp := lba / c.mc.perPage
 	hit, ev, dirty := c.mc.access(mp, write)
@@ -87,18 +88,56 @@ func (c *Controller) mapLookup(lba int64, write bool, at int64) int64 {
 		return at
 	}
 	c.cnt.MapMisses++
-	dies := int64(c.cfg.NAND.Geometry.Dies())
 	if m := c.cfg.Firmware.MapMissNs; m > 0 {
 		at = max(at, c.fwFree) + m
 		c.fwFree = at
 	}
-	if dirty {
-		c.mc.stored[ev] = true
-		c.maps.program(c, ftl.CauseMap, int(int64(ev)%dies), 1, at)
+	if c.hmb != nil {
+		return c.hmbLookup(mp, ev, dirty, at)
 	}
+	if dirty {
+		c.mapWriteBack(ev, at)
+	}
+	return c.mapRead(mp, at)
+}
+
+// mapWriteBack programs changed mapping page mp, evicted at at, to flash.
+func (c *Controller) mapWriteBack(mp int32, at int64) {
+	c.mc.stored[mp] = true
+	c.maps.program(c, ftl.CauseMap, int(int64(mp)%int64(c.cfg.NAND.Geometry.Dies())), 1, at)
+}
+
+// hmbLookup fetches mapping page mp, which the controller's cache missed,
+// from the host memory buffer, or from flash into both when the buffer
+// does not hold it; ev is the page the controller's cache evicted for it
+// (dirty: changed), which moves to the buffer. A changed page the buffer
+// evicts is programmed to flash. The writes into host memory are posted:
+// no command waits for them.
+func (c *Controller) hmbLookup(mp int64, ev int32, dirty bool, at int64) int64 {
+	if dirty {
+		if _, old, oldDirty := c.hmb.access(int64(ev), true); oldDirty {
+			c.mapWriteBack(old, at)
+		}
+	}
+	hit, old, oldDirty := c.hmb.access(mp, false)
+	if hit {
+		c.cnt.HMBHits++
+		return at + c.cfg.Firmware.HMBNs
+	}
+	c.cnt.HMBMisses++
+	if oldDirty {
+		c.mapWriteBack(old, at)
+	}
+	return c.mapRead(mp, at)
+}
+
+// mapRead reads mapping page mp from its die from at, if it was ever
+// stored there, and returns when it is in.
+func (c *Controller) mapRead(mp, at int64) int64 {
 	if !c.mc.stored[mp] {
 		return at
 	}
+	dies := int64(c.cfg.NAND.Geometry.Dies())
 	g := c.cfg.NAND.Geometry
 	c.cnt.Count(&ftl.Op{Kind: ftl.OpRead, Cause: ftl.CauseMap, Die: int32(mp % dies), Units: int32(int64(g.PageBytes) / c.slot), Planes: 1})
 	return c.tl.Read(int(mp%dies), 1, g.PageBytes, at)

@@ -232,8 +232,7 @@ func (c *Controller) powerUp(t int64) {
 	c.tl = nand.NewTimeline(cfg.NAND)
 	c.tl.Advance(t)
 	c.alloc.tl = c.tl
-	c.link = nand.NewCalendar()
-	c.link.Advance(t)
+	c.newLinks(t)
 	c.fwFree = t
 	c.buf.reset()
 	c.buf.at = t
@@ -249,5 +248,8 @@ func (c *Controller) powerUp(t int64) {
 	c.durable = c.ftl.WriteSeq() // what survived is durable
 	if c.mc != nil {
 		c.mc.reset()
+	}
+	if c.hmb != nil {
+		c.hmb.reset()
 	}
 }

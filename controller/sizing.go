@@ -60,9 +60,11 @@ func sizingNames() string {
 type Resolved struct {
 	// Config is the drive as built: the full geometry (blocks_per_plane
 	// derived under SizeFlash), the capacity (derived under SizeCapacity,
-	// and rounded down to whole mapping units), and Sizing SizeSpare,
-	// since every size is now given; it resolves to itself. OPPercent is
-	// the description's, unchanged: the spare area asked for.
+	// and rounded down to whole mapping units), on an NVMe drive with
+	// link_mbps 0 the bandwidth its PCIe link gives (PCIeLinkMBps), and
+	// Sizing SizeSpare, since every size is now given; it resolves to
+	// itself. OPPercent is the description's, unchanged: the spare area
+	// asked for.
 	Config Config
 	// SparePercent is the spare area the rounded geometry gives, in
 	// percent of the user capacity: (flash less RAISE parity − capacity)
@@ -121,6 +123,9 @@ func (c Config) Resolve() (Resolved, error) {
 			ErrConfig, built.Capacity, g.UnitBytes)
 	}
 	built.Capacity = whole
+	if err := built.resolveHost(); err != nil {
+		return Resolved{}, err
+	}
 	if err := built.validateFirmwareData(); err != nil {
 		return Resolved{}, err
 	}

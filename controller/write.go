@@ -32,7 +32,7 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 		if hi == last {
 			bytes -= (last+1)*c.unit - (r.Offset + r.Length)
 		}
-		done = c.linkTransfer(t, bytes)
+		done = c.linkTransferIn(t, bytes)
 		if c.cfg.Firmware.CompressOutMBps > 0 && c.slot < c.unit {
 			done = max(done, c.compressPath(t, bytes, r.Data))
 		} else {

@@ -87,6 +87,11 @@ type Counters struct {
 	TrimIgnoredBytes int64 `json:"trim_ignored_bytes"` // TRIM ranges dropped because the firmware's backlog was full
 	MapLookups       int64 `json:"map_lookups"`        // mapping-cache accesses
 	MapMisses        int64 `json:"map_misses"`         // of those, misses
+	// HMBHits and HMBMisses split the misses of a drive with a host
+	// memory buffer: pages found there, and pages read from flash (or,
+	// never written, not read at all).
+	HMBHits   int64 `json:"hmb_hits"`
+	HMBMisses int64 `json:"hmb_misses"`
 
 	// GrownBadGroups is the plane groups retired because an erase failed
 	// (nand.Timing.GrownBadPermille).

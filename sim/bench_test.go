@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/ftlsim/ftlsim/controller"
@@ -207,3 +208,102 @@ func BenchmarkMQSimComparison(b *testing.B) {
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/op-wall")
 }
+
+// nvmeSteady is the generic NVMe drive (256 GiB, PCIe 3.0 ×4, 8 queue
+// pairs) filled and written randomly past its cliff, with the workload
+// generators of its benchmarks: 4 random writers and 8 random readers,
+// each a job on its own queue.
+var nvmeSteady struct {
+	e              *sim.Engine
+	writers, reads []*workload.Generator
+	memPerGB       float64
+}
+
+func nvmeSteadyEngine(b *testing.B) *sim.Engine {
+	st := &nvmeSteady
+	if st.e != nil {
+		return st.e
+	}
+	before := heapBytes()
+	cfg, err := controller.Preset("generic-nvme")
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := controller.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := sim.New(d)
+	e.SecureErase()
+	if err := e.Precondition(workload.Precondition{Kind: workload.PreconditionFill}); err != nil {
+		b.Fatal(err)
+	}
+	gen := func(rw string, seed int) *workload.Generator {
+		j := workload.RandomWriteJob("nvme", 1<<62)
+		for _, kv := range [][2]string{{"rw", rw}, {"randseed", strconv.Itoa(seed)}} {
+			if err := j.Set(kv[0], kv[1]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := j.Resolve(d.CapacityBytes()); err != nil {
+			b.Fatal(err)
+		}
+		return workload.NewGenerator(j)
+	}
+	for k := range 4 {
+		st.writers = append(st.writers, gen("randwrite", 100+k))
+	}
+	for k := range 8 {
+		st.reads = append(st.reads, gen("randread", 200+k))
+	}
+	// Past the cliff: a quarter of a drive-write of random data.
+	if _, err := runNVMe(e, st.writers, 32, int(d.CapacityBytes()/4096/4)); err != nil {
+		b.Fatal(err)
+	}
+	st.memPerGB = float64(heapBytes()-before) / (float64(d.Config().NAND.Geometry.Bytes()) / (1 << 30))
+	st.e = e
+	return e
+}
+
+// runNVMe runs n I/Os from the generators, one job each at iodepth qd
+// (job k on queue k), and returns the group's device figures.
+func runNVMe(e *sim.Engine, gens []*workload.Generator, qd, n int) (sim.Device, error) {
+	streams := make([]sim.Stream, len(gens))
+	for k, g := range gens {
+		streams[k] = sim.Stream{Source: &count{g: g, n: (n + k) / len(gens)}, Options: sim.Options{QueueDepth: qd}}
+	}
+	rs, err := e.RunGroup(streams)
+	if err != nil {
+		return sim.Device{}, err
+	}
+	return rs[0].Device, nil
+}
+
+func benchNVMe(b *testing.B, write bool) {
+	e := nvmeSteadyEngine(b)
+	gens, qd := nvmeSteady.reads, 32
+	if write {
+		gens = nvmeSteady.writers
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	d, err := runNVMe(e, gens, qd, b.N)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "host-IOs/s")
+	b.ReportMetric(nvmeSteady.memPerGB, "B/GiB-flash")
+	if write {
+		b.ReportMetric(d.WriteAmplification, "WA")
+	}
+}
+
+// BenchmarkNVMeRandomWrite measures simulated host I/Os per wall second
+// of 4 KiB random writes from 4 jobs at QD 32 each, on 4 of the generic
+// NVMe drive's queue pairs, in steady state (256 GiB, 7 % spare).
+func BenchmarkNVMeRandomWrite(b *testing.B) { benchNVMe(b, true) }
+
+// BenchmarkNVMeRandomRead is 4 KiB random reads from 8 jobs at QD 32
+// each, one a queue pair, on the same drive.
+func BenchmarkNVMeRandomRead(b *testing.B) { benchNVMe(b, false) }

@@ -18,10 +18,14 @@
 // Closed loop (Options.QueueDepth > 0) keeps that many requests
 // outstanding, issuing a new one each time one completes, as fio's iodepth
 // does. Open loop (QueueDepth 0) issues each request at its timestamp. Either
-// way the drive accepts at most its NCQ depth of commands; the rest wait in
-// the host's queue, and that wait counts in their latency. When no command
-// is outstanding the engine tells the drive it is idle, which is when
-// background garbage collection runs.
+// way each of the drive's command queues accepts at most its depth of
+// commands (a SATA drive has one queue, NCQ's 32; an NVMe drive
+// Host.Queues of Host.QueueDepth each); the rest wait in the host's queue,
+// and that wait counts in their latency. The streams of a group are
+// numbered in order, and stream k submits to queue k mod the queue count
+// (fio's numjobs clones spread over an NVMe drive's queue pairs). When no
+// command is outstanding the engine tells the drive it is idle, which is
+// when background garbage collection runs.
 //
 // An Engine keeps its clock across runs, so a drive can be secure-erased,
 // filled, tortured and measured in sequence, as the reviews do.

@@ -143,8 +143,10 @@ type Engine struct {
 	now  int64
 	seq  uint64
 	ev   events
-	q    []pending // host queue (FIFO ring)
-	qh   int
+	// sq are the drive's command queues (SATA: one; NVMe: Host.Queues)
+	// as the host sees them: each holds at most Host.QueueDepth commands
+	// at the drive, and the requests beyond wait on the host.
+	sq []hostQueue
 	// stop is Stop's request (stop.go): the process's, not the drive's
 	// state, so snapshots leave it out.
 	stop stopFlag `snapshot:"-"`
@@ -154,6 +156,30 @@ type pending struct {
 	it     workload.Item
 	iss    int64
 	stream int32
+}
+
+// hostQueue is one command queue: the requests waiting on the host for
+// room in it (a FIFO over a slice) and its commands at the drive.
+type hostQueue struct {
+	wait []pending
+	head int
+	out  int // commands at the drive
+}
+
+// queued reports whether requests wait for room in the queue.
+func (q *hostQueue) queued() bool { return q.head < len(q.wait) }
+
+// compact moves the waiting tail to the front once the consumed head is
+// at least half of the slice, so that the slice stays within twice the
+// most requests ever waiting (with more outstanding than the queue
+// holds, it never empties and would otherwise grow for ever).
+func (q *hostQueue) compact() {
+	if q.head == len(q.wait) {
+		q.wait, q.head = q.wait[:0], 0
+	} else if q.head >= 64 && 2*q.head >= len(q.wait) {
+		n := copy(q.wait, q.wait[q.head:])
+		q.wait, q.head = q.wait[:n], 0
+	}
 }
 
 // New returns an engine for drive c at time 0.
@@ -221,6 +247,7 @@ type stream struct {
 	start       int64
 	stopAt      int64
 	outstanding int   // this stream's requests in flight (fio's iodepth level)
+	queue       int   // the drive's command queue it submits to
 	waiting     bool  // a closed-loop stream not issuing until resumeAt (startdelay, thinktime)
 	resumeAt    int64 // when a waiting stream issues again
 	sinceThink  int   // I/Os issued since its last think time
@@ -269,8 +296,15 @@ func (s *stream) pull(c *controller.Controller) bool {
 
 // RunGroup runs several workloads at once on the drive, as fio runs the
 // jobs of one group: each keeps its own queue depth (or timestamps),
-// runtime and statistics, and all share the drive's command queue. The
-// device figures of every result cover the whole group.
+// runtime and statistics, and all share the drive's command queues:
+// stream k submits to queue k mod Host.QueueCount (SATA has one; NVMe's
+// numjobs clones spread over its queue pairs). Each queue holds at most
+// Host.QueueDepth commands at the drive; requests beyond wait on the host,
+// in order, and their latency counts from when they were issued. At one
+// instant, the firmware takes one command from each queue with any in
+// turn (NVMe's round-robin arbitration); later arrivals queue for its
+// time in arrival order. The device figures of every result cover the
+// whole group.
 func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 	if len(streams) == 0 {
 		return nil, ErrNoProgress
@@ -300,18 +334,33 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		s.m = newMetrics(e.ctrl, s.start, o)
 		ss[i] = s
 	}
-	ncq := e.ctrl.Config().Host.QueueDepth
-	e.ev, e.q, e.qh = e.ev[:0], e.q[:0], 0
+	host := e.ctrl.Config().Host
+	depth, nq := host.QueueDepth, host.QueueCount()
+	e.ev = e.ev[:0]
+	if len(e.sq) != nq {
+		e.sq = make([]hostQueue, nq)
+	}
+	for k := range e.sq {
+		e.sq[k].wait, e.sq[k].head, e.sq[k].out = e.sq[k].wait[:0], 0, 0
+	}
+	for i, s := range ss {
+		s.queue = i % nq
+	}
 	outstanding := 0
 	idleSince := e.now
 	var issued int64
-	dispatch := func() error {
-		for outstanding < ncq && e.qh < len(e.q) {
-			p := e.q[e.qh]
-			e.qh++
+	// dispatch sends queue k's waiting requests to the drive while it has
+	// room, at most n of them, and reports whether it sent any.
+	dispatch := func(k, n int) (bool, error) {
+		q := &e.sq[k]
+		sent := false
+		for ; n > 0 && q.out < depth && q.head < len(q.wait); n-- {
+			p := q.wait[q.head]
+			q.head++
+			sent = true
 			if outstanding == 0 && e.now > idleSince {
 				if err := e.ctrl.Idle(idleSince, e.now); err != nil {
-					return err
+					return sent, err
 				}
 			}
 			done, err := e.ctrl.Submit(e.now, p.it.Request)
@@ -327,7 +376,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 				err = e.verify(s, &p.it)
 			}
 			if err != nil {
-				return fmt.Errorf("%s request %d (%s %d bytes at %d): %w", s.o.Name, s.m.issued, p.it.Op, p.it.Length, p.it.Offset, err)
+				return sent, fmt.Errorf("%s request %d (%s %d bytes at %d): %w", s.o.Name, s.m.issued, p.it.Op, p.it.Length, p.it.Offset, err)
 			}
 			e.seq++
 			e.ev.push(event{at: done, seq: e.seq, req: p.it, iss: p.iss, stream: p.stream})
@@ -337,24 +386,35 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 				}
 			}
 			outstanding++
+			q.out++
 			s.outstanding++
 			s.m.submitted(s.outstanding)
 		}
-		// The queue is a FIFO over a slice: once the consumed head is
-		// at least half of it, the waiting tail moves to the front, so
-		// the slice stays within twice the most requests ever waiting
-		// (with more outstanding than the drive's command queue holds,
-		// the queue never empties and would otherwise grow for ever).
-		if e.qh == len(e.q) {
-			e.q, e.qh = e.q[:0], 0
-		} else if e.qh >= 64 && 2*e.qh >= len(e.q) {
-			n := copy(e.q, e.q[e.qh:])
-			e.q, e.qh = e.q[:n], 0
+		q.compact()
+		return sent, nil
+	}
+	// dispatchAll sends every queue's waiting requests while it has
+	// room, one from each queue in turn (NVMe's round robin).
+	dispatchAll := func() error {
+		if nq == 1 {
+			_, err := dispatch(0, math.MaxInt)
+			return err
+		}
+		for more := true; more; {
+			more = false
+			for k := range e.sq {
+				sent, err := dispatch(k, 1)
+				if err != nil {
+					return err
+				}
+				more = more || sent
+			}
 		}
 		return nil
 	}
 	enqueue := func(i int) {
-		e.q = append(e.q, pending{it: ss[i].next, iss: e.now, stream: int32(i)})
+		q := &e.sq[ss[i].queue]
+		q.wait = append(q.wait, pending{it: ss[i].next, iss: e.now, stream: int32(i)})
 		ss[i].m.issued++
 		ss[i].sinceThink++
 		issued++
@@ -382,7 +442,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 			s.haveNext = s.pull(e.ctrl)
 		}
 	}
-	if err := dispatch(); err != nil {
+	if err := dispatchAll(); err != nil {
 		return nil, err
 	}
 	for {
@@ -404,7 +464,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 				e.now = max(e.now, ss[late].resumeAt)
 				ss[late].sinceThink = 0
 				fill(late)
-				if err := dispatch(); err != nil {
+				if _, err := dispatch(ss[late].queue, math.MaxInt); err != nil {
 					return nil, err
 				}
 				continue
@@ -422,7 +482,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 			e.now = max(e.now, s.next.At)
 			enqueue(first)
 			s.haveNext = s.pull(e.ctrl)
-			if err := dispatch(); err != nil {
+			if _, err := dispatch(s.queue, math.MaxInt); err != nil {
 				return nil, err
 			}
 			continue
@@ -436,10 +496,14 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 				ss[ev.stream].m.aborted++
 				ss[ev.stream].outstanding--
 			}
-			for _, p := range e.q[e.qh:] {
-				ss[p.stream].m.aborted++
+			for k := range e.sq {
+				q := &e.sq[k]
+				for _, p := range q.wait[q.head:] {
+					ss[p.stream].m.aborted++
+				}
+				q.wait, q.head, q.out = q.wait[:0], 0, 0
 			}
-			e.ev, e.q, e.qh, outstanding = e.ev[:0], e.q[:0], 0, 0
+			e.ev, outstanding = e.ev[:0], 0
 			e.now = at
 			for _, x := range ss {
 				x.m.busyTo(e.now)
@@ -456,7 +520,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 					fill(i)
 				}
 			}
-			if err := dispatch(); err != nil {
+			if err := dispatchAll(); err != nil {
 				return nil, err
 			}
 			continue
@@ -468,6 +532,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		e.now = ev.at
 		outstanding--
 		s := ss[ev.stream]
+		e.sq[s.queue].out--
 		s.outstanding--
 		s.m.complete(ev)
 		if s.m.ss != nil && s.m.ss.done && s.stopAt > e.now {
@@ -500,7 +565,7 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 		case e.now < s.stopAt && s.pull(e.ctrl):
 			enqueue(int(ev.stream))
 		}
-		if err := dispatch(); err != nil {
+		if _, err := dispatch(s.queue, math.MaxInt); err != nil {
 			return nil, err
 		}
 	}

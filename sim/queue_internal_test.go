@@ -53,7 +53,7 @@ func TestHostQueueStaysBounded(t *testing.T) {
 				issued += r.Issued
 			}
 			require.Greater(t, issued, int64(50*waiting), "the run must be long enough to show growth")
-			require.LessOrEqual(t, cap(e.q), 4*(waiting+64), "host queue of %d waiting requests after %d issued", waiting, issued)
+			require.LessOrEqual(t, cap(e.sq[0].wait), 4*(waiting+64), "host queue of %d waiting requests after %d issued", waiting, issued)
 		})
 	}
 }

@@ -15,8 +15,13 @@ var ErrBusy = errors.New("sim: the engine has requests in flight; save its state
 // and returns the bytes written (the length LoadState needs). The engine
 // must be between runs.
 func (e *Engine) SaveState(w io.Writer) (int64, error) {
-	if len(e.ev) > 0 || e.qh < len(e.q) {
+	if len(e.ev) > 0 {
 		return 0, ErrBusy
+	}
+	for k := range e.sq {
+		if e.sq[k].queued() {
+			return 0, ErrBusy
+		}
 	}
 	return snapshot.Encode(w, e)
 }
