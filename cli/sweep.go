@@ -98,7 +98,11 @@ func sweepCmd(args []string, stdout, stderr io.Writer, set settings) error {
 	}
 	fmt.Fprintf(stdout, ": %d run, %d with results already, %d failed", st.Ran, st.Skipped, st.Failed)
 	if st.Prepared > 0 {
-		fmt.Fprintf(stdout, "; %d drives filled once for forked points", st.Prepared)
+		what := "drives"
+		if st.Prepared == 1 {
+			what = "drive"
+		}
+		fmt.Fprintf(stdout, "; %d %s filled once for forked points", st.Prepared, what)
 	}
 	fmt.Fprintf(stdout, "\nresults: %s/%s\n", dir, sweep.ResultsFile(shard.Index, shard.Count))
 	if err == nil && shard.Count <= 1 {
