@@ -73,7 +73,7 @@ type FTL struct {
 	// half programmed at that time is closed.
 	pendingStamp [][]uint64
 	// wl is the pages of a word line SafeErase protects together: 2 on
-	// MLC, 3 on TLC (1: none). Programming the last page of a word line
+	// MLC, 3 on TLC, 4 on QLC (1: none). Programming the last page of a word line
 	// can destroy the pages programmed before it if power fails; data
 	// is at rest only once its word line is complete.
 	wl int

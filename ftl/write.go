@@ -412,7 +412,7 @@ func (f *FTL) openWordLine(d int, host uint64) uint64 {
 }
 
 // closeWordLines pads every half programmed word line of the open groups
-// to its end (SafeErase on MLC and TLC flash), programming first the
+// to its end (SafeErase on MLC, TLC and QLC flash), programming first the
 // pages being filled.
 func (f *FTL) closeWordLines() error {
 	if f.nwlOpen == 0 {
