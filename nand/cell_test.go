@@ -230,7 +230,9 @@ func TestTimingValidateNewFields(t *testing.T) {
 			[]string{"timing.prog_word_line_ns = 0, allowed 1..1000000000 with program: one-shot"}},
 		{"one-shot with page times", func(tm *Timing) { tm.Program, tm.ProgWordLineNs = OneShot, 5 },
 			[]string{"prog_ns_by_page are per-page times, allowed only with program: multi-pass"}},
-		{"one-shot slc", func(tm *Timing) { *tm = Timing{Cell: SLC, ReadNs: 1, EraseNs: 1, BusMBps: 1, RatedCycles: 1, Program: OneShot, ProgWordLineNs: 1} },
+		{"one-shot slc", func(tm *Timing) {
+			*tm = Timing{Cell: SLC, ReadNs: 1, EraseNs: 1, BusMBps: 1, RatedCycles: 1, Program: OneShot, ProgWordLineNs: 1}
+		},
 			[]string{"timing.program = one-shot, allowed only for mlc, tlc, qlc"}},
 		{"unknown program mode", func(tm *Timing) { tm.Program = 9 }, []string{"timing.program = 9, allowed multi-pass, one-shot"}},
 		{"slc mode without endurance", func(tm *Timing) { tm.SLCReadNs, tm.SLCProgNs = 20_000, 100_000 },
