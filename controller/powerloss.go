@@ -221,7 +221,8 @@ func wordLineStart(t nand.Timing, p int) int { return p - t.PageType(p) }
 // latchedPages adds to cut, on a one-shot part, the pages that were only
 // in the dies' latches: those before the last page of a word line whose
 // last page's program had not finished — cut short, not started, or not
-// sent yet (Timeline.Program). It returns the multi-plane pages so lost
+// sent yet (Timeline.Program); a group retired for a failed program keeps
+// what it holds (ftl.FTL.Retired). It returns the multi-plane pages so lost
 // that cut does not already list as unfinished.
 func (c *Controller) latchedPages(cut *ftl.PowerCut) int {
 	g := c.cfg.NAND.Geometry
@@ -236,7 +237,7 @@ func (c *Controller) latchedPages(cut *ftl.PowerCut) int {
 	}
 	for grp := range g.Groups() {
 		b := grp * np
-		if wp := c.dev.WritePointer(b); wp%wl != 0 && wp != g.PagesPerBlock {
+		if wp := c.dev.WritePointer(b); wp%wl != 0 && wp != g.PagesPerBlock && !c.ftl.Retired(grp) {
 			lines[ref{b, wp - wp%wl}] = true
 		}
 	}
