@@ -3,7 +3,9 @@
 // default a description of it shrunk to 16 GiB of user capacity (at least
 // 256 MiB per die) with the same controller, firmware, power figures,
 // NAND part, dies and spare area. A fresh drive's speed and power follow
-// from its dies, not from how many blocks each die has.
+// from its dies, not from how many blocks each die has. Part builds small
+// drives on a NAND part preset (the TLC and QLC parts no product line
+// uses yet).
 package testdrive
 
 import (
