@@ -233,10 +233,13 @@ type Timeline struct {
 	pageXfer int64 // bus time of one page with its spare bytes
 	// Per page type (position on the word line): tR and the array time
 	// of a program (Timing.ReadNsOf, Timing.ProgNs), looked up by
-	// page % wl. closePage is the block's last page on a one-shot part,
-	// which programs its word line however few pages it holds (-1
-	// otherwise).
+	// page % wl — page & wlMask when wl is a power of two (wlMask -1
+	// otherwise). readOne: every page reads in ReadNs. closePage is the
+	// block's last page on a one-shot part, which programs its word line
+	// however few pages it holds (-1 otherwise).
 	wl        int
+	wlMask    int
+	readOne   bool
 	closePage int
 	readPg    [4]int64
 	progPg    [4]int64
@@ -255,7 +258,12 @@ func NewTimeline(cfg Config) *Timeline {
 		chans:     make([]*Calendar, g.Channels),
 		pageXfer:  tm.TransferNs(g.PageBytes + g.SpareBytes),
 		wl:        tm.WordLinePages(),
+		wlMask:    -1,
+		readOne:   len(tm.ReadNsByPage) == 0,
 		closePage: -1,
+	}
+	if tl.wl&(tl.wl-1) == 0 {
+		tl.wlMask = tl.wl - 1
 	}
 	for k := range tl.wl {
 		tl.readPg[k] = tm.ReadNsOf(k)
@@ -313,10 +321,18 @@ func (tl *Timeline) transfer(c int, at, n int64) int64 { return tl.chans[c].Book
 // ReadNs returns tR of page p of a block (of a page whose type is not
 // known when p < 0), as Timing.ReadNsOf.
 func (tl *Timeline) ReadNs(page int) int64 {
-	if page < 0 {
+	if page < 0 || tl.readOne {
 		return tl.t.ReadNs
 	}
-	return tl.readPg[page%tl.wl]
+	return tl.readPg[tl.pageType(page)]
+}
+
+// pageType returns the position of page p on its word line.
+func (tl *Timeline) pageType(page int) int {
+	if tl.wlMask >= 0 {
+		return page & tl.wlMask
+	}
+	return page % tl.wl
 }
 
 // ProgNs returns the array time of a program of page p of a block, as
@@ -326,7 +342,7 @@ func (tl *Timeline) ProgNs(page int) int64 {
 	if page == tl.closePage {
 		return tl.progPg[tl.wl-1]
 	}
-	return tl.progPg[page%tl.wl]
+	return tl.progPg[tl.pageType(page)]
 }
 
 // Read books a multi-plane read of planes pages on die d, moving n bytes
