@@ -224,13 +224,15 @@ func (c *Calendar) Book(at, n int64) int64 {
 // non-decreasing order of their earliest start time per die; the calendar
 // forgets time before the latest Advance.
 type Timeline struct {
-	t        Timing
-	g        Geometry
+	// Read on every operation, kept together.
 	dieFree  []int64
 	readFree []int64 // when the die's suspending reads finish
 	dieBusy  []int64 // accumulated array+transfer busy ns, per die
 	chans    []*Calendar
-	pageXfer int64 // bus time of one page with its spare bytes
+	channels int
+	// Timing.CommandNs, PlaneNs, BusMBps, ReadNs, EraseNs
+	commandNs, planeNs, busMBps, readNs, eraseNs int64
+	pageXfer                                     int64 // bus time of one page with its spare bytes
 	// Per page type (position on the word line): tR and the array time
 	// of a program (Timing.ReadNsOf, Timing.ProgNs), looked up by
 	// page % wl — page & wlMask when wl is a power of two (wlMask -1
@@ -239,8 +241,8 @@ type Timeline struct {
 	// however few pages it holds (-1 otherwise).
 	wl        int
 	wlMask    int
-	readOne   bool
 	closePage int
+	readOne   bool
 	readPg    [4]int64
 	progPg    [4]int64
 }
@@ -250,17 +252,21 @@ func NewTimeline(cfg Config) *Timeline {
 	g := cfg.Geometry
 	tm := cfg.Timing
 	tl := &Timeline{
-		t:         tm,
-		g:         g,
 		dieFree:   make([]int64, g.Dies()),
 		readFree:  make([]int64, g.Dies()),
 		dieBusy:   make([]int64, g.Dies()),
 		chans:     make([]*Calendar, g.Channels),
+		channels:  g.Channels,
+		commandNs: tm.CommandNs,
+		planeNs:   tm.PlaneNs,
+		busMBps:   tm.BusMBps,
+		readNs:    tm.ReadNs,
+		eraseNs:   tm.EraseNs,
 		pageXfer:  tm.TransferNs(g.PageBytes + g.SpareBytes),
 		wl:        tm.WordLinePages(),
 		wlMask:    -1,
-		readOne:   len(tm.ReadNsByPage) == 0,
 		closePage: -1,
+		readOne:   len(tm.ReadNsByPage) == 0,
 	}
 	if tl.wl&(tl.wl-1) == 0 {
 		tl.wlMask = tl.wl - 1
@@ -276,6 +282,11 @@ func NewTimeline(cfg Config) *Timeline {
 		tl.chans[i] = NewCalendar()
 	}
 	return tl
+}
+
+// transferNs returns the bus time to move n bytes (Timing.TransferNs).
+func (tl *Timeline) transferNs(n int) int64 {
+	return (int64(n)*1000 + tl.busMBps - 1) / tl.busMBps
 }
 
 // Reset makes every die and channel idle at time 0 and clears the busy
@@ -303,7 +314,7 @@ func (tl *Timeline) MemoryBytes() int64 {
 }
 
 // ChannelOf returns the channel of die d.
-func (tl *Timeline) ChannelOf(die int) int { return die % tl.g.Channels }
+func (tl *Timeline) ChannelOf(die int) int { return die % tl.channels }
 
 // DieFree returns the time die d finishes its queued work.
 func (tl *Timeline) DieFree(die int) int64 { return tl.dieFree[die] }
@@ -322,7 +333,7 @@ func (tl *Timeline) transfer(c int, at, n int64) int64 { return tl.chans[c].Book
 // known when p < 0), as Timing.ReadNsOf.
 func (tl *Timeline) ReadNs(page int) int64 {
 	if page < 0 || tl.readOne {
-		return tl.t.ReadNs
+		return tl.readNs
 	}
 	return tl.readPg[tl.pageType(page)]
 }
@@ -350,7 +361,7 @@ func (tl *Timeline) ProgNs(page int) int64 {
 // has left the die. The page's type is not known: it takes Timing.ReadNs
 // (ReadPage takes its page's time).
 func (tl *Timeline) Read(die, planes, n int, at int64) int64 {
-	return tl.read(die, tl.t.ReadNs, planes, n, at)
+	return tl.read(die, tl.readNs, planes, n, at)
 }
 
 // ReadPage is Read of page p of its block: it takes the tR of p's page
@@ -361,10 +372,10 @@ func (tl *Timeline) ReadPage(die, page, planes, n int, at int64) int64 {
 
 func (tl *Timeline) read(die int, tR int64, planes, n int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	c := die % tl.g.Channels
-	cmdEnd := tl.transfer(c, start, tl.t.CommandNs)
-	arrEnd := cmdEnd + tR + int64(planes-1)*tl.t.PlaneNs
-	done := tl.transfer(c, arrEnd, tl.t.TransferNs(n))
+	c := die % tl.channels
+	cmdEnd := tl.transfer(c, start, tl.commandNs)
+	arrEnd := cmdEnd + tR + int64(planes-1)*tl.planeNs
+	done := tl.transfer(c, arrEnd, tl.transferNs(n))
 	tl.dieBusy[die] += done - start
 	tl.dieFree[die] = done
 	return done
@@ -377,7 +388,7 @@ func (tl *Timeline) read(die int, tR int64, planes, n int, at int64) int64 {
 // later by the read's whole time. A die with nothing pending reads as Read
 // does. The page's type is not known (see ReadPageSuspending).
 func (tl *Timeline) ReadSuspending(die, planes, n int, at, suspendNs int64) int64 {
-	return tl.readSuspending(die, tl.t.ReadNs, planes, n, at, suspendNs)
+	return tl.readSuspending(die, tl.readNs, planes, n, at, suspendNs)
 }
 
 // ReadPageSuspending is ReadSuspending of page p of its block: it takes
@@ -393,10 +404,10 @@ func (tl *Timeline) readSuspending(die int, tR int64, planes, n int, at, suspend
 		tl.readFree[die] = done
 		return done
 	}
-	c := die % tl.g.Channels
-	cmdEnd := tl.transfer(c, s+suspendNs, tl.t.CommandNs)
-	arrEnd := cmdEnd + tR + int64(planes-1)*tl.t.PlaneNs
-	done := tl.transfer(c, arrEnd, tl.t.TransferNs(n))
+	c := die % tl.channels
+	cmdEnd := tl.transfer(c, s+suspendNs, tl.commandNs)
+	arrEnd := cmdEnd + tR + int64(planes-1)*tl.planeNs
+	done := tl.transfer(c, arrEnd, tl.transferNs(n))
 	tl.dieBusy[die] += done - s
 	tl.dieFree[die] += done - s
 	tl.readFree[die] = done
@@ -413,7 +424,7 @@ func (tl *Timeline) OutputSuspending(die, n int, at int64) int64 {
 		tl.readFree[die] = done
 		return done
 	}
-	done := tl.transfer(die%tl.g.Channels, s, tl.t.TransferNs(n))
+	done := tl.transfer(die%tl.channels, s, tl.transferNs(n))
 	tl.dieBusy[die] += done - s
 	tl.dieFree[die] += done - s
 	tl.readFree[die] = done
@@ -424,7 +435,7 @@ func (tl *Timeline) OutputSuspending(die, n int, at int64) int64 {
 // d, for data of a page that a previous Read brought out of the array.
 func (tl *Timeline) Output(die, n int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	done := tl.transfer(die%tl.g.Channels, start, tl.t.TransferNs(n))
+	done := tl.transfer(die%tl.channels, start, tl.transferNs(n))
 	tl.dieBusy[die] += done - start
 	tl.dieFree[die] = done
 	return done
@@ -444,11 +455,11 @@ func (tl *Timeline) Output(die, n int, at int64) int64 {
 // data until it is whole sends them back to back).
 func (tl *Timeline) Program(die, page, planes int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	c := die % tl.g.Channels
-	xEnd := tl.transfer(c, start, tl.t.CommandNs+int64(planes)*tl.pageXfer)
+	c := die % tl.channels
+	xEnd := tl.transfer(c, start, tl.commandNs+int64(planes)*tl.pageXfer)
 	done := xEnd
 	if p := tl.ProgNs(page); p > 0 {
-		done += p + int64(planes-1)*tl.t.PlaneNs
+		done += p + int64(planes-1)*tl.planeNs
 	}
 	tl.dieBusy[die] += done - start
 	tl.dieFree[die] = done
@@ -462,9 +473,9 @@ func (tl *Timeline) Program(die, page, planes int, at int64) int64 {
 // its word line takes no array time).
 func (tl *Timeline) CopybackProgram(die, page, planes int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	done := tl.transfer(die%tl.g.Channels, start, tl.t.CommandNs)
+	done := tl.transfer(die%tl.channels, start, tl.commandNs)
 	if p := tl.ProgNs(page); p > 0 {
-		done += p + int64(planes-1)*tl.t.PlaneNs
+		done += p + int64(planes-1)*tl.planeNs
 	}
 	tl.dieBusy[die] += done - start
 	tl.dieFree[die] = done
@@ -475,9 +486,9 @@ func (tl *Timeline) CopybackProgram(die, page, planes int, at int64) int64 {
 // returns when the erase has finished.
 func (tl *Timeline) Erase(die, planes int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	c := die % tl.g.Channels
-	cmdEnd := tl.transfer(c, start, tl.t.CommandNs)
-	done := cmdEnd + tl.t.EraseNs + int64(planes-1)*tl.t.PlaneNs
+	c := die % tl.channels
+	cmdEnd := tl.transfer(c, start, tl.commandNs)
+	done := cmdEnd + tl.eraseNs + int64(planes-1)*tl.planeNs
 	tl.dieBusy[die] += done - start
 	tl.dieFree[die] = done
 	return done
