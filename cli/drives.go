@@ -10,6 +10,7 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/units"
+	"github.com/ftlsim/ftlsim/nand"
 )
 
 // drives lists the presets, or prints one as an editable description.
@@ -17,7 +18,7 @@ func drives(args []string, w io.Writer) error {
 	switch len(args) {
 	case 0:
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tCAPACITY\tSPARE\tDIES\tCHANNELS\tPAGE\tGC\tFIRMWARE\tDESCRIPTION")
+		fmt.Fprintln(tw, "NAME\tCAPACITY\tSPARE\tDIES\tCHANNELS\tCELL\tPAGE\tGC\tFIRMWARE\tDESCRIPTION")
 		for _, name := range controller.Presets() {
 			c, err := controller.Preset(name)
 			if err != nil {
@@ -28,8 +29,9 @@ func drives(args []string, w io.Writer) error {
 				return fmt.Errorf("preset %s: %w", name, err)
 			}
 			g := r.Config.NAND.Geometry
-			fmt.Fprintf(tw, "%s\t%s\t%.1f %%\t%d\t%d\t%s\t%s\t%s\t%s\n", name, capacityText(r.Config.Capacity),
-				r.SparePercent, g.Dies(), g.Channels, units.FormatBytes(int64(g.PageBytes)), c.Firmware.GCPolicy, hostFeature(c.Host)+features(c.Firmware), c.Description)
+			fmt.Fprintf(tw, "%s\t%s\t%.1f %%\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", name, capacityText(r.Config.Capacity),
+				r.SparePercent, g.Dies(), g.Channels, cellText(r.Config.NAND.Timing), units.FormatBytes(int64(g.PageBytes)),
+				c.Firmware.GCPolicy, hostFeature(c.Host)+features(c.Firmware), c.Description)
 		}
 		return tw.Flush()
 	case 1:
@@ -63,6 +65,15 @@ func hostFeature(h controller.Host) string {
 		link = fmt.Sprintf("pcie%dx%d", h.PCIeGen, h.PCIeLanes)
 	}
 	return fmt.Sprintf("nvme-%s-%dx%d,", link, h.QueueCount(), h.QueueDepth)
+}
+
+// cellText names a part's cell type, and its programming when one-shot
+// ("tlc", "qlc one-shot").
+func cellText(t nand.Timing) string {
+	if t.Program == nand.OneShot {
+		return t.Cell.String() + " one-shot"
+	}
+	return t.Cell.String()
 }
 
 // features names a firmware's distinctive mechanisms, briefly.

@@ -95,8 +95,8 @@ func TestConfigErrors(t *testing.T) {
 	require.ErrorContains(t, err, "chanels")
 	_, err = controller.ParseConfig("x.yaml", []byte("capacity: lots\n"))
 	require.ErrorContains(t, err, "x.yaml")
-	_, err = controller.ParseConfig("x.yaml", []byte("nand:\n  timing:\n    cell: qlc\n"))
-	require.ErrorContains(t, err, "qlc")
+	_, err = controller.ParseConfig("x.yaml", []byte("nand:\n  timing:\n    cell: plc\n"))
+	require.ErrorContains(t, err, "plc")
 }
 
 // drive builds a small drive for behaviour tests.

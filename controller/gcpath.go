@@ -94,13 +94,13 @@ func (c *Controller) gcRead(op *ftl.Op, at int64) int64 {
 	die, fw := int(op.Die), &c.cfg.Firmware
 	s, at := c.gc.stream(die, at)
 	if fw.GCCopyback {
-		done := c.tl.Read(die, int(op.Planes), 0, at)
+		done := c.tl.ReadPage(die, int(op.Page), int(op.Planes), 0, at)
 		c.gc.ready[die] = max(c.gc.ready[die], done)
 		c.gc.hold(s, done)
 		return done
 	}
 	n := int64(op.Units) * c.slot
-	done := c.tl.Read(die, int(op.Planes), int(n), at)
+	done := c.tl.ReadPage(die, int(op.Page), int(op.Planes), int(n), at)
 	if c.re != nil {
 		// Decoded on its way through: a page ECC cannot correct, and
 		// RAISE cannot rebuild, loses the units moved out of it.

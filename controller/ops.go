@@ -32,7 +32,7 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 		if op.Cause == ftl.CauseGC || op.Cause == ftl.CauseWL {
 			return c.gcRead(op, at)
 		}
-		return c.tl.Read(die, planes, int(op.Units)*int(c.slot), at)
+		return c.tl.ReadPage(die, int(op.Page), planes, int(op.Units)*int(c.slot), at)
 	case ftl.OpTransfer:
 		return c.tl.Output(die, int(op.Units)*int(c.slot), at)
 	case ftl.OpProgram:
@@ -99,9 +99,9 @@ func (c *Controller) bookHostRead(op *ftl.Op, at int64, suspend bool) int64 {
 	case op.Kind == ftl.OpTransfer:
 		return c.tl.Output(int(op.Die), n, at)
 	case suspend:
-		return c.tl.ReadSuspending(int(op.Die), 1, n, at, c.cfg.Firmware.SuspendNs)
+		return c.tl.ReadPageSuspending(int(op.Die), int(op.Page), 1, n, at, c.cfg.Firmware.SuspendNs)
 	default:
-		return c.tl.Read(int(op.Die), 1, n, at)
+		return c.tl.ReadPage(int(op.Die), int(op.Page), 1, n, at)
 	}
 }
 

@@ -1,7 +1,10 @@
 package controller
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/nand"
@@ -21,7 +24,7 @@ type flightOp struct {
 func (c *Controller) fly(op *ftl.Op, done int64) {
 	start := done - c.cfg.NAND.Timing.EraseNs
 	if op.Kind == ftl.OpProgram {
-		start = done - c.cfg.NAND.Timing.ProgNs(int(op.Page))
+		start = done - c.tl.ProgNs(int(op.Page))
 	}
 	c.flight = append(c.flight, flightOp{kind: op.Kind, block: op.Block, page: op.Page, planes: op.Planes, start: start, done: done})
 }
@@ -76,7 +79,9 @@ type PowerLossReport struct {
 	Protected bool `json:"protected"`
 	// UnfinishedPages are the multi-plane pages whose program the cut
 	// stopped or kept from starting, CorruptedPages the finished lower
-	// pages an interrupted program on their word line destroyed, and
+	// pages an interrupted program on their word line destroyed (on a
+	// one-shot part: the pages of word lines not yet programmed whole,
+	// which were only in the dies' latches), and
 	// UneraseGroups the groups whose erase had not started.
 	UnfinishedPages int `json:"unfinished_pages"`
 	CorruptedPages  int `json:"corrupted_pages"`
@@ -110,7 +115,9 @@ type PowerLossReport struct {
 // programs its write buffer on its capacitors, saves its mapping, and
 // mounts by reading it back. Without, the programs the cut stopped or kept
 // from starting are void, an interrupted program of an upper page also
-// destroys the finished lower pages of its word line, erases not started
+// destroys the finished lower pages of its word line (on a one-shot part
+// the pages of a word line whose program has not finished are all lost:
+// they were in the die's latches), erases not started
 // leave their groups as they were, everything in controller memory (the
 // write buffer, read-ahead, the mapping cache, the TRIM backlog) is gone,
 // and the FTL rebuilds its mapping by scanning the flash. The drive takes
@@ -145,6 +152,7 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 	}
 	c.settleFlushes(at)
 	cut := ftl.PowerCut{Flushed: c.durable, FlushedKnown: true}
+	oneShot := tm.Program == nand.OneShot
 	for _, f := range c.flight {
 		if f.done <= at {
 			if f.kind == ftl.OpErase {
@@ -164,7 +172,7 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 		for p := range int(f.planes) {
 			cut.Unfinished = append(cut.Unfinished, ftl.PageRef{Block: int(f.block) + p, Page: int(f.page)})
 		}
-		if f.start < at && tm.Kind(int(f.page)) != nand.LSB {
+		if !oneShot && f.start < at && tm.Kind(int(f.page)) != nand.LSB {
 			// An upper page's program under way destroys the lower pages
 			// of its word line programmed before it.
 			for q := wordLineStart(tm, int(f.page)); q < int(f.page); q++ {
@@ -174,6 +182,9 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 				}
 			}
 		}
+	}
+	if oneShot {
+		rep.CorruptedPages += c.latchedPages(&cut)
 	}
 	rep.UnerasedGroups = len(cut.Unerased)
 	c.flight = c.flight[:0]
@@ -203,15 +214,50 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 }
 
 // wordLineStart returns the first page of page p's word line: MLC pairs a
-// lower and an upper page, TLC three pages (as Timing.Kind lays them).
-func wordLineStart(t nand.Timing, p int) int {
-	switch t.Cell {
-	case nand.MLC:
-		return p - p%2
-	case nand.TLC:
-		return p - p%3
+// lower and an upper page, TLC three pages, QLC four (as
+// Timing.PageType lays them).
+func wordLineStart(t nand.Timing, p int) int { return p - t.PageType(p) }
+
+// latchedPages adds to cut, on a one-shot part, the pages that were only
+// in the dies' latches: those before the last page of a word line whose
+// last page's program had not finished — cut short, not started, or not
+// sent yet (Timeline.Program); a group retired for a failed program keeps
+// what it holds (ftl.FTL.Retired). It returns the multi-plane pages so lost
+// that cut does not already list as unfinished.
+func (c *Controller) latchedPages(cut *ftl.PowerCut) int {
+	g := c.cfg.NAND.Geometry
+	wl, np := c.cfg.NAND.Timing.WordLinePages(), g.PlanesPerDie
+	type ref struct{ block, page int } // a group's first block
+	unfinished := map[ref]bool{}
+	lines := map[ref]bool{} // word lines, by their first page
+	for _, r := range cut.Unfinished {
+		b := r.Block - r.Block%np
+		unfinished[ref{b, r.Page}] = true
+		lines[ref{b, r.Page - r.Page%wl}] = true
 	}
-	return p
+	for grp := range g.Groups() {
+		b := grp * np
+		if wp := c.dev.WritePointer(b); wp%wl != 0 && wp != g.PagesPerBlock && !c.ftl.Retired(grp) {
+			lines[ref{b, wp - wp%wl}] = true
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(lines), func(x, y ref) int {
+		return cmp.Or(cmp.Compare(x.block, y.block), cmp.Compare(x.page, y.page))
+	})
+	n := 0
+	for _, l := range keys {
+		end := min(l.page+wl, c.dev.WritePointer(l.block))
+		for q := l.page; q < end; q++ {
+			if unfinished[ref{l.block, q}] {
+				continue
+			}
+			n++
+			for p := range np {
+				cut.Corrupted = append(cut.Corrupted, ftl.PageRef{Block: l.block + p, Page: q})
+			}
+		}
+	}
+	return n
 }
 
 // unmappedUnits counts the logical units that hold no data.

@@ -42,7 +42,7 @@ type Config struct {
 	// SafeErase erases a cleaned victim only once the units moved out of
 	// it are programmed: until then they wait in the die's GC page, in
 	// controller memory, and a power cut would lose the only copy of data
-	// at rest. On MLC and TLC flash it also waits until the word lines
+	// at rest. On MLC, TLC and QLC flash it also waits until the word lines
 	// those units went to are complete (an interrupted program of a
 	// word line's later page destroys its earlier pages), and Flush pads
 	// the word lines it leaves half programmed: flushed data survives

@@ -73,7 +73,7 @@ type FTL struct {
 	// half programmed at that time is closed.
 	pendingStamp [][]uint64
 	// wl is the pages of a word line SafeErase protects together: 2 on
-	// MLC, 3 on TLC (1: none). Programming the last page of a word line
+	// MLC, 3 on TLC, 4 on QLC (1: none). Programming the last page of a word line
 	// can destroy the pages programmed before it if power fails; data
 	// is at rest only once its word line is complete.
 	wl int
@@ -81,6 +81,9 @@ type FTL struct {
 	// programmed word line was started (0: none); nwlOpen counts them.
 	wlOpen  []uint64
 	nwlOpen int
+	// latchWL is the pages of a word line of a one-shot part, which
+	// stores none of them until its last is programmed (0: multi-pass).
+	latchWL int
 	// failing marks, per group, the groups retired for a failed program
 	// that still hold data; retireQ lists them per die, for collection
 	// to clean first (both nil until a program fails).
@@ -159,6 +162,9 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	f.clean = make([]cleaning, f.dies)
 	f.pendingErase = make([][]int32, f.dies)
 	f.pendingStamp = make([][]uint64, f.dies)
+	if tm := dev.Config().Timing; tm.Program == nand.OneShot {
+		f.latchWL = tm.WordLinePages()
+	}
 	f.wl = 1
 	if cfg.SafeErase {
 		f.wl = dev.Config().Timing.WordLinePages()

@@ -508,6 +508,14 @@ func (f *FTL) candidate(g int32) bool {
 // still holds data to move out.
 func (f *FTL) isFailing(g int32) bool { return f.failing != nil && f.failing[g] }
 
+// Retired reports whether group g is out of use: bad (from the factory,
+// or for a failed erase or program) or retired for a failed program with
+// data that collection moves out next. It is never programmed again, so
+// a word line it left half programmed is never completed; the pages
+// programmed on it before a failure hold their data (the device fails
+// single pages, not word lines), also on a one-shot part.
+func (f *FTL) Retired(g int) bool { return f.bad[g] || f.isFailing(int32(g)) }
+
 // CollectBackground cleans one victim on die d — finishing one in progress
 // or starting one that frees space — if the die has fewer than GCHighWater
 // free groups. It reports whether it did any work.

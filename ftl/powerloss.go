@@ -18,8 +18,10 @@ type PowerCut struct {
 	// data never reached the cells.
 	Unfinished []PageRef
 	// Corrupted are programmed pages whose data an interrupted program
-	// destroyed (the lower page paired with an interrupted upper page of
-	// MLC or TLC flash).
+	// destroyed (the lower pages sharing a word line with an interrupted
+	// upper page of MLC, TLC or QLC flash), or that never reached the
+	// cells (the pages of a one-shot part's word line whose program had
+	// not finished, held in the die's latches).
 	Corrupted []PageRef
 	// Unerased are the groups whose erase had not started: they still
 	// hold what they held (Config.KeepErased), and pages programmed into
@@ -300,7 +302,8 @@ func (f *FTL) seqOf(u uint32) uint32 {
 func newer(a, b uint32) bool { return int32(a-b) > 0 }
 
 // onOpenWordLine reports whether unit u is on a word line not yet
-// complete, which a later program can destroy (SafeErase on MLC, TLC).
+// complete, which a later program can destroy (SafeErase on MLC, TLC,
+// QLC).
 func (f *FTL) onOpenWordLine(u uint32) bool {
 	if f.wl == 1 {
 		return false

@@ -337,10 +337,16 @@ func (f *FTL) takeFree(d int) int32 {
 func (f *FTL) Flush() error {
 	if f.readOnly {
 		// Nothing can be programmed: what is staged stays in controller
-		// memory, not durable.
+		// memory, and on a one-shot part the pages of a half programmed
+		// word line stay in the die's latches: not durable. The rest is
+		// on flash.
 		if f.host.n > 0 || f.gcStaged() > 0 {
 			return fmt.Errorf("%w: the flush cannot program what is staged", ErrReadOnly)
 		}
+		if f.latchedHost() {
+			return fmt.Errorf("%w: the flush cannot program the last page of a half programmed word line", ErrReadOnly)
+		}
+		f.flushSeq = f.wseq
 		return nil
 	}
 	if err := f.pad(&f.host, HostStream); err != nil {
@@ -361,6 +367,24 @@ func (f *FTL) Flush() error {
 	}
 	f.flushSeq = f.wseq
 	return nil
+}
+
+// latchedHost reports, on a one-shot part, whether an open host group
+// has a half programmed word line: its pages wait in the die's latches
+// for the word line's last page, which programs them all.
+func (f *FTL) latchedHost() bool {
+	if f.latchWL == 0 {
+		return false
+	}
+	for _, g := range f.open[HostStream] {
+		if g < 0 {
+			continue
+		}
+		if wp := f.groupWP(g); wp%f.latchWL != 0 && wp != f.ppb {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteSeq returns the number of the latest host write (each write's
@@ -412,7 +436,7 @@ func (f *FTL) openWordLine(d int, host uint64) uint64 {
 }
 
 // closeWordLines pads every half programmed word line of the open groups
-// to its end (SafeErase on MLC and TLC flash), programming first the
+// to its end (SafeErase on MLC, TLC and QLC flash), programming first the
 // pages being filled.
 func (f *FTL) closeWordLines() error {
 	if f.nwlOpen == 0 {

@@ -1,7 +1,20 @@
 // Package nand models the physical flash array of an SSD: its geometry
 // (channels, targets, dies, planes, blocks, pages), its timing (array read,
-// LSB/MSB program and erase latencies, bus transfer rate), the occupancy of
-// every die and channel, and the state of every block and page.
+// program and erase latencies, bus transfer rate), the occupancy of every
+// die and channel, and the state of every block and page.
+//
+// # Cells, page types and programming
+//
+// A part stores 1 (SLC), 2 (MLC), 3 (TLC) or 4 (QLC) bits per cell; as
+// many pages share a word line, laid out word line after word line: the
+// lower page, then the middle, upper and top pages as the cell holds
+// more bits (Timing.PageType, Timing.Kind). Each page type has its own
+// read and program time (Timing.ReadNsByPage, Timing.ProgNsByPage, or
+// the derivation from ReadNs, ProgLSBNs and ProgMSBNs). A multi-pass
+// part programs each page on its own; a one-shot part loads a word
+// line's pages into the die's latches and programs them together, the
+// die busy once per word line (Timeline.Program). Timing.SLCMode gives
+// the timing of the part's blocks written one bit per cell.
 //
 // The package enforces the rules of NAND flash and reports breaches as
 // errors instead of corrupting state: a page may only be programmed after

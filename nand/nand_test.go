@@ -261,7 +261,7 @@ func TestKinds(t *testing.T) {
 	c, err := ParseCellType("TLC")
 	require.NoError(t, err)
 	require.Equal(t, "tlc", c.String())
-	_, err = ParseCellType("qlc")
+	_, err = ParseCellType("plc")
 	require.Error(t, err)
 }
 

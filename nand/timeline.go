@@ -1,55 +1,109 @@
 package nand
 
-// PageKind is the speed class of a page within its block.
+import "fmt"
+
+// PageKind is the type of a page: its position on its word line, which
+// sets how fast it reads and programs.
 type PageKind uint8
 
-// Page kinds. MLC parts interleave fast lower (LSB) and slow upper (MSB)
-// pages; TLC adds a centre page between them.
+// Page kinds, in the order a word line's pages are programmed: lower
+// (LSB), middle (CSB), upper (MSB) and top (TSB). SLC pages are all
+// lower pages; MLC word lines hold a lower and an upper page; TLC ones a
+// lower, a middle and an upper page; QLC ones all four.
 const (
 	LSB PageKind = iota
 	CSB
 	MSB
+	TSB
 )
 
-// Kind returns the speed class of page p: SLC pages are all LSB; MLC
-// pages alternate LSB (even) and MSB (odd); TLC pages cycle LSB, CSB, MSB.
-// Real parts pair pages in a staggered order; the alternation keeps the
-// same mix of fast and slow pages, which is what sets throughput.
-func (t Timing) Kind(page int) PageKind {
-	switch t.Cell {
-	case MLC:
-		if page%2 == 1 {
-			return MSB
-		}
-	case TLC:
-		return PageKind(page % 3)
-	}
-	return LSB
-}
-
-// WordLinePages returns the pages that share a word line (Kind lays
-// them out in order): 1 on SLC, 2 on MLC, 3 on TLC. An interrupted
-// program of a later page of a word line can destroy the pages
-// programmed on it before.
-func (t Timing) WordLinePages() int {
-	switch t.Cell {
-	case MLC:
-		return 2
-	case TLC:
-		return 3
-	}
-	return 1
-}
-
-// ProgNs returns tPROG of page p.
-func (t Timing) ProgNs(page int) int64 {
-	switch t.Kind(page) {
-	case MSB:
-		return t.ProgMSBNs
+// String returns "lower", "middle", "upper" or "top".
+func (k PageKind) String() string {
+	switch k {
+	case LSB:
+		return "lower"
 	case CSB:
+		return "middle"
+	case MSB:
+		return "upper"
+	case TSB:
+		return "top"
+	}
+	return fmt.Sprintf("PageKind(%d)", int(k))
+}
+
+// WordLinePages returns the pages that share a word line, the bits per
+// cell: 1 on SLC, 2 on MLC, 3 on TLC, 4 on QLC. Pages are laid out word
+// line after word line (PageType). An interrupted program of a later
+// page of a word line can destroy the pages programmed on it before (and
+// on a one-shot part, none of its pages is stored until its last is
+// programmed).
+func (t Timing) WordLinePages() int { return min(max(t.Cell.Bits(), 1), 4) }
+
+// PageType returns the position of page p on its word line: 0 for the
+// lower page up to WordLinePages()-1 for the last. Real parts pair pages
+// in a staggered order; laying word lines out one after another keeps
+// the same mix of fast and slow pages, which is what sets throughput.
+func (t Timing) PageType(page int) int { return page % t.WordLinePages() }
+
+// Kind returns the kind of page p: SLC pages are all LSB; MLC pages
+// alternate LSB (even) and MSB (odd); TLC pages cycle LSB, CSB, MSB and
+// QLC pages LSB, CSB, MSB, TSB.
+func (t Timing) Kind(page int) PageKind {
+	k := PageKind(t.PageType(page))
+	if t.Cell == MLC && k == 1 {
+		return MSB
+	}
+	return k
+}
+
+// ReadNsOf returns tR of page p (of a page whose type is not known when
+// p < 0): ReadNsByPage's time for its type, or ReadNs.
+func (t Timing) ReadNsOf(page int) int64 {
+	if page < 0 || len(t.ReadNsByPage) == 0 {
+		return t.ReadNs
+	}
+	return t.ReadNsByPage[t.PageType(page)]
+}
+
+// ProgNs returns the array time of programming page p on a multi-pass
+// part: ProgNsByPage's time for its type or, without it, ProgLSBNs for a
+// lower page, ProgMSBNs for the last page of a word line and evenly
+// spaced times between (on TLC the middle page takes their mean). On a
+// one-shot part the pages before the last of a word line take none and
+// the last takes ProgWordLineNs; Timeline.ProgNs also counts a block's
+// last page as the last of its word line.
+func (t Timing) ProgNs(page int) int64 { return t.progNs(t.PageType(page)) }
+
+// progNs returns the array time of programming a page of type k.
+func (t Timing) progNs(k int) int64 {
+	wl := t.WordLinePages()
+	switch {
+	case t.Program == OneShot && k < wl-1:
+		return 0
+	case t.Program == OneShot:
+		return t.ProgWordLineNs
+	case len(t.ProgNsByPage) > 0:
+		return t.ProgNsByPage[k]
+	case k == 0:
+		return t.ProgLSBNs
+	case k == wl-1:
+		return t.ProgMSBNs
+	case wl == 3:
 		return (t.ProgLSBNs + t.ProgMSBNs) / 2
 	}
-	return t.ProgLSBNs
+	return t.ProgLSBNs + (t.ProgMSBNs-t.ProgLSBNs)*int64(k)/int64(wl-1)
+}
+
+// WordLineProgNs returns the array time of programming one whole word
+// line: ProgWordLineNs on a one-shot part, the sum of its pages' times on
+// a multi-pass one.
+func (t Timing) WordLineProgNs() int64 {
+	var n int64
+	for k := range t.WordLinePages() {
+		n += t.progNs(k)
+	}
+	return n
 }
 
 // TransferNs returns the bus time to move n bytes.
@@ -170,31 +224,69 @@ func (c *Calendar) Book(at, n int64) int64 {
 // non-decreasing order of their earliest start time per die; the calendar
 // forgets time before the latest Advance.
 type Timeline struct {
-	t        Timing
-	g        Geometry
+	// Read on every operation, kept together.
 	dieFree  []int64
 	readFree []int64 // when the die's suspending reads finish
 	dieBusy  []int64 // accumulated array+transfer busy ns, per die
 	chans    []*Calendar
-	pageXfer int64 // bus time of one page with its spare bytes
+	channels int
+	// Timing.CommandNs, PlaneNs, BusMBps, ReadNs, EraseNs
+	commandNs, planeNs, busMBps, readNs, eraseNs int64
+	pageXfer                                     int64 // bus time of one page with its spare bytes
+	// Per page type (position on the word line): tR and the array time
+	// of a program (Timing.ReadNsOf, Timing.ProgNs), looked up by
+	// page % wl — page & wlMask when wl is a power of two (wlMask -1
+	// otherwise). readOne: every page reads in ReadNs. closePage is the
+	// block's last page on a one-shot part, which programs its word line
+	// however few pages it holds (-1 otherwise).
+	wl        int
+	wlMask    int
+	closePage int
+	readOne   bool
+	readPg    [4]int64
+	progPg    [4]int64
 }
 
 // NewTimeline builds an idle timeline for the given configuration.
 func NewTimeline(cfg Config) *Timeline {
 	g := cfg.Geometry
+	tm := cfg.Timing
 	tl := &Timeline{
-		t:        cfg.Timing,
-		g:        g,
-		dieFree:  make([]int64, g.Dies()),
-		readFree: make([]int64, g.Dies()),
-		dieBusy:  make([]int64, g.Dies()),
-		chans:    make([]*Calendar, g.Channels),
-		pageXfer: cfg.Timing.TransferNs(g.PageBytes + g.SpareBytes),
+		dieFree:   make([]int64, g.Dies()),
+		readFree:  make([]int64, g.Dies()),
+		dieBusy:   make([]int64, g.Dies()),
+		chans:     make([]*Calendar, g.Channels),
+		channels:  g.Channels,
+		commandNs: tm.CommandNs,
+		planeNs:   tm.PlaneNs,
+		busMBps:   tm.BusMBps,
+		readNs:    tm.ReadNs,
+		eraseNs:   tm.EraseNs,
+		pageXfer:  tm.TransferNs(g.PageBytes + g.SpareBytes),
+		wl:        tm.WordLinePages(),
+		wlMask:    -1,
+		closePage: -1,
+		readOne:   len(tm.ReadNsByPage) == 0,
+	}
+	if tl.wl&(tl.wl-1) == 0 {
+		tl.wlMask = tl.wl - 1
+	}
+	for k := range tl.wl {
+		tl.readPg[k] = tm.ReadNsOf(k)
+		tl.progPg[k] = tm.progNs(k)
+	}
+	if tm.Program == OneShot {
+		tl.closePage = g.PagesPerBlock - 1
 	}
 	for i := range tl.chans {
 		tl.chans[i] = NewCalendar()
 	}
 	return tl
+}
+
+// transferNs returns the bus time to move n bytes (Timing.TransferNs).
+func (tl *Timeline) transferNs(n int) int64 {
+	return (int64(n)*1000 + tl.busMBps - 1) / tl.busMBps
 }
 
 // Reset makes every die and channel idle at time 0 and clears the busy
@@ -222,7 +314,7 @@ func (tl *Timeline) MemoryBytes() int64 {
 }
 
 // ChannelOf returns the channel of die d.
-func (tl *Timeline) ChannelOf(die int) int { return die % tl.g.Channels }
+func (tl *Timeline) ChannelOf(die int) int { return die % tl.channels }
 
 // DieFree returns the time die d finishes its queued work.
 func (tl *Timeline) DieFree(die int) int64 { return tl.dieFree[die] }
@@ -237,15 +329,53 @@ func (tl *Timeline) ChannelBusy(c int) int64 { return tl.chans[c].Busy() }
 // when the transfer ends.
 func (tl *Timeline) transfer(c int, at, n int64) int64 { return tl.chans[c].Book(at, n) }
 
+// ReadNs returns tR of page p of a block (of a page whose type is not
+// known when p < 0), as Timing.ReadNsOf.
+func (tl *Timeline) ReadNs(page int) int64 {
+	if page < 0 || tl.readOne {
+		return tl.readNs
+	}
+	return tl.readPg[tl.pageType(page)]
+}
+
+// pageType returns the position of page p on its word line.
+func (tl *Timeline) pageType(page int) int {
+	if tl.wlMask >= 0 {
+		return page & tl.wlMask
+	}
+	return page % tl.wl
+}
+
+// ProgNs returns the array time of a program of page p of a block, as
+// Timing.ProgNs; on a one-shot part the block's last page programs its
+// word line even when the block ends before the word line does.
+func (tl *Timeline) ProgNs(page int) int64 {
+	if page == tl.closePage {
+		return tl.progPg[tl.wl-1]
+	}
+	return tl.progPg[tl.pageType(page)]
+}
+
 // Read books a multi-plane read of planes pages on die d, moving n bytes
 // out over the channel, that may start at time at; it returns when the data
-// has left the die.
+// has left the die. The page's type is not known: it takes Timing.ReadNs
+// (ReadPage takes its page's time).
 func (tl *Timeline) Read(die, planes, n int, at int64) int64 {
+	return tl.read(die, tl.readNs, planes, n, at)
+}
+
+// ReadPage is Read of page p of its block: it takes the tR of p's page
+// type (Timing.ReadNsOf).
+func (tl *Timeline) ReadPage(die, page, planes, n int, at int64) int64 {
+	return tl.read(die, tl.ReadNs(page), planes, n, at)
+}
+
+func (tl *Timeline) read(die int, tR int64, planes, n int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	c := die % tl.g.Channels
-	cmdEnd := tl.transfer(c, start, tl.t.CommandNs)
-	arrEnd := cmdEnd + tl.t.ReadNs + int64(planes-1)*tl.t.PlaneNs
-	done := tl.transfer(c, arrEnd, tl.t.TransferNs(n))
+	c := die % tl.channels
+	cmdEnd := tl.transfer(c, start, tl.commandNs)
+	arrEnd := cmdEnd + tR + int64(planes-1)*tl.planeNs
+	done := tl.transfer(c, arrEnd, tl.transferNs(n))
 	tl.dieBusy[die] += done - start
 	tl.dieFree[die] = done
 	return done
@@ -256,18 +386,28 @@ func (tl *Timeline) Read(die, planes, n int, at int64) int64 {
 // earlier reads; if a program or erase is pending when the read may start,
 // the read pays the suspend overhead suspendNs and that work finishes
 // later by the read's whole time. A die with nothing pending reads as Read
-// does.
+// does. The page's type is not known (see ReadPageSuspending).
 func (tl *Timeline) ReadSuspending(die, planes, n int, at, suspendNs int64) int64 {
+	return tl.readSuspending(die, tl.readNs, planes, n, at, suspendNs)
+}
+
+// ReadPageSuspending is ReadSuspending of page p of its block: it takes
+// the tR of p's page type.
+func (tl *Timeline) ReadPageSuspending(die, page, planes, n int, at, suspendNs int64) int64 {
+	return tl.readSuspending(die, tl.ReadNs(page), planes, n, at, suspendNs)
+}
+
+func (tl *Timeline) readSuspending(die int, tR int64, planes, n int, at, suspendNs int64) int64 {
 	s := max(at, tl.readFree[die])
 	if tl.dieFree[die] <= s {
-		done := tl.Read(die, planes, n, s)
+		done := tl.read(die, tR, planes, n, s)
 		tl.readFree[die] = done
 		return done
 	}
-	c := die % tl.g.Channels
-	cmdEnd := tl.transfer(c, s+suspendNs, tl.t.CommandNs)
-	arrEnd := cmdEnd + tl.t.ReadNs + int64(planes-1)*tl.t.PlaneNs
-	done := tl.transfer(c, arrEnd, tl.t.TransferNs(n))
+	c := die % tl.channels
+	cmdEnd := tl.transfer(c, s+suspendNs, tl.commandNs)
+	arrEnd := cmdEnd + tR + int64(planes-1)*tl.planeNs
+	done := tl.transfer(c, arrEnd, tl.transferNs(n))
 	tl.dieBusy[die] += done - s
 	tl.dieFree[die] += done - s
 	tl.readFree[die] = done
@@ -284,7 +424,7 @@ func (tl *Timeline) OutputSuspending(die, n int, at int64) int64 {
 		tl.readFree[die] = done
 		return done
 	}
-	done := tl.transfer(die%tl.g.Channels, s, tl.t.TransferNs(n))
+	done := tl.transfer(die%tl.channels, s, tl.transferNs(n))
 	tl.dieBusy[die] += done - s
 	tl.dieFree[die] += done - s
 	tl.readFree[die] = done
@@ -295,7 +435,7 @@ func (tl *Timeline) OutputSuspending(die, n int, at int64) int64 {
 // d, for data of a page that a previous Read brought out of the array.
 func (tl *Timeline) Output(die, n int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	done := tl.transfer(die%tl.g.Channels, start, tl.t.TransferNs(n))
+	done := tl.transfer(die%tl.channels, start, tl.transferNs(n))
 	tl.dieBusy[die] += done - start
 	tl.dieFree[die] = done
 	return done
@@ -303,11 +443,24 @@ func (tl *Timeline) Output(die, n int, at int64) int64 {
 
 // Program books a multi-plane program of page p on planes planes of die d
 // whose data is ready at time at; it returns when the array has finished.
+//
+// On a multi-pass part every page takes its transfer and then its page
+// type's tPROG (Timing.ProgNs). On a one-shot part the pages before the
+// last of a word line only cross the bus into the die's latches: the die
+// is busy for their transfer, and the program "ends" when the data is in
+// the die; the word line's last page (or the block's last page) takes
+// its transfer and then the word line's tPROG (Timing.ProgWordLineNs),
+// for all its pages at once. The die stays free for other work between
+// the loads of a word line (a controller that keeps each word line's
+// data until it is whole sends them back to back).
 func (tl *Timeline) Program(die, page, planes int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	c := die % tl.g.Channels
-	xEnd := tl.transfer(c, start, tl.t.CommandNs+int64(planes)*tl.pageXfer)
-	done := xEnd + tl.t.ProgNs(page) + int64(planes-1)*tl.t.PlaneNs
+	c := die % tl.channels
+	xEnd := tl.transfer(c, start, tl.commandNs+int64(planes)*tl.pageXfer)
+	done := xEnd
+	if p := tl.ProgNs(page); p > 0 {
+		done += p + int64(planes-1)*tl.planeNs
+	}
 	tl.dieBusy[die] += done - start
 	tl.dieFree[die] = done
 	return done
@@ -316,11 +469,14 @@ func (tl *Timeline) Program(die, page, planes int, at int64) int64 {
 // CopybackProgram books a multi-plane program of page p on die d from
 // data already in the die's page register (the copyback command): only
 // the command crosses the channel. It returns when the array has
-// finished.
+// finished (on a one-shot part, as Program: a page before the last of
+// its word line takes no array time).
 func (tl *Timeline) CopybackProgram(die, page, planes int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	cmdEnd := tl.transfer(die%tl.g.Channels, start, tl.t.CommandNs)
-	done := cmdEnd + tl.t.ProgNs(page) + int64(planes-1)*tl.t.PlaneNs
+	done := tl.transfer(die%tl.channels, start, tl.commandNs)
+	if p := tl.ProgNs(page); p > 0 {
+		done += p + int64(planes-1)*tl.planeNs
+	}
 	tl.dieBusy[die] += done - start
 	tl.dieFree[die] = done
 	return done
@@ -330,9 +486,9 @@ func (tl *Timeline) CopybackProgram(die, page, planes int, at int64) int64 {
 // returns when the erase has finished.
 func (tl *Timeline) Erase(die, planes int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	c := die % tl.g.Channels
-	cmdEnd := tl.transfer(c, start, tl.t.CommandNs)
-	done := cmdEnd + tl.t.EraseNs + int64(planes-1)*tl.t.PlaneNs
+	c := die % tl.channels
+	cmdEnd := tl.transfer(c, start, tl.commandNs)
+	done := cmdEnd + tl.eraseNs + int64(planes-1)*tl.planeNs
 	tl.dieBusy[die] += done - start
 	tl.dieFree[die] = done
 	return done

@@ -19,8 +19,10 @@
 //     refuses such a program, and any error fails the check);
 //   - after a power cut at a random point among the latest flash
 //     operations (programs unfinished, an erase per die not started,
-//     and the program under way perhaps destroying the lower page of its
-//     word line), the rebuilt mapping holds each unit's newest surviving
+//     and the program under way perhaps destroying the lower pages of its
+//     word line — of 2, 3 or 4 pages, on MLC, TLC or QLC flash; on a
+//     one-shot part every word line not programmed to its last page
+//     loses its pages), the rebuilt mapping holds each unit's newest surviving
 //     copy, the loss the rebuild reports is what reads show, and, with
 //     safe erase, every write a flush made durable reads back (or a
 //     later one).
@@ -63,6 +65,15 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 	}
 	timing := nand.Timing{Cell: nand.MLC, ReadNs: 1, ProgLSBNs: 1, ProgMSBNs: 1, EraseNs: 1,
 		BusMBps: 1, RatedCycles: 3000}
+	// Word lines of 2, 3 or 4 pages (safe erase protects them), and on
+	// TLC and QLC perhaps one-shot programming: a cut loses a word
+	// line's pages until its last is programmed.
+	timing.Cell = rapid.SampledFrom([]nand.CellType{nand.MLC, nand.MLC, nand.TLC, nand.QLC}).Draw(rt, "cell")
+	oneShot := timing.Cell != nand.MLC && rapid.Bool().Draw(rt, "one_shot")
+	if oneShot {
+		timing.Program, timing.ProgWordLineNs, timing.ProgLSBNs, timing.ProgMSBNs = nand.OneShot, 1, 0, 0
+	}
+	wlPages := timing.WordLinePages()
 	timing.BadBlockPermille = rapid.SampledFrom([]int{0, 0, 40}).Draw(rt, "bad_block_permille")
 	if rapid.IntRange(0, 3).Draw(rt, "program_failures") == 0 {
 		// Blocks that wear out within the run: programs fail, and the
@@ -225,15 +236,27 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 			}
 			// The first program the cut stops may be under way: an upper
 			// page's then destroys the pages programmed before it on its
-			// word line.
+			// word line. On a one-shot part every program the cut stops
+			// loses the pages before it on its word line (they wait in
+			// the die's latches), and so do the word lines whose last
+			// page was never sent.
 			underWay := rapid.Bool().Draw(t, "under_way")
+			if oneShot {
+				for pb := 0; pb < g.Blocks(); pb++ {
+					if wp := dev.WritePointer(pb); wp%wlPages != 0 && wp != g.PagesPerBlock && !f.Retired(pb/g.PlanesPerDie) {
+						for q := wp - wp%wlPages; q < wp; q++ {
+							cut.Corrupted = append(cut.Corrupted, ftl.PageRef{Block: pb, Page: q})
+						}
+					}
+				}
+			}
 			for i, op := range sinceFlush[at:] {
 				if erasedLater[at+i] {
 					continue
 				}
-				if op.Kind == ftl.OpProgram && underWay {
+				if op.Kind == ftl.OpProgram && (underWay || oneShot) {
 					underWay = false
-					for q := int(op.Page) - int(op.Page)%2; q < int(op.Page); q++ {
+					for q := int(op.Page) - int(op.Page)%wlPages; q < int(op.Page); q++ {
 						for p := 0; p < int(op.Planes); p++ {
 							cut.Corrupted = append(cut.Corrupted, ftl.PageRef{Block: int(op.Block) + p, Page: q})
 						}

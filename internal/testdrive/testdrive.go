@@ -3,10 +3,13 @@
 // default a description of it shrunk to 16 GiB of user capacity (at least
 // 256 MiB per die) with the same controller, firmware, power figures,
 // NAND part, dies and spare area. A fresh drive's speed and power follow
-// from its dies, not from how many blocks each die has.
+// from its dies, not from how many blocks each die has. Part builds small
+// drives on a NAND part preset (the TLC and QLC parts no product line
+// uses yet).
 package testdrive
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/testtier"
+	"github.com/ftlsim/ftlsim/nand"
 )
 
 // Preset returns what to build for the preset called name: its name in
@@ -51,6 +55,47 @@ func TwoDies(t testing.TB) string {
 	b, err := cfg.Marshal()
 	require.NoError(t, err)
 	file := filepath.Join(t.TempDir(), "two-dies.yaml")
+	require.NoError(t, os.WriteFile(file, b, 0o644))
+	return file
+}
+
+// Part returns a small drive built on the NAND part preset called part
+// (controller/presets/nand), so that tests can run TLC and QLC flash:
+// generic-mlc-small's host interface, firmware and power figures on dies
+// dies of the part (one channel each up to four, then more dies per
+// target), with the part's die organisation, timing (its SLC mode
+// included) and reliability, capacity bytes of user space and the flash
+// sized from it at 25 % spare (sizing: flash): the blocks of these parts
+// are large (tens of MiB), and a small drive needs the spare to keep its
+// few groups a die for collection.
+func Part(t testing.TB, part string, dies int, capacity controller.Size) controller.Config {
+	t.Helper()
+	p, err := controller.Part(part)
+	require.NoError(t, err)
+	cfg, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	ch := min(dies, 4)
+	require.Zero(t, dies%ch, "%d dies do not spread over %d channels", dies, ch)
+	cfg.Name = "test-" + part
+	cfg.Description = fmt.Sprintf("test drive: %s of user space on %d dies of %s", capacity, dies, part)
+	cfg.Sizing = controller.SizeFlash
+	cfg.Capacity = capacity
+	cfg.OPPercent = 25
+	cfg.NAND.Geometry = nand.Geometry{Channels: ch, TargetsPerChannel: 1, DiesPerTarget: dies / ch,
+		PlanesPerDie: p.Die.PlanesPerDie, PagesPerBlock: p.Die.PagesPerBlock,
+		PageBytes: p.Die.PageBytes, SpareBytes: p.Die.SpareBytes, UnitBytes: 4096}
+	cfg.NAND.Timing = p.Timing
+	cfg.NAND.Reliability = p.Reliability
+	return cfg
+}
+
+// PartFile writes the drive Part returns as a description in the test's
+// temporary directory and returns its path.
+func PartFile(t testing.TB, part string, dies int, capacity controller.Size) string {
+	t.Helper()
+	b, err := Part(t, part, dies, capacity).Marshal()
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "test-"+part+".yaml")
 	require.NoError(t, os.WriteFile(file, b, 0o644))
 	return file
 }
