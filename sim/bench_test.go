@@ -209,18 +209,28 @@ func BenchmarkMQSimComparison(b *testing.B) {
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/op-wall")
 }
 
-// nvmeSteady is the generic NVMe drive (256 GiB, PCIe 3.0 ×4, 8 queue
-// pairs) filled and written randomly past its cliff, with the workload
-// generators of its benchmarks: 4 random writers and 8 random readers,
-// each a job on its own queue.
-var nvmeSteady struct {
+// nvmeState is an NVMe drive filled and written randomly past its
+// cliff, with the workload generators of its benchmarks: 4 random
+// writers and 8 random readers, each a job on its own queue.
+type nvmeState struct {
 	e              *sim.Engine
 	writers, reads []*workload.Generator
 	memPerGB       float64
 }
 
-func nvmeSteadyEngine(b *testing.B) *sim.Engine {
-	st := &nvmeSteady
+// nvmeSteady is the generic NVMe drive (256 GiB, PCIe 3.0 ×4, 8 queue
+// pairs, MLC); nvmeTLC is the same drive on the Samsung V5 TLC part
+// (one-shot programming, 1,152-page blocks).
+var nvmeSteady, nvmeTLC nvmeState
+
+// nvmeTLCPart is the NAND part of the TLC benchmarks.
+const nvmeTLCPart = "samsung-v5-tlc-256gbit"
+
+func nvmeSteadyEngine(b *testing.B) *sim.Engine { return nvmeEngine(b, &nvmeSteady, "") }
+
+// nvmeEngine builds, once, the generic NVMe drive on its own dies or
+// (part not "") on those of a NAND part preset.
+func nvmeEngine(b *testing.B, st *nvmeState, part string) *sim.Engine {
 	if st.e != nil {
 		return st.e
 	}
@@ -228,6 +238,15 @@ func nvmeSteadyEngine(b *testing.B) *sim.Engine {
 	cfg, err := controller.Preset("generic-nvme")
 	if err != nil {
 		b.Fatal(err)
+	}
+	if part != "" {
+		p, err := controller.Part(part)
+		if err != nil {
+			b.Fatal(err)
+		}
+		g := &cfg.NAND.Geometry
+		g.PlanesPerDie, g.PagesPerBlock, g.PageBytes, g.SpareBytes = p.Die.PlanesPerDie, p.Die.PagesPerBlock, p.Die.PageBytes, p.Die.SpareBytes
+		cfg.NAND.Timing, cfg.NAND.Reliability = p.Timing, p.Reliability
 	}
 	d, err := controller.New(cfg)
 	if err != nil {
@@ -279,11 +298,13 @@ func runNVMe(e *sim.Engine, gens []*workload.Generator, qd, n int) (sim.Device, 
 	return rs[0].Device, nil
 }
 
-func benchNVMe(b *testing.B, write bool) {
-	e := nvmeSteadyEngine(b)
-	gens, qd := nvmeSteady.reads, 32
+func benchNVMe(b *testing.B, write bool) { benchNVMeOn(b, write, &nvmeSteady, "") }
+
+func benchNVMeOn(b *testing.B, write bool, st *nvmeState, part string) {
+	e := nvmeEngine(b, st, part)
+	gens, qd := st.reads, 32
 	if write {
-		gens = nvmeSteady.writers
+		gens = st.writers
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -293,7 +314,7 @@ func benchNVMe(b *testing.B, write bool) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "host-IOs/s")
-	b.ReportMetric(nvmeSteady.memPerGB, "B/GiB-flash")
+	b.ReportMetric(st.memPerGB, "B/GiB-flash")
 	if write {
 		b.ReportMetric(d.WriteAmplification, "WA")
 	}
@@ -307,3 +328,12 @@ func BenchmarkNVMeRandomWrite(b *testing.B) { benchNVMe(b, true) }
 // BenchmarkNVMeRandomRead is 4 KiB random reads from 8 jobs at QD 32
 // each, one a queue pair, on the same drive.
 func BenchmarkNVMeRandomRead(b *testing.B) { benchNVMe(b, false) }
+
+// BenchmarkNVMeTLCRandomWrite is BenchmarkNVMeRandomWrite on the generic
+// NVMe drive built on TLC dies (nvmeTLCPart): the NVMe TLC
+// benchmark (at least 1 M simulated host I/Os a wall second, at most 4
+// MiB of memory a GiB of flash).
+func BenchmarkNVMeTLCRandomWrite(b *testing.B) { benchNVMeOn(b, true, &nvmeTLC, nvmeTLCPart) }
+
+// BenchmarkNVMeTLCRandomRead is BenchmarkNVMeRandomRead on TLC dies.
+func BenchmarkNVMeTLCRandomRead(b *testing.B) { benchNVMeOn(b, false, &nvmeTLC, nvmeTLCPart) }
