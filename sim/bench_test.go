@@ -226,8 +226,6 @@ var nvmeSteady, nvmeTLC nvmeState
 // nvmeTLCPart is the NAND part of the TLC benchmarks.
 const nvmeTLCPart = "samsung-v5-tlc-256gbit"
 
-func nvmeSteadyEngine(b *testing.B) *sim.Engine { return nvmeEngine(b, &nvmeSteady, "") }
-
 // nvmeEngine builds, once, the generic NVMe drive on its own dies or
 // (part not "") on those of a NAND part preset.
 func nvmeEngine(b *testing.B, st *nvmeState, part string) *sim.Engine {
