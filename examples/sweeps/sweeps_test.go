@@ -127,3 +127,16 @@ func TestParallelAndHTCondor(t *testing.T) {
 	assert.Contains(t, args[1], "--shard=$(Process)/3")
 	assert.Regexp(t, `(?m)^queue 3$`, sub)
 }
+
+// The NVMe study forks its 16 points from one filled drive.
+func TestNVMeQueuesStudyForksOneDrive(t *testing.T) {
+	s, err := sweep.Load("nvme-queues.yaml")
+	require.NoError(t, err)
+	ps, err := s.Points()
+	require.NoError(t, err)
+	require.Len(t, ps, 16)
+	for _, p := range ps {
+		assert.Equal(t, ps[0].Group, p.Group, "one preparation group")
+		assert.NotEmpty(t, p.Group)
+	}
+}
