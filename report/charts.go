@@ -8,13 +8,14 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/ftlsim/ftlsim/internal/chart"
 )
 
 // This file holds the charts' building blocks: colours and fonts,
@@ -40,35 +41,9 @@ func spareColor(i int) color.Color {
 	return p[i%len(p)]
 }
 
-// glyph is drive i's mark on line charts whose lines may coincide.
-func glyph(i int) draw.GlyphDrawer {
-	g := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}}
-	return g[i%len(g)]
-}
-
-// sans is the charts' typeface at size points.
-func sans(size float64) font.Font {
-	return font.Font{Typeface: "Liberation", Variant: "Sans", Size: vg.Points(size)}
-}
-
-// chartDPI is the PNG charts' resolution.
-const chartDPI = 120
-
-// chartWidth is every figure's width.
-const chartWidth = 9 * vg.Inch
-
-// panel is a new plot styled as the report's: sans-serif text, light
-// grid-free axes.
-func panel(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
-	p.Title.TextStyle.Font = sans(11)
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font = sans(10)
-		a.Tick.Label.Font = sans(9)
-	}
-	return p
-}
+// panel is a new plot styled as the report's (chart.Panel, titles in 11
+// points).
+func panel(title, x, y string) *plot.Plot { return chart.Panel(title, x, y, 11) }
 
 // figure is a chart: one or more panels in a grid, and one legend in a
 // strip at the right, outside every panel's data area.
@@ -78,12 +53,7 @@ type figure struct {
 	rows, cols    int
 	panels        []*plot.Plot // row-major
 	height        vg.Length    // of the whole figure
-	legend        []legendItem
-}
-
-type legendItem struct {
-	name   string
-	thumbs []plot.Thumbnailer
+	legend        []chart.Entry
 }
 
 // newFigure is a figure of rows × cols panels, height tall.
@@ -96,7 +66,7 @@ func (f *figure) add(p *plot.Plot) { f.panels = append(f.panels, p) }
 
 // key adds a legend entry.
 func (f *figure) key(name string, thumbs ...plot.Thumbnailer) {
-	f.legend = append(f.legend, legendItem{name, thumbs})
+	f.legend = append(f.legend, chart.Entry{Name: name, Thumbs: thumbs})
 }
 
 // layout is where a drawn figure put its legend and its panels' data
@@ -112,53 +82,22 @@ func (f *figure) draw(c draw.Canvas) layout {
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
 	if f.title != "" {
-		sty := text.Style{Font: sans(12), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler, Color: color.Black}
+		sty := text.Style{Font: chart.Sans(12), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler, Color: color.Black}
 		c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(4)}, f.title)
 		c.Max.Y -= sty.Height(f.title) + vg.Points(8)
 	}
 	area := c
 	if len(f.legend) > 0 {
 		// The legend takes a strip at the right, beside the panels.
-		l := plot.NewLegend()
-		l.TextStyle.Font = sans(9)
-		l.Top, l.Left = true, true
-		l.Padding = vg.Points(2)
-		for _, e := range f.legend {
-			l.Add(e.name, e.thumbs...)
-		}
-		size := l.Rectangle(c).Size()
-		w := size.X + vg.Points(16)
-		strip := draw.Crop(c, c.Size().X-w+vg.Points(8), 0, 0, -vg.Points(14))
-		l.Draw(strip)
-		out.legend = vg.Rectangle{Min: vg.Point{X: strip.Min.X, Y: strip.Max.Y - size.Y}, Max: vg.Point{X: strip.Min.X + size.X, Y: strip.Max.Y}}
-		area = draw.Crop(c, 0, -w, 0, 0)
+		area, out.legend = chart.Legend(c, f.legend)
 	}
-	grid := make([][]*plot.Plot, f.rows)
-	for r := range grid {
-		grid[r] = make([]*plot.Plot, f.cols)
-		for k := range f.cols {
-			if i := r*f.cols + k; i < len(f.panels) {
-				grid[r][k] = f.panels[i]
-			}
-		}
-	}
-	tiles := draw.Tiles{Rows: f.rows, Cols: f.cols, PadX: vg.Points(18), PadY: vg.Points(14),
-		PadTop: vg.Points(2), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
-	cs := plot.Align(grid, tiles, area)
-	for r := range grid {
-		for k, p := range grid[r] {
-			if p != nil {
-				p.Draw(cs[r][k])
-				out.data = append(out.data, p.DataCanvas(cs[r][k]).Rectangle)
-			}
-		}
-	}
+	out.data = chart.Grid(area, f.rows, f.cols, f.panels)
 	return out
 }
 
 // png renders the figure as PNG.
 func (f *figure) png() ([]byte, error) {
-	c := vgimg.NewWith(vgimg.UseWH(chartWidth, f.height), vgimg.UseDPI(chartDPI))
+	c := vgimg.NewWith(vgimg.UseWH(chart.Width, f.height), vgimg.UseDPI(chart.DPI))
 	f.draw(draw.New(c))
 	var b bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
@@ -169,7 +108,7 @@ func (f *figure) png() ([]byte, error) {
 
 // svg renders the figure as SVG.
 func (f *figure) svg() ([]byte, error) {
-	c := vgsvg.New(chartWidth, f.height)
+	c := vgsvg.New(chart.Width, f.height)
 	f.draw(draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
@@ -231,7 +170,7 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 			c.FillPolygon(b.colors[s], pts)
 			c.StrokeLines(outline, append(pts, pts[0]))
 			txt := b.label(v)
-			sty := text.Style{Color: color.Black, Font: sans(8), XAlign: draw.XCenter, YAlign: draw.YBottom, Handler: p.TextHandler}
+			sty := text.Style{Color: color.Black, Font: chart.Sans(8), XAlign: draw.XCenter, YAlign: draw.YBottom, Handler: p.TextHandler}
 			for sty.Font.Size > vg.Points(6) && sty.Width(txt) > r-l {
 				sty.Font.Size -= vg.Points(0.5)
 			}
@@ -256,7 +195,7 @@ func barFigure(file, caption, title, ylabel string, groups []string, names []str
 	}
 	p.Add(b)
 	p.NominalX(groups...)
-	p.X.Tick.Label.Font = sans(10)
+	p.X.Tick.Label.Font = chart.Sans(10)
 	p.Y.Tick.Marker = siTicks{}
 	f.add(p)
 	return f

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/ftlsim/ftlsim/internal/chart"
 	"github.com/ftlsim/ftlsim/sim"
 )
 
@@ -30,11 +31,11 @@ func TestLegendsBesideTheData(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "endurance", figs[len(figs)-1].file)
 	for _, f := range figs {
-		c := vgimg.New(chartWidth, f.height)
+		c := vgimg.New(chart.Width, f.height)
 		l := f.draw(draw.New(c))
 		require.Len(t, l.data, len(f.panels), f.file)
 		require.NotEmpty(t, f.legend, "%s names its series", f.file)
-		whole := vg.Rectangle{Max: vg.Point{X: chartWidth, Y: f.height}}
+		whole := vg.Rectangle{Max: vg.Point{X: chart.Width, Y: f.height}}
 		require.True(t, l.legend.Min.X >= 0 && l.legend.Min.Y >= 0 && l.legend.Max.X <= whole.Max.X && l.legend.Max.Y <= whole.Max.Y,
 			"%s: legend %v inside the figure", f.file, l.legend)
 		for i, r := range l.data {

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/internal/chart"
 	"github.com/ftlsim/ftlsim/internal/memlimit"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
@@ -84,7 +85,7 @@ func enduranceFigure(file, caption, title string, names []string, results []*sim
 			if err != nil {
 				return nil, err
 			}
-			sc, err := scatter(pts, driveColor(i), glyph(i))
+			sc, err := scatter(pts, driveColor(i), chart.Glyph(i))
 			if err != nil {
 				return nil, err
 			}

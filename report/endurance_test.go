@@ -189,14 +189,14 @@ func TestEnduranceChartAndTable(t *testing.T) {
 	require.Len(t, f.panels, 3)
 	var keys []string
 	for _, l := range f.legend {
-		keys = append(keys, l.name)
+		keys = append(keys, l.Name)
 	}
 	require.Equal(t, []string{"a", "b", "a: rated cycles at WA 3.0", "b: rated cycles at WA 3.0"}, keys)
 
 	f, err = enduranceFigure("endurance", "", "one run", []string{""}, []*sim.EnduranceResult{a})
 	require.NoError(t, err)
 	require.Len(t, f.legend, 1)
-	require.Equal(t, "rated cycles at the measured WA", f.legend[0].name)
+	require.Equal(t, "rated cycles at the measured WA", f.legend[0].Name)
 	for _, format := range []string{"png", "svg"} {
 		img, err := EnduranceChart("one run", a, format)
 		require.NoError(t, err)

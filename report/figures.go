@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/ftlsim/ftlsim/internal/chart"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
 )
@@ -176,7 +177,7 @@ func twoPanels(file, caption, title, xlabel, ylabel string, stacked, marks bool,
 			th := []plot.Thumbnailer{l}
 			if marks {
 				// Marks tell apart drives whose lines coincide.
-				s, err := scatter(pts, driveColor(i), glyph(i))
+				s, err := scatter(pts, driveColor(i), chart.Glyph(i))
 				if err != nil {
 					return nil, err
 				}

@@ -418,7 +418,7 @@ func (t *Table) WritePlot(w io.Writer, format string, spec PlotSpec) error {
 	if err != nil {
 		return err
 	}
-	b, err := g.chart().render(format)
+	b, err := g.figure().render(format)
 	if err != nil {
 		return fmt.Errorf("plot %s: %w", spec.Name(), err)
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
@@ -19,6 +18,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/ftlsim/ftlsim/internal/chart"
 )
 
 // This file draws a Grid: line charts (a line a series, min–max bars
@@ -28,12 +29,6 @@ import (
 // or the colour scale in a strip at the right, never over the data. The
 // look follows the report package's charts (Liberation Sans, the same
 // colours); its helpers are unexported, so the few needed are here.
-
-// chartWidth is every chart's width; chartDPI is the PNG's resolution.
-const (
-	chartWidth = 9 * vg.Inch
-	chartDPI   = 120
-)
 
 // seriesColor is series i's colour (the report's drive colours first).
 func seriesColor(i int) color.Color {
@@ -48,15 +43,7 @@ func seriesColor(i int) color.Color {
 
 // seriesGlyph is series i's mark: with ten colours and six marks, a
 // colour and mark pair repeats after thirty series.
-func seriesGlyph(i int) draw.GlyphDrawer {
-	g := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}}
-	return g[i%len(g)]
-}
-
-// sans is the charts' typeface at size points.
-func sans(size float64) font.Font {
-	return font.Font{Typeface: "Liberation", Variant: "Sans", Size: vg.Points(size)}
-}
+func seriesGlyph(i int) draw.GlyphDrawer { return chart.Glyph(i) }
 
 // valueLabel writes a value with three significant digits, and k and M
 // from 10,000 on: 0.123, 1.23, 950, 9500, 95.2k, 1.2M.
@@ -106,39 +93,26 @@ type fixedTicks []plot.Tick
 // Ticks implements plot.Ticker.
 func (t fixedTicks) Ticks(float64, float64) []plot.Tick { return t }
 
-// panel is a new plot in the charts' style.
-func panel(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
-	p.Title.TextStyle.Font = sans(10)
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font = sans(10)
-		a.Tick.Label.Font = sans(9)
-	}
-	return p
-}
+// panel is a new plot in the charts' style (chart.Panel, titles in 10
+// points).
+func panel(title, x, y string) *plot.Plot { return chart.Panel(title, x, y, 10) }
 
-// chart is a figure: a title, a note under it, panels in a grid, and a
+// figure is a chart: a title, a note under it, panels in a grid, and a
 // legend or a colour scale in a strip at the right.
-type chart struct {
+type figure struct {
 	title, note string
 	rows, cols  int
 	panels      []*plot.Plot // row-major
 	height      vg.Length
-	legend      []legendEntry
+	legend      []chart.Entry
 	scale       *plot.Plot // a heatmap's colour scale
-}
-
-type legendEntry struct {
-	name   string
-	thumbs []plot.Thumbnailer
 }
 
 // scaleWidth is the width of a heatmap's colour-scale strip.
 const scaleWidth = 1.2 * vg.Inch
 
 // draw draws the chart on c.
-func (ch *chart) draw(c draw.Canvas) {
+func (ch *figure) draw(c draw.Canvas) {
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
 	c.Max.Y -= vg.Points(4)
@@ -150,7 +124,7 @@ func (ch *chart) draw(c draw.Canvas) {
 		if t.s == "" {
 			continue
 		}
-		sty := text.Style{Font: sans(t.size), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler, Color: t.col}
+		sty := text.Style{Font: chart.Sans(t.size), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler, Color: t.col}
 		c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y}, t.s)
 		c.Max.Y -= sty.Height(t.s) + vg.Points(4)
 	}
@@ -158,51 +132,24 @@ func (ch *chart) draw(c draw.Canvas) {
 	area := c
 	switch {
 	case len(ch.legend) > 0:
-		l := plot.NewLegend()
-		l.TextStyle.Font = sans(9)
-		l.Top, l.Left = true, true
-		l.Padding = vg.Points(2)
-		for _, e := range ch.legend {
-			l.Add(e.name, e.thumbs...)
-		}
-		w := l.Rectangle(c).Size().X + vg.Points(16)
-		l.Draw(draw.Crop(c, c.Size().X-w+vg.Points(8), 0, 0, -vg.Points(14)))
-		area = draw.Crop(c, 0, -w, 0, 0)
+		area, _ = chart.Legend(c, ch.legend)
 	case ch.scale != nil:
 		ch.scale.Draw(draw.Crop(c, c.Size().X-scaleWidth+vg.Points(12), -vg.Points(4), vg.Points(30), -vg.Points(14)))
 		area = draw.Crop(c, 0, -scaleWidth, 0, 0)
 	}
-	grid := make([][]*plot.Plot, ch.rows)
-	for r := range grid {
-		grid[r] = make([]*plot.Plot, ch.cols)
-		for k := range ch.cols {
-			if i := r*ch.cols + k; i < len(ch.panels) {
-				grid[r][k] = ch.panels[i]
-			}
-		}
-	}
-	tiles := draw.Tiles{Rows: ch.rows, Cols: ch.cols, PadX: vg.Points(18), PadY: vg.Points(14),
-		PadTop: vg.Points(2), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
-	cs := plot.Align(grid, tiles, area)
-	for r := range grid {
-		for k, p := range grid[r] {
-			if p != nil {
-				p.Draw(cs[r][k])
-			}
-		}
-	}
+	chart.Grid(area, ch.rows, ch.cols, ch.panels)
 }
 
 // render draws the chart as format: svg, png or pdf.
-func (ch *chart) render(format string) ([]byte, error) {
+func (ch *figure) render(format string) ([]byte, error) {
 	var cw vg.CanvasWriterTo
 	switch format {
 	case "svg":
-		cw = vgsvg.New(chartWidth, ch.height)
+		cw = vgsvg.New(chart.Width, ch.height)
 	case "png":
-		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(chartWidth, ch.height), vgimg.UseDPI(chartDPI))}
+		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(chart.Width, ch.height), vgimg.UseDPI(chart.DPI))}
 	case "pdf":
-		cw = vgpdf.New(chartWidth, ch.height)
+		cw = vgpdf.New(chart.Width, ch.height)
 	default:
 		panic("sweep: unknown chart format " + format)
 	}
@@ -214,10 +161,10 @@ func (ch *chart) render(format string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// chart lays the grid out as a line chart or a heatmap.
-func (g *Grid) chart() *chart {
+// figure lays the grid out as a line chart or a heatmap.
+func (g *Grid) figure() *figure {
 	n := len(g.Facets)
-	ch := &chart{title: g.Spec.Title, cols: n}
+	ch := &figure{title: g.Spec.Title, cols: n}
 	switch {
 	case n == 4:
 		ch.cols = 2
@@ -275,7 +222,7 @@ func (g *Grid) facetTitle(f int) string {
 
 // lines fills ch with a line chart: a panel a facet value, a line a
 // series value, sharing the x and y ranges; the y range starts at zero.
-func (g *Grid) lines(ch *chart) {
+func (g *Grid) lines(ch *figure) {
 	panelH := 3 * vg.Inch
 	if ch.rows == 1 {
 		panelH = 4 * vg.Inch
@@ -341,8 +288,8 @@ func (g *Grid) lines(ch *chart) {
 	}
 	if g.Spec.Series != "" {
 		for s, v := range g.Series {
-			ch.legend = append(ch.legend, legendEntry{g.Spec.Series + "=" + v,
-				[]plot.Thumbnailer{newLine(plotter.XYs{{}, {X: 1}}, seriesColor(s)), newScatter(plotter.XYs{{}}, seriesColor(s), seriesGlyph(s))}})
+			ch.legend = append(ch.legend, chart.Entry{Name: g.Spec.Series + "=" + v, Thumbs: []plot.Thumbnailer{
+				newLine(plotter.XYs{{}, {X: 1}}, seriesColor(s)), newScatter(plotter.XYs{{}}, seriesColor(s), seriesGlyph(s))}})
 		}
 	}
 }
@@ -417,7 +364,7 @@ func (e errPoints) YError(i int) (float64, float64) { return e[i].down, e[i].up 
 // heatmap fills ch with heatmaps: a panel a facet value, x across and
 // the series down (the first at the top), every panel coloured on one
 // scale, drawn at the right.
-func (g *Grid) heatmap(ch *chart) {
+func (g *Grid) heatmap(ch *figure) {
 	panelH := min(max(0.4*vg.Inch*vg.Length(len(g.Series))+1.2*vg.Inch, 2.5*vg.Inch), 6*vg.Inch)
 	ch.height = vg.Inch + vg.Length(ch.rows)*panelH
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -507,7 +454,7 @@ func (h *heatCells) Plot(c draw.Canvas, p *plot.Plot) {
 			pts := []vg.Point{{X: l, Y: b}, {X: r, Y: b}, {X: r, Y: t}, {X: l, Y: t}}
 			c.FillPolygon(fill, pts)
 			c.StrokeLines(draw.LineStyle{Color: color.White, Width: vg.Points(1)}, append(pts, pts[0]))
-			sty := text.Style{Color: inkOn(fill), Font: sans(9), XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: p.TextHandler}
+			sty := text.Style{Color: inkOn(fill), Font: chart.Sans(9), XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: p.TextHandler}
 			for sty.Font.Size > vg.Points(5) && sty.Width(label) > r-l-vg.Points(2) {
 				sty.Font.Size -= vg.Points(0.5)
 			}
