@@ -225,6 +225,9 @@ type Firmware struct {
 	HMB   Size  `yaml:"hmb,omitempty"`
 	HMBNs int64 `yaml:"hmb_ns,omitempty"`
 
+	// SLCCache is the SLC cache of a TLC or QLC drive (see SLCCache).
+	SLCCache SLCCache `yaml:"slc_cache,omitempty"`
+
 	// The garbage-collection data path (controller/gcpath.go). Each is
 	// off by default; the drives' values are fitted to the reviews.
 
@@ -359,6 +362,9 @@ func (c *Config) validateFirmwareData() error {
 	if err := c.validateHMB(); err != nil {
 		return err
 	}
+	if err := c.validateSLCCache(); err != nil {
+		return err
+	}
 	if f.MapCheckpoint != 0 && (f.MapCheckpoint < 1<<20 || f.MapCheckpoint > 1<<50) {
 		return fmt.Errorf("%w: firmware.map_checkpoint = %d bytes, allowed 0 (none) or 1MiB .. 1PiB", ErrConfig, f.MapCheckpoint)
 	}
@@ -477,6 +483,10 @@ func (c *Config) FTLConfig() (ftl.Config, error) {
 		Victim:         p,
 		StaticWLSpread: c.Firmware.StaticWLSpread,
 		Seed:           c.Seed,
+
+		SLCStaticGroups:  c.slcGroups(c.Firmware.SLCCache.Static),
+		SLCDynamicGroups: c.slcGroups(c.Firmware.SLCCache.DynamicMax),
+		SLCDirect:        c.Firmware.SLCCache.WhenFull == "direct",
 	}, nil
 }
 

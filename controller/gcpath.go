@@ -94,13 +94,13 @@ func (c *Controller) gcRead(op *ftl.Op, at int64) int64 {
 	die, fw := int(op.Die), &c.cfg.Firmware
 	s, at := c.gc.stream(die, at)
 	if fw.GCCopyback {
-		done := c.tl.ReadPage(die, int(op.Page), int(op.Planes), 0, at)
+		done := c.readPage(op, int(op.Planes), 0, at)
 		c.gc.ready[die] = max(c.gc.ready[die], done)
 		c.gc.hold(s, done)
 		return done
 	}
 	n := int64(op.Units) * c.slot
-	done := c.tl.ReadPage(die, int(op.Page), int(op.Planes), int(n), at)
+	done := c.readPage(op, int(op.Planes), int(n), at)
 	if c.re != nil {
 		// Decoded on its way through: a page ECC cannot correct, and
 		// RAISE cannot rebuild, loses the units moved out of it.
@@ -129,9 +129,12 @@ func (c *Controller) gcProgram(op *ftl.Op, at int64) int64 {
 	die := int(op.Die)
 	s, at := c.gc.stream(die, max(at, c.gc.ready[die]))
 	var done int64
-	if c.cfg.Firmware.GCCopyback {
+	switch {
+	case op.SLC:
+		done = c.tl.ProgramSLC(die, int(op.Planes), at)
+	case c.cfg.Firmware.GCCopyback:
 		done = c.tl.CopybackProgram(die, int(op.Page), int(op.Planes), at)
-	} else {
+	default:
 		done = c.tl.Program(die, int(op.Page), int(op.Planes), at)
 	}
 	c.gc.hold(s, done)

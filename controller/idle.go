@@ -2,7 +2,8 @@ package controller
 
 // Idle tells the drive that no command is outstanding from from until to.
 // Once the drive has been idle for IdleNs the firmware reclaims its TRIM
-// backlog and, with background GC on, cleans dies below their target.
+// backlog, folds its SLC cache (if it has one) and, with background GC
+// on, cleans dies below their target.
 // Each die's work starts when the die is free and not before the idle
 // period has begun; no new work starts at or after to. With
 // gc_safe_erase, a cleaned block waiting for its erase is erased at once:
@@ -27,12 +28,36 @@ func (c *Controller) Idle(from, to int64) error {
 			return err
 		}
 	}
-	if !c.cfg.Firmware.BackgroundGC {
+	fold := c.ftl.HasSLCCache()
+	if !c.cfg.Firmware.BackgroundGC && !fold {
 		return nil
 	}
 	c.tl.Advance(start)
 	c.gc.advance(start)
 	dies := c.cfg.NAND.Geometry.Dies()
+	for d := 0; d < dies && fold; d++ {
+		// The SLC cache first: folded, it takes the next burst whole.
+		for c.ftl.NeedsFold(d) {
+			at := max(start, c.tl.DieFree(d))
+			if at >= to {
+				break
+			}
+			did, err := c.ftl.FoldBackground(d)
+			if err == nil && did {
+				_, err = c.ftl.SettlePending()
+			}
+			c.drain(at)
+			if err != nil {
+				return err
+			}
+			if !did {
+				break
+			}
+		}
+	}
+	if !c.cfg.Firmware.BackgroundGC {
+		return nil
+	}
 	for d := 0; d < dies && c.cfg.Firmware.ReclaimOnIdle; d++ {
 		for {
 			at := max(start, c.tl.DieFree(d))

@@ -29,24 +29,27 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 	die, planes := int(op.Die), int(op.Planes)
 	switch op.Kind {
 	case ftl.OpRead:
-		if op.Cause == ftl.CauseGC || op.Cause == ftl.CauseWL {
+		if moves(op.Cause) {
 			return c.gcRead(op, at)
 		}
-		return c.tl.ReadPage(die, int(op.Page), planes, int(op.Units)*int(c.slot), at)
+		return c.readPage(op, planes, int(op.Units)*int(c.slot), at)
 	case ftl.OpTransfer:
 		return c.tl.Output(die, int(op.Units)*int(c.slot), at)
 	case ftl.OpProgram:
 		c.ckpt.programs++
 		var done int64
-		if op.Cause == ftl.CauseGC || op.Cause == ftl.CauseWL {
+		switch {
+		case moves(op.Cause):
 			done = c.gcProgram(op, at)
-		} else {
+		case op.SLC:
+			done = c.tl.ProgramSLC(die, planes, at)
+		default:
 			done = c.tl.Program(die, int(op.Page), planes, at)
 		}
 		if op.Units > 0 {
 			c.buf.release(done, int64(op.Units))
 		}
-		if op.Cause != ftl.CauseGC && op.Cause != ftl.CauseWL {
+		if !moves(op.Cause) {
 			c.programsDone = max(c.programsDone, done)
 		}
 		if c.re != nil {
@@ -69,7 +72,11 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 		}
 		done := at
 		for range max(op.Units, 1) {
-			done = c.tl.Erase(die, planes, at)
+			if op.SLC {
+				done = c.tl.EraseSLC(die, planes, at)
+			} else {
+				done = c.tl.Erase(die, planes, at)
+			}
 		}
 		if op.Units <= 1 && c.cfg.NAND.TrackData {
 			c.fly(op, done)
@@ -98,11 +105,29 @@ func (c *Controller) bookHostRead(op *ftl.Op, at int64, suspend bool) int64 {
 		return c.tl.OutputSuspending(int(op.Die), n, at)
 	case op.Kind == ftl.OpTransfer:
 		return c.tl.Output(int(op.Die), n, at)
+	case suspend && op.SLC:
+		return c.tl.ReadSLCSuspending(int(op.Die), 1, n, at, c.cfg.Firmware.SuspendNs)
 	case suspend:
 		return c.tl.ReadPageSuspending(int(op.Die), int(op.Page), 1, n, at, c.cfg.Firmware.SuspendNs)
 	default:
-		return c.tl.ReadPage(int(op.Die), int(op.Page), 1, n, at)
+		return c.readPage(op, 1, n, at)
 	}
+}
+
+// moves reports whether cause is the FTL moving data of its own
+// (garbage collection, wear levelling, folding the SLC cache): such
+// reads and programs take the GC path (gcRead, gcProgram).
+func moves(cause ftl.Cause) bool {
+	return cause == ftl.CauseGC || cause == ftl.CauseWL || cause == ftl.CauseFold
+}
+
+// readPage books the array read of op's page (in its block's mode) on
+// planes planes, moving n bytes out, from at.
+func (c *Controller) readPage(op *ftl.Op, planes, n int, at int64) int64 {
+	if op.SLC {
+		return c.tl.ReadSLC(int(op.Die), planes, n, at)
+	}
+	return c.tl.ReadPage(int(op.Die), int(op.Page), planes, n, at)
 }
 
 // leastBusy sends each host page to the die that frees up first (the

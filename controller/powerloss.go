@@ -16,17 +16,25 @@ type flightOp struct {
 	kind        ftl.OpKind
 	block, page int32 // first plane's block
 	planes      uint8
+	slc         bool // a block in SLC mode: a page a word line
 	start, done int64
 }
 
 // fly records a program or erase booked to end at done, on a drive that
 // can lose power; it started its array time before.
 func (c *Controller) fly(op *ftl.Op, done int64) {
-	start := done - c.cfg.NAND.Timing.EraseNs
-	if op.Kind == ftl.OpProgram {
+	tm := c.cfg.NAND.Timing
+	if op.SLC {
+		tm, _ = tm.SLCMode()
+	}
+	start := done - tm.EraseNs
+	switch {
+	case op.Kind == ftl.OpProgram && op.SLC:
+		start = done - tm.ProgLSBNs
+	case op.Kind == ftl.OpProgram:
 		start = done - c.tl.ProgNs(int(op.Page))
 	}
-	c.flight = append(c.flight, flightOp{kind: op.Kind, block: op.Block, page: op.Page, planes: op.Planes, start: start, done: done})
+	c.flight = append(c.flight, flightOp{kind: op.Kind, block: op.Block, page: op.Page, planes: op.Planes, slc: op.SLC, start: start, done: done})
 }
 
 // flushMark is a flush: the FTL's write number it makes durable, and
@@ -172,7 +180,7 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 		for p := range int(f.planes) {
 			cut.Unfinished = append(cut.Unfinished, ftl.PageRef{Block: int(f.block) + p, Page: int(f.page)})
 		}
-		if !oneShot && f.start < at && tm.Kind(int(f.page)) != nand.LSB {
+		if !oneShot && !f.slc && f.start < at && tm.Kind(int(f.page)) != nand.LSB {
 			// An upper page's program under way destroys the lower pages
 			// of its word line programmed before it.
 			for q := wordLineStart(tm, int(f.page)); q < int(f.page); q++ {
@@ -233,11 +241,13 @@ func (c *Controller) latchedPages(cut *ftl.PowerCut) int {
 	for _, r := range cut.Unfinished {
 		b := r.Block - r.Block%np
 		unfinished[ref{b, r.Page}] = true
-		lines[ref{b, r.Page - r.Page%wl}] = true
+		if !c.dev.IsSLC(b) { // in SLC mode a page is its word line
+			lines[ref{b, r.Page - r.Page%wl}] = true
+		}
 	}
 	for grp := range g.Groups() {
 		b := grp * np
-		if wp := c.dev.WritePointer(b); wp%wl != 0 && wp != g.PagesPerBlock && !c.ftl.Retired(grp) {
+		if wp := c.dev.WritePointer(b); wp%wl != 0 && wp != g.PagesPerBlock && !c.ftl.Retired(grp) && !c.dev.IsSLC(b) {
 			lines[ref{b, wp - wp%wl}] = true
 		}
 	}

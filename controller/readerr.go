@@ -134,7 +134,7 @@ func (c *Controller) readOutcome(op *ftl.Op, done int64) (int64, bool) {
 		// Sensed again with the next read-retry voltages: the same draw
 		// decides, so a read that needed s steps needs at least s.
 		c.cnt.ReadRetries++
-		done = c.tl.ReadPage(die, int(op.Page), planes, int(n), done)
+		done = c.readPage(op, planes, int(n), done)
 		dev.NoteRead(pb, planes)
 		if u >= r.ecc.readFailure(min(0.5, wear+shift*r.div[s]), n) {
 			return done, true

@@ -87,6 +87,24 @@ type Config struct {
 	// that a power cut before the erase really ran (PowerCut.Unerased)
 	// finds it still there. A controller that models power loss sets it.
 	KeepErased bool
+	// SLCStaticGroups and SLCDynamicGroups turn on an SLC cache (the
+	// device's part must have an SLC mode): host writes go to groups
+	// written in SLC mode, one bit per cell, fast, while the cache has
+	// room, and the FTL later folds what they hold into native groups.
+	// SLCStaticGroups is the groups per die the cache may always use,
+	// taken out of the spare area (the user capacity must leave room
+	// for them); SLCDynamicGroups is the most groups per die it may use
+	// beyond those, borrowed from free space: a die lends a free group
+	// only while enough stay free to fold everything the cache holds and
+	// keep GCHighWater, so the dynamic region shrinks as the drive
+	// fills. Both 0: no cache.
+	SLCStaticGroups  int
+	SLCDynamicGroups int
+	// SLCDirect: once the cache is full, host writes go straight to
+	// native groups. Otherwise (the default) the die folds its oldest
+	// SLC group while the host waits, and the host keeps writing in SLC
+	// mode: every unit is programmed twice.
+	SLCDirect bool
 }
 
 func (c *Config) setDefaults() {
@@ -118,9 +136,12 @@ const (
 	HostStream Stream = iota // host writes and reads
 	GCStream                 // garbage collection
 	WLStream                 // static wear levelling
+	// FoldStream is the SLC cache's folding: units moved from SLC-mode
+	// groups into native ones (it equals CauseFold).
+	FoldStream = Stream(CauseFold)
 )
 
-// String returns "host", "gc" or "wl".
+// String returns "host", "gc", "wl" or "fold".
 func (s Stream) String() string {
 	switch s {
 	case HostStream:
@@ -129,6 +150,8 @@ func (s Stream) String() string {
 		return "gc"
 	case WLStream:
 		return "wl"
+	case FoldStream:
+		return "fold"
 	}
 	return fmt.Sprintf("Stream(%d)", int(s))
 }

@@ -77,6 +77,13 @@ type Counters struct {
 	GCRuns           int64 `json:"gc_runs"`            // victims cleaned by garbage collection
 	BackgroundGCRuns int64 `json:"background_gc_runs"` // of GCRuns, those run while the host was idle
 	GCFallbacks      int64 `json:"gc_fallbacks"`       // victims chosen greedily because the policy's choices freed nothing
+	// The SLC cache: host units written in SLC mode, device units folded
+	// out of it into native groups, SLC groups folded, and of those the
+	// ones folded while the host was idle.
+	SLCHostUnits       int64 `json:"slc_host_units"`
+	FoldedUnits        int64 `json:"folded_units"`
+	FoldRuns           int64 `json:"fold_runs"`
+	BackgroundFoldRuns int64 `json:"background_fold_runs"`
 	DiscardedUnits   int64 `json:"discarded_units"`    // staged host logical units a secure erase dropped
 	DiscardedSlots   int64 `json:"discarded_slots"`    // the device units those took
 	DiscardedMoved   int64 `json:"discarded_moved"`    // staged GC/WL device units a secure erase dropped

@@ -105,6 +105,13 @@ type FTL struct {
 	cnt     Counters
 	freeMin int // fewest free groups seen since ResetFreeGroupsMin
 
+	// SLC cache (Config.SLCStaticGroups, SLCDynamicGroups): per group,
+	// whether it is in SLC mode holding (or taking) data (nil: no
+	// cache); per die, how many are; the pages an SLC group holds.
+	slc      []bool
+	slcCount []int32
+	slcPages int
+
 	// Spare-area accounting for the theory comparison.
 	alphaSum, alphaN float64
 	paceGain         float64 // GCPacePercent/100
@@ -140,6 +147,9 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
+	if cfg.SLCStaticGroups+cfg.SLCDynamicGroups > 0 && dev.SLCPages() == 0 {
+		return nil, fmt.Errorf("%w: an SLC cache (%d static and %d dynamic groups per die) needs a part with an SLC mode (nand timing.slc_*)", ErrConfig, cfg.SLCStaticGroups, cfg.SLCDynamicGroups)
+	}
 	f.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	f.alloc = cfg.Allocator
 	if f.alloc == nil {
@@ -173,6 +183,11 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	f.gc = make([]stage, f.dies)
 	for i := range f.gc {
 		f.gc[i] = newStage(f.pageUnits)
+	}
+	if cfg.SLCStaticGroups+cfg.SLCDynamicGroups > 0 {
+		f.slc = make([]bool, g.Groups())
+		f.slcCount = make([]int32, f.dies)
+		f.slcPages = dev.SLCPages()
 	}
 	f.reset()
 	return f, nil
@@ -251,19 +266,23 @@ func (f *FTL) validate() error {
 	if c.ReservedGroups < 0 || c.ReservedGroups > f.gpd/2 {
 		return fmt.Errorf("%w: reserved groups = %d per die, allowed 0..%d", ErrConfig, c.ReservedGroups, f.gpd/2)
 	}
+	if err := f.validateSLC(); err != nil {
+		return err
+	}
 	// Every die must keep, beyond its share of user data (stored
 	// uncompressed in the worst case), its reserved groups, its open
-	// groups, its GC reserve and at least one more group to clean with.
+	// groups, its GC reserve, its static SLC cache and at least one more
+	// group to clean with.
 	dataGroups := int64(0)
 	for d := 0; d < f.dies; d++ {
-		dataGroups += int64(f.usableGroups(d) - c.MinSpareGroups() - 1)
+		dataGroups += int64(f.usableGroups(d) - c.MinSpareGroups() - 1 - c.SLCStaticGroups)
 	}
 	maxUser := dataGroups * int64(f.upg) / int64(c.UnitSlots)
 	if c.UserUnits < 1 || c.UserUnits > maxUser {
 		ub := int64(f.unitBytes) * int64(c.UnitSlots)
 		return fmt.Errorf("%w: user capacity = %d units (%s), allowed 1..%d units (%s): each of the %d dies keeps %d of its %d groups for reserved data, open groups, the GC reserve and cleaning (and %d groups are retired for bad blocks); raise op_percent or lower gc_low_water",
 			ErrConfig, c.UserUnits, units.FormatBytes(c.UserUnits*ub), maxUser, units.FormatBytes(maxUser*ub),
-			f.dies, c.ReservedGroups+c.MinSpareGroups()+1, f.gpd, f.BadGroups())
+			f.dies, c.ReservedGroups+c.MinSpareGroups()+1+c.SLCStaticGroups, f.gpd, f.BadGroups())
 	}
 	if c.UserUnits >= int64(Unmapped) {
 		return fmt.Errorf("%w: user capacity = %d units, allowed below %d", ErrConfig, c.UserUnits, int64(Unmapped))
@@ -340,6 +359,8 @@ func (f *FTL) reset() {
 	f.flushSeq = f.wseq
 	f.host.group, f.host.n, f.host.host = -1, 0, 0
 	f.freeMin = f.nfree + f.npending
+	clear(f.slc)
+	clear(f.slcCount)
 }
 
 // SecureErase erases every block and forgets every mapping. Staged data

@@ -39,6 +39,17 @@ func (f *FTL) collectBlocking(d int) error {
 			}
 			continue
 		}
+		if f.clean[d].group < 0 && f.slc != nil {
+			// Folding an SLC group frees space too, and is the only way
+			// to reclaim what its overwritten units take.
+			if sg := f.foldVictim(d); sg >= 0 && f.foldFrees(d, sg) {
+				f.startFold(d, sg)
+				if _, err := f.copyPages(d, -1); err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		if f.clean[d].group < 0 {
 			var g int
 			if i >= f.gpd {
@@ -154,9 +165,12 @@ func (f *FTL) abandonMove(cause Stream, pu int64, mask uint64, placed int) {
 
 // countCopied counts n units moved by collection of cause.
 func (f *FTL) countCopied(cause Stream, n int) {
-	if cause == WLStream {
+	switch cause {
+	case WLStream:
 		f.cnt.WLCopiedUnits += int64(n)
-	} else {
+	case FoldStream:
+		f.cnt.FoldedUnits += int64(n)
+	default:
 		f.cnt.GCCopiedUnits += int64(n)
 	}
 }
@@ -208,13 +222,15 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 	gs := &f.gc[d]
 	base := int64(g) * int64(f.upg)
 	moved := 0.0
-	for ; c.page < int32(f.ppb) && (budget < 0 || moved < budget); c.page++ {
+	slc := f.slc != nil && f.slc[g]
+	last := int32(f.pagesIn(c.group))
+	for ; c.page < last && (budget < 0 || moved < budget); c.page++ {
 		pu := base + int64(int(c.page)*f.pageUnits)
 		mask := f.dev.ValidMask(pu, f.pageUnits)
 		if mask == 0 {
 			continue
 		}
-		if int(c.page)+1 < f.ppb {
+		if c.page+1 < last {
 			// Start loading the mapping entries the next page's moves
 			// will update, so that they arrive while this page moves.
 			nu := pu + int64(f.pageUnits)
@@ -229,7 +245,7 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 		fc.ReadPages += int64(f.np)
 		fc.ReadUnits += int64(n)
 		if f.cfg.RecordOps {
-			f.ops = append(f.ops, Op{Kind: OpRead, Cause: Cause(c.cause), Die: int32(d), Block: int32(g * f.np), Page: c.page, Units: int32(n), Planes: uint8(f.np)})
+			f.ops = append(f.ops, Op{Kind: OpRead, Cause: Cause(c.cause), Die: int32(d), Block: int32(g * f.np), Page: c.page, Units: int32(n), Planes: uint8(f.np), SLC: slc})
 		}
 		if gs.group < 0 {
 			// Open the group the page's units go to before letting go of
@@ -283,7 +299,7 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 		f.countCopied(c.cause, n)
 		moved += float64(n)
 	}
-	if c.page < int32(f.ppb) {
+	if c.page < last {
 		return moved, nil
 	}
 	// Every unit has moved (or was overwritten meanwhile): erase — with
@@ -332,6 +348,11 @@ func (f *FTL) freeOrErasing(d int) int { return len(f.free[d]) + len(f.pendingEr
 
 // eraseVictim erases cleaned group g of die d and frees it.
 func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
+	slc := f.isSLC(g)
+	if slc {
+		f.slc[g] = false
+		f.slcCount[d]--
+	}
 	if f.isFailing(g) {
 		// Retired for a failed program, its data now moved: it is not
 		// erased again.
@@ -354,7 +375,7 @@ func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
 			return err
 		}
 	}
-	f.record(Op{Kind: OpErase, Cause: Cause(cause), Die: int32(d), Block: g * int32(f.np), Planes: uint8(f.np)})
+	f.record(Op{Kind: OpErase, Cause: Cause(cause), Die: int32(d), Block: g * int32(f.np), Planes: uint8(f.np), SLC: slc})
 	f.busy[g] = false
 	if failed {
 		f.bad[g] = true

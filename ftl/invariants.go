@@ -96,15 +96,15 @@ func (f *FTL) CheckInvariants() error {
 			}
 			nFree++
 		case f.isOpen(int32(g)):
-			if wp == f.ppb {
+			if wp == f.pagesIn(int32(g)) {
 				return fmt.Errorf("ftl invariant: open group %d is full", g)
 			}
 			nOpen++
 		case f.isFailing(int32(g)):
 			nFull++ // retired for a failed program, its data not yet moved
 		default:
-			if wp != f.ppb {
-				return fmt.Errorf("ftl invariant: group %d is neither free, open nor full (%d of %d pages)", g, wp, f.ppb)
+			if wp != f.pagesIn(int32(g)) {
+				return fmt.Errorf("ftl invariant: group %d is neither free, open nor full (%d of %d pages)", g, wp, f.pagesIn(int32(g)))
 			}
 			if f.dev.State(g*f.np) != nand.Full {
 				return fmt.Errorf("ftl invariant: group %d not full on the device", g)
@@ -116,7 +116,7 @@ func (f *FTL) CheckInvariants() error {
 		return fmt.Errorf("ftl invariant: free %d + open %d + full %d != %d groups", nFree, nOpen, nFull, groups)
 	}
 	// Every unit the host wrote is either programmed or staged.
-	moved := f.cnt.GCCopiedUnits + f.cnt.WLCopiedUnits - f.gcStaged() - f.cnt.DiscardedMoved
+	moved := f.cnt.GCCopiedUnits + f.cnt.WLCopiedUnits + f.cnt.FoldedUnits - f.gcStaged() - f.cnt.DiscardedMoved
 	hostProgrammed := f.cnt.ProgramUnits - f.cnt.PaddedUnits - moved - f.cnt.FailedProgramUnits
 	if hostProgrammed+int64(f.host.n)+f.cnt.DiscardedSlots != f.cnt.HostSlots {
 		return fmt.Errorf("ftl invariant: %d host slots written, %d programmed, %d staged and %d discarded",
@@ -128,8 +128,11 @@ func (f *FTL) CheckInvariants() error {
 			return fmt.Errorf("ftl invariant: group %d busy flag %v, but open, cleaning or waiting to be erased is %v", g, f.busy[g], want)
 		}
 	}
+	if err := f.checkSLC(isFree); err != nil {
+		return err
+	}
 	for d, c := range f.clean {
-		if c.group >= 0 && (f.dieOf(c.group) != d || (f.groupWP(c.group) != f.ppb && !f.isFailing(c.group)) || f.isOpen(c.group)) {
+		if c.group >= 0 && (f.dieOf(c.group) != d || (f.groupWP(c.group) != f.pagesIn(c.group) && !f.isFailing(c.group)) || f.isOpen(c.group)) {
 			return fmt.Errorf("ftl invariant: die %d cleans group %d, which is not a full group of that die", d, c.group)
 		}
 	}

@@ -63,13 +63,14 @@ const (
 	CauseReadAhead              // reads ahead of a sequential host stream
 	CauseMap                    // mapping pages of a partly cached mapping table
 	CauseParity                 // die-level parity (RAISE)
+	CauseFold                   // folding the SLC cache into native blocks
 	NumCauses                   // the number of causes
 )
 
-var causeNames = [NumCauses]string{"host", "gc", "wl", "rmw", "readahead", "map", "parity"}
+var causeNames = [NumCauses]string{"host", "gc", "wl", "rmw", "readahead", "map", "parity", "fold"}
 
-// String returns the cause's name: host, gc, wl, rmw, readahead, map or
-// parity.
+// String returns the cause's name: host, gc, wl, rmw, readahead, map,
+// parity or fold.
 func (c Cause) String() string {
 	if c < NumCauses {
 		return causeNames[c]
@@ -89,6 +90,9 @@ type Op struct {
 	Kind   OpKind // what the operation does
 	Cause  Cause  // why it happens
 	Planes uint8  // planes it spans (multi-plane operations)
+	// SLC: the block is in SLC mode (an SLC cache's): reads, programs
+	// and erases take the part's SLC-mode times.
+	SLC bool
 }
 
 // String describes the operation, for tests and traces.
@@ -98,6 +102,9 @@ func (o Op) String() string {
 		return fmt.Sprintf("moved lba=%d", o.LBA)
 	case OpErase, OpVictim:
 		return fmt.Sprintf("%s %s die=%d block=%d planes=%d", o.Kind, o.Cause, o.Die, o.Block, o.Planes)
+	}
+	if o.SLC {
+		return fmt.Sprintf("%s %s die=%d block=%d page=%d planes=%d units=%d slc", o.Kind, o.Cause, o.Die, o.Block, o.Page, o.Planes, o.Units)
 	}
 	return fmt.Sprintf("%s %s die=%d block=%d page=%d planes=%d units=%d", o.Kind, o.Cause, o.Die, o.Block, o.Page, o.Planes, o.Units)
 }

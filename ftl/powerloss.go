@@ -41,6 +41,7 @@ type PowerCut struct {
 type erasedGroup struct {
 	tags, seqs, data []uint32
 	wp               int
+	slc              bool // in SLC mode
 }
 
 // keepErased records what group g holds before its erase.
@@ -52,7 +53,7 @@ func (f *FTL) keepErased(g int32) {
 		f.erased = map[int32][]*erasedGroup{}
 	}
 	n := f.upg
-	e := &erasedGroup{tags: make([]uint32, n), seqs: make([]uint32, n), data: make([]uint32, n), wp: f.groupWP(g)}
+	e := &erasedGroup{tags: make([]uint32, n), seqs: make([]uint32, n), data: make([]uint32, n), wp: f.groupWP(g), slc: f.dev.IsSLC(int(g) * f.np)}
 	base := int64(g) * int64(f.upg)
 	for i := range n {
 		u := base + int64(i)
@@ -250,8 +251,16 @@ func (f *FTL) unerase(g int32) error {
 	e := k[0] // before the first erase that did not run
 	d := f.dieOf(g)
 	for p := 0; p < f.np; p++ {
-		if err := f.dev.Restore(int(g)*f.np+p, e.wp, e.tags, e.seqs, e.data); err != nil {
+		if err := f.dev.Restore(int(g)*f.np+p, e.wp, e.slc, e.tags, e.seqs, e.data); err != nil {
 			return err
+		}
+	}
+	if f.slc != nil && f.slc[g] != e.slc {
+		f.slc[g] = e.slc
+		if e.slc {
+			f.slcCount[d]++
+		} else {
+			f.slcCount[d]--
 		}
 	}
 	if i := slices.Index(f.free[d], g); i >= 0 {
@@ -309,6 +318,9 @@ func (f *FTL) onOpenWordLine(u uint32) bool {
 		return false
 	}
 	g := int32(int64(u) / int64(f.upg))
+	if f.isSLC(g) {
+		return false // one page a word line
+	}
 	wp := f.groupWP(g)
 	if wp%f.wl == 0 || wp == f.ppb {
 		return false

@@ -42,7 +42,7 @@ func (f *FTL) ReadFor(lba int64, cause Cause, run *ReadRun) (Location, error) {
 	if !loc.Mapped || loc.Buffered {
 		return loc, nil
 	}
-	op := Op{Kind: OpRead, Cause: cause, Die: int32(loc.Die), Block: int32(loc.Block), Page: int32(loc.Page), Units: int32(loc.Units), Planes: 1}
+	op := Op{Kind: OpRead, Cause: cause, Die: int32(loc.Die), Block: int32(loc.Block), Page: int32(loc.Page), Units: int32(loc.Units), Planes: 1, SLC: f.dev.IsSLC(loc.Block)}
 	if run != nil {
 		if run.open && run.block == op.Block && run.page == op.Page {
 			op.Kind = OpTransfer

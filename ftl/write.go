@@ -96,6 +96,9 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 			return err
 		}
 	}
+	if f.slc != nil && f.slc[s.group] {
+		f.cnt.SLCHostUnits++
+	}
 	f.cnt.HostWriteUnits++
 	f.cnt.HostRawSlots += int64(f.k)
 	f.cnt.HostSlots += int64(n)
@@ -152,16 +155,17 @@ func (f *FTL) program(s *stage, cause Stream) error {
 		return f.programFailed(s, cause)
 	}
 	die := g / f.gpd
+	slc := f.slc != nil && f.slc[g]
 	f.cnt.ProgramUnits += int64(f.pageUnits)
 	f.seq += uint64(f.pageUnits)
-	if f.wl > 1 {
+	if f.wl > 1 && !slc {
 		f.trackWordLine(int32(g), page)
 	}
 	// Counted here rather than through record: this is the hot path
 	// (TestOpLogMatchesCounters checks the two agree).
 	f.cnt.Flash[cause].ProgramPages += int64(f.np)
 	if f.cfg.RecordOps {
-		f.ops = append(f.ops, Op{Kind: OpProgram, Cause: Cause(cause), Die: int32(die), Block: int32(g * f.np), Page: int32(page), Units: s.host, Planes: uint8(f.np)})
+		f.ops = append(f.ops, Op{Kind: OpProgram, Cause: Cause(cause), Die: int32(die), Block: int32(g * f.np), Page: int32(page), Units: s.host, Planes: uint8(f.np), SLC: slc})
 	}
 	s.n, s.host = 0, 0
 	if f.npending > 0 {
@@ -171,7 +175,7 @@ func (f *FTL) program(s *stage, cause Stream) error {
 		}
 	}
 
-	if page+1 == f.ppb {
+	if page+1 == f.ppb || (slc && page+1 == f.slcPages) {
 		f.closedAt[g] = f.seq
 		f.busy[g] = false
 		st := HostStream
@@ -202,7 +206,7 @@ func (f *FTL) programFailed(s *stage, cause Stream) error {
 	f.seq += uint64(f.pageUnits)
 	f.cnt.Flash[cause].ProgramPages += int64(f.np)
 	if f.cfg.RecordOps {
-		f.ops = append(f.ops, Op{Kind: OpProgram, Cause: Cause(cause), Die: int32(d), Block: g * int32(f.np), Page: int32(page), Planes: uint8(f.np)})
+		f.ops = append(f.ops, Op{Kind: OpProgram, Cause: Cause(cause), Die: int32(d), Block: g * int32(f.np), Page: int32(page), Planes: uint8(f.np), SLC: f.isSLC(g)})
 	}
 	// The copies the other planes took are let go: the data is in the
 	// stage still.
@@ -243,6 +247,12 @@ func (f *FTL) programFailed(s *stage, cause Stream) error {
 	f.cnt.ProgramUnits += int64(f.pageUnits)
 	f.cnt.FailedProgramUnits += int64(f.pageUnits)
 	ng := f.takeFree(d)
+	if f.slc != nil {
+		// The page goes to a native group.
+		if err := f.setNative(ng); err != nil {
+			return err
+		}
+	}
 	f.open[st][d] = ng
 	f.busy[ng] = true
 	// The page's units now go to the new group's first page.
@@ -261,6 +271,11 @@ func (f *FTL) programFailed(s *stage, cause Stream) error {
 func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 	if g := f.open[st][d]; g >= 0 {
 		return g, nil
+	}
+	if st == HostStream && f.slc != nil {
+		if g, err := f.openSLC(d); err != nil || g >= 0 {
+			return g, err
+		}
 	}
 	if st == HostStream {
 		if err := f.collectBlocking(d); err != nil {
@@ -283,6 +298,13 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 			if f.host.group == g {
 				f.host.group = -1
 			}
+			if f.isSLC(g) {
+				f.slc[g] = false
+				f.slcCount[d]--
+				if err := f.setNative(g); err != nil {
+					return -1, err
+				}
+			}
 			f.open[st][d] = g
 			return g, nil
 		}
@@ -296,6 +318,11 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 		return -1, fmt.Errorf("%w: die %d has no free group", ErrNoVictim, d)
 	}
 	g := f.takeFree(d)
+	if f.slc != nil {
+		if err := f.setNative(g); err != nil {
+			return -1, err
+		}
+	}
 	f.open[st][d] = g
 	f.busy[g] = true
 	if st == GCStream && f.wl > 1 && len(f.free[d]) < f.realFreeNeeded(d) && len(f.pendingErase[d]) > 0 {
@@ -377,7 +404,7 @@ func (f *FTL) latchedHost() bool {
 		return false
 	}
 	for _, g := range f.open[HostStream] {
-		if g < 0 {
+		if g < 0 || f.isSLC(g) {
 			continue
 		}
 		if wp := f.groupWP(g); wp%f.latchWL != 0 && wp != f.ppb {

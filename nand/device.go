@@ -26,6 +26,7 @@ var (
 	ErrNotProgrammed = errors.New("nand: read of a page that is not programmed")
 	ErrNotValid      = errors.New("nand: unit is not valid")
 	ErrRange         = errors.New("nand: address out of range")
+	ErrNoSLCMode     = errors.New("nand: the part has no SLC mode")
 )
 
 // NoTag marks a unit programmed without data (padding or data that was
@@ -109,6 +110,15 @@ type Device struct {
 	prng    *rand.Rand
 	phazard float64 // −ln(1 − ProgramFailPermille/1000) / RatedCycles³ / PagesPerBlock
 
+	// SLC mode: per block, whether it is written one bit per cell (nil
+	// until a block first is) and its erases in that mode; the pages a
+	// block holds in SLC mode; the native cycles one SLC-mode erase
+	// wears (RatedCycles / SLCRatedCycles).
+	slc       []bool
+	slcErases []uint32
+	slcPages  int
+	slcWear   float64
+
 	// With power-of-two geometry, unit arithmetic uses shifts.
 	pow2                        bool
 	upgShift, uppShift, npShift uint
@@ -164,6 +174,10 @@ func New(cfg Config) (*Device, error) {
 		for pb := range d.bad {
 			d.bad[pb] = r.IntN(1000) < pm
 		}
+	}
+	if slc, ok := cfg.Timing.SLCMode(); ok && cfg.Timing.Cell != SLC {
+		d.slcPages = g.PagesPerBlock / cfg.Timing.WordLinePages()
+		d.slcWear = float64(cfg.Timing.RatedCycles) / float64(slc.RatedCycles)
 	}
 	if cfg.TrackAge {
 		d.reads = make([]uint32, d.nblk)
@@ -229,10 +243,75 @@ func (d *Device) State(pb int) BlockState {
 	switch int(d.wp[pb]) {
 	case 0:
 		return Free
-	case d.ppb:
+	case d.PagesIn(pb):
 		return Full
 	}
 	return Open
+}
+
+// PagesIn returns the pages block pb holds in its mode: PagesPerBlock,
+// or in SLC mode one page per word line (PagesPerBlock / bits per cell).
+func (d *Device) PagesIn(pb int) int {
+	if d.slc != nil && d.slc[pb] {
+		return d.slcPages
+	}
+	return d.ppb
+}
+
+// SLCPages returns the pages a block holds in SLC mode (0: the part has
+// no SLC mode).
+func (d *Device) SLCPages() int { return d.slcPages }
+
+// IsSLC reports whether block pb is written in SLC mode.
+func (d *Device) IsSLC(pb int) bool { return d.slc != nil && d.slc[pb] }
+
+// SetSLC puts erased block pb in SLC mode (one bit per cell: it holds
+// SLCPages pages, each programmed and read in the part's SLC-mode times,
+// and each erase wears it RatedCycles/SLCRatedCycles of a native cycle)
+// or back in its native mode. The part must state an SLC mode
+// (Timing.HasSLCMode) and the block must be erased: a block changes mode
+// only between an erase and its first program. The mode outlasts erases.
+func (d *Device) SetSLC(pb int, on bool) error {
+	if pb < 0 || pb >= d.nblk {
+		return fmt.Errorf("%w: block %d", ErrRange, pb)
+	}
+	if d.IsSLC(pb) == on {
+		return nil
+	}
+	if d.slcPages == 0 {
+		return fmt.Errorf("%w: block %d: the part states no SLC mode (timing.slc_*)", ErrNoSLCMode, pb)
+	}
+	if d.wp[pb] != 0 {
+		return fmt.Errorf("%w: block %d changes mode with %d pages programmed", ErrNotErased, pb, d.wp[pb])
+	}
+	if d.slc == nil {
+		d.slc = make([]bool, d.nblk)
+		d.slcErases = make([]uint32, d.nblk)
+	}
+	d.slc[pb] = on
+	return nil
+}
+
+// cycleWear returns block pb's wear in native cycles, unrounded, and
+// what one cycle in its mode adds (1, or RatedCycles/SLCRatedCycles in
+// SLC mode): the wear-out hazards grow with it.
+func (d *Device) cycleWear(pb int) (w, step float64) {
+	w, step = float64(d.erases[pb]), 1
+	if d.slcErases != nil {
+		w += float64(d.slcErases[pb]) * d.slcWear
+		if d.slc[pb] {
+			step = d.slcWear
+		}
+	}
+	return w, step
+}
+
+// SLCEraseCount returns the erases of block pb in SLC mode.
+func (d *Device) SLCEraseCount(pb int) int {
+	if d.slcErases == nil {
+		return 0
+	}
+	return int(d.slcErases[pb])
 }
 
 // WritePointer returns the next page to be programmed in block pb.
@@ -241,8 +320,15 @@ func (d *Device) WritePointer(pb int) int { return int(d.wp[pb]) }
 // ValidUnits returns the number of valid units in physical block pb.
 func (d *Device) ValidUnits(pb int) int { return int(d.valid[pb]) }
 
-// EraseCount returns how many times physical block pb has been erased.
-func (d *Device) EraseCount(pb int) int { return int(d.erases[pb]) }
+// EraseCount returns the wear of physical block pb in native
+// program/erase cycles: its erases in its native mode, plus its erases
+// in SLC mode scaled by RatedCycles/SLCRatedCycles (rounded down).
+func (d *Device) EraseCount(pb int) int {
+	if d.slcErases != nil {
+		return int(d.erases[pb]) + int(float64(d.slcErases[pb])*d.slcWear)
+	}
+	return int(d.erases[pb])
+}
 
 // IsValid reports whether unit u holds valid data.
 func (d *Device) IsValid(u int64) bool { return d.vbit[u>>6]&(1<<(u&63)) != 0 }
@@ -345,10 +431,17 @@ func (d *Device) Corrupt(pb, page int) error {
 // before it ran: the block holds again its first wp pages, whose tags,
 // write sequences and payload tokens are given for the block's whole
 // plane group (indexed by unit within the group), every unit invalid (a
-// rebuild decides which are live), and its erase is not counted.
-func (d *Device) Restore(pb, wp int, tags, seqs, data []uint32) error {
+// rebuild decides which are live), and its erase is not counted. slc is
+// the mode the block was in (SetSLC).
+func (d *Device) Restore(pb, wp int, slc bool, tags, seqs, data []uint32) error {
 	if pb < 0 || pb >= d.nblk || wp < 0 || wp > d.ppb || len(tags) != d.upg || len(seqs) != d.upg || len(data) != d.upg {
 		return fmt.Errorf("%w: restore block %d to %d pages", ErrRange, pb, wp)
+	}
+	if d.IsSLC(pb) != slc {
+		d.wp[pb] = 0 // whatever was programmed since is undone below
+		if err := d.SetSLC(pb, slc); err != nil {
+			return err
+		}
 	}
 	base := int64(pb/d.np) * int64(d.upg)
 	for page := 0; page < d.ppb; page++ {
@@ -367,7 +460,11 @@ func (d *Device) Restore(pb, wp int, tags, seqs, data []uint32) error {
 	}
 	d.valid[pb] = 0
 	d.wp[pb] = uint16(wp)
-	if d.erases[pb] > 0 {
+	if d.slc != nil && d.slc[pb] {
+		if d.slcErases[pb] > 0 {
+			d.slcErases[pb]--
+		}
+	} else if d.erases[pb] > 0 {
 		d.erases[pb]--
 	}
 	return nil
@@ -423,7 +520,7 @@ func (d *Device) Program(pb, page int, tags, data []uint32) error {
 	}
 	w := int(d.wp[pb])
 	switch {
-	case w == d.ppb:
+	case w == d.PagesIn(pb):
 		return fmt.Errorf("%w: block %d", ErrBlockFull, pb)
 	case page < w:
 		return fmt.Errorf("%w: block %d page %d (write pointer %d)", ErrNotErased, pb, page, w)
@@ -434,12 +531,13 @@ func (d *Device) Program(pb, page int, tags, data []uint32) error {
 	if d.prng != nil {
 		// Wear-out: the cumulative hazard of a block's programs over e
 		// erases is phazard·PagesPerBlock·e³, spread over its pages.
-		e := float64(d.erases[pb]) + 1
-		if d.prng.Float64() < 1-math.Exp(-d.phazard*(e*e*e-(e-1)*(e-1)*(e-1))) {
+		w, step := d.cycleWear(pb)
+		e := w + step
+		if d.prng.Float64() < 1-math.Exp(-d.phazard*(e*e*e-w*w*w)) {
 			d.wp[pb]++ // the page is used up, its data not stored
 			d.bad[pb] = true
 			d.grown++
-			return fmt.Errorf("%w: block %d page %d after %d erases", ErrProgramFailed, pb, page, d.erases[pb])
+			return fmt.Errorf("%w: block %d page %d after %d erases", ErrProgramFailed, pb, page, d.EraseCount(pb))
 		}
 	}
 	copy(d.tags[u:u+int64(len(tags))], tags)
@@ -553,11 +651,12 @@ func (d *Device) Erase(pb int) error {
 	d.eraseBlock(pb)
 	if d.rng != nil {
 		// Wear-out: the cumulative hazard at e erases is hazard·e³.
-		e := float64(d.erases[pb])
-		if d.rng.Float64() < 1-math.Exp(-d.hazard*(e*e*e-(e-1)*(e-1)*(e-1))) {
+		e, step := d.cycleWear(pb)
+		w := e - step
+		if d.rng.Float64() < 1-math.Exp(-d.hazard*(e*e*e-w*w*w)) {
 			d.bad[pb] = true
 			d.grown++
-			return fmt.Errorf("%w: block %d after %d erases", ErrEraseFailed, pb, d.erases[pb])
+			return fmt.Errorf("%w: block %d after %d erases", ErrEraseFailed, pb, d.EraseCount(pb))
 		}
 	}
 	return nil
@@ -574,7 +673,11 @@ func (d *Device) eraseBlock(pb int) {
 		}
 	}
 	d.wp[pb] = 0
-	d.erases[pb]++
+	if d.slc != nil && d.slc[pb] {
+		d.slcErases[pb]++
+	} else {
+		d.erases[pb]++
+	}
 	if d.reads != nil {
 		d.reads[pb] = 0
 	}

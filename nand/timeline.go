@@ -245,6 +245,9 @@ type Timeline struct {
 	readOne   bool
 	readPg    [4]int64
 	progPg    [4]int64
+	// tR, tPROG and tBERS of a block in SLC mode (Timing.SLCMode; zero
+	// when the part has none).
+	slcRead, slcProg, slcErase int64
 }
 
 // NewTimeline builds an idle timeline for the given configuration.
@@ -277,6 +280,9 @@ func NewTimeline(cfg Config) *Timeline {
 	}
 	if tm.Program == OneShot {
 		tl.closePage = g.PagesPerBlock - 1
+	}
+	if slc, ok := tm.SLCMode(); ok {
+		tl.slcRead, tl.slcProg, tl.slcErase = slc.ReadNs, slc.ProgLSBNs, slc.EraseNs
 	}
 	for i := range tl.chans {
 		tl.chans[i] = NewCalendar()
@@ -454,12 +460,40 @@ func (tl *Timeline) Output(die, n int, at int64) int64 {
 // the loads of a word line (a controller that keeps each word line's
 // data until it is whole sends them back to back).
 func (tl *Timeline) Program(die, page, planes int, at int64) int64 {
+	return tl.program(die, tl.ProgNs(page), planes, at)
+}
+
+// ProgramSLC is Program of a page of a block in SLC mode: every page
+// takes its transfer and the part's SLC-mode tPROG.
+func (tl *Timeline) ProgramSLC(die, planes int, at int64) int64 {
+	return tl.program(die, tl.slcProg, planes, at)
+}
+
+// ReadSLC is ReadPage of a page of a block in SLC mode: it takes the
+// part's SLC-mode tR.
+func (tl *Timeline) ReadSLC(die, planes, n int, at int64) int64 {
+	return tl.read(die, tl.slcRead, planes, n, at)
+}
+
+// ReadSLCSuspending is ReadPageSuspending of a page of a block in SLC
+// mode.
+func (tl *Timeline) ReadSLCSuspending(die, planes, n int, at, suspendNs int64) int64 {
+	return tl.readSuspending(die, tl.slcRead, planes, n, at, suspendNs)
+}
+
+// EraseSLC is Erase of a block in SLC mode: it takes the part's
+// SLC-mode tBERS.
+func (tl *Timeline) EraseSLC(die, planes int, at int64) int64 {
+	return tl.erase(die, tl.slcErase, planes, at)
+}
+
+func (tl *Timeline) program(die int, tProg int64, planes int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
 	c := die % tl.channels
 	xEnd := tl.transfer(c, start, tl.commandNs+int64(planes)*tl.pageXfer)
 	done := xEnd
-	if p := tl.ProgNs(page); p > 0 {
-		done += p + int64(planes-1)*tl.planeNs
+	if tProg > 0 {
+		done += tProg + int64(planes-1)*tl.planeNs
 	}
 	tl.dieBusy[die] += done - start
 	tl.dieFree[die] = done
@@ -485,10 +519,14 @@ func (tl *Timeline) CopybackProgram(die, page, planes int, at int64) int64 {
 // Erase books a multi-plane erase on die d that may start at time at; it
 // returns when the erase has finished.
 func (tl *Timeline) Erase(die, planes int, at int64) int64 {
+	return tl.erase(die, tl.eraseNs, planes, at)
+}
+
+func (tl *Timeline) erase(die int, tBERS int64, planes int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
 	c := die % tl.channels
 	cmdEnd := tl.transfer(c, start, tl.commandNs)
-	done := cmdEnd + tl.eraseNs + int64(planes-1)*tl.planeNs
+	done := cmdEnd + tBERS + int64(planes-1)*tl.planeNs
 	tl.dieBusy[die] += done - start
 	tl.dieFree[die] = done
 	return done

@@ -81,6 +81,17 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 		timing.RatedCycles = 20
 		timing.ProgramFailPermille = 500
 	}
+	// An SLC cache, on parts whose blocks hold a page a word line in SLC
+	// mode: static groups out of the spare area, dynamic ones borrowed.
+	var slcStatic, slcDynamic int
+	if g.PagesPerBlock >= wlPages && rapid.IntRange(0, 2).Draw(rt, "slc_cache") == 0 {
+		timing.SLCReadNs, timing.SLCProgNs, timing.SLCRatedCycles = 1, 1, timing.RatedCycles*10
+		slcStatic = rapid.IntRange(0, 1).Draw(rt, "slc_static_groups")
+		slcDynamic = rapid.IntRange(0, g.BlocksPerPlane).Draw(rt, "slc_dynamic_groups")
+		if slcStatic+slcDynamic == 0 {
+			slcDynamic = 1
+		}
+	}
 	dev, err := nand.New(nand.Config{Geometry: g, Timing: timing, TrackData: true, Seed: rapid.Uint64().Draw(rt, "bad_block_seed")})
 	if err != nil {
 		rt.Fatalf("nand.New: %v", err)
@@ -89,12 +100,12 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 	restore := rapid.IntRange(low+1, min(low+3, g.BlocksPerPlane/2)).Draw(rt, "gc_restore_to")
 	reserved := rapid.IntRange(0, 1).Draw(rt, "reserved_groups")
 	safe := rapid.Bool().Draw(rt, "safe_erase")
-	spare := (ftl.Config{GCLowWater: low, GCRestoreTo: restore}).MinSpareGroups() + 1 + reserved
+	spare := (ftl.Config{GCLowWater: low, GCRestoreTo: restore}).MinSpareGroups() + 1 + reserved + slcStatic
 	if safe {
 		// Safe erase keeps three groups really free beside the open
 		// ones; flushes pad word lines on these few-page blocks, and
 		// power cuts undo erases, so it needs them.
-		spare = max(spare, 2+3+1+reserved)
+		spare = max(spare, 2+3+1+reserved+slcStatic)
 	}
 	// Groups with a bad block on any plane are retired.
 	var dataGroups int64
@@ -120,6 +131,7 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 	pace := rapid.SampledFrom([]int{0, low + 1}).Draw(rt, "gc_pace_water")
 	f, err := ftl.New(dev, ftl.Config{UserUnits: user, GCLowWater: low, GCRestoreTo: restore, GCHighWater: low + 2, GCPaceWater: pace,
 		Victim: newPolicy(), StaticWLSpread: wl, UnitSlots: slots, ReservedGroups: reserved, SafeErase: safe, RecordOps: true, KeepErased: true,
+		SLCStaticGroups: slcStatic, SLCDynamicGroups: slcDynamic, SLCDirect: rapid.Bool().Draw(rt, "slc_direct"),
 		Seed: rapid.Uint64().Draw(rt, "seed")})
 	if err != nil {
 		rt.Fatalf("ftl.New: %v", err)
@@ -243,7 +255,7 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 			underWay := rapid.Bool().Draw(t, "under_way")
 			if oneShot {
 				for pb := 0; pb < g.Blocks(); pb++ {
-					if wp := dev.WritePointer(pb); wp%wlPages != 0 && wp != g.PagesPerBlock && !f.Retired(pb/g.PlanesPerDie) {
+					if wp := dev.WritePointer(pb); wp%wlPages != 0 && wp != g.PagesPerBlock && !f.Retired(pb/g.PlanesPerDie) && !dev.IsSLC(pb) {
 						for q := wp - wp%wlPages; q < wp; q++ {
 							cut.Corrupted = append(cut.Corrupted, ftl.PageRef{Block: pb, Page: q})
 						}
@@ -254,7 +266,9 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 				if erasedLater[at+i] {
 					continue
 				}
-				if op.Kind == ftl.OpProgram && (underWay || oneShot) {
+				if op.Kind == ftl.OpProgram && op.SLC {
+					underWay = false // a page a word line: it takes no other with it
+				} else if op.Kind == ftl.OpProgram && (underWay || oneShot) {
 					underWay = false
 					for q := int(op.Page) - int(op.Page)%wlPages; q < int(op.Page); q++ {
 						for p := 0; p < int(op.Planes); p++ {
@@ -342,6 +356,12 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 			d := rapid.IntRange(0, g.Dies()-1).Draw(t, "die")
 			if _, err := f.CollectBackground(d); err != nil {
 				t.Fatalf("background gc on die %d: %v", d, err)
+			}
+		},
+		"fold_background": func(t *rapid.T) {
+			d := rapid.IntRange(0, g.Dies()-1).Draw(t, "die")
+			if _, err := f.FoldBackground(d); err != nil {
+				t.Fatalf("background fold on die %d: %v", d, err)
 			}
 		},
 		"reclaim_empty": func(t *rapid.T) {
