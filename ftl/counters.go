@@ -84,16 +84,16 @@ type Counters struct {
 	FoldedUnits        int64 `json:"folded_units"`
 	FoldRuns           int64 `json:"fold_runs"`
 	BackgroundFoldRuns int64 `json:"background_fold_runs"`
-	DiscardedUnits   int64 `json:"discarded_units"`    // staged host logical units a secure erase dropped
-	DiscardedSlots   int64 `json:"discarded_slots"`    // the device units those took
-	DiscardedMoved   int64 `json:"discarded_moved"`    // staged GC/WL device units a secure erase dropped
-	MovedUnits       int64 `json:"moved_units"`        // logical units GC and WL moved, recorded for the controller (Config.RecordMoves)
-	DedupedUnits     int64 `json:"deduped_units"`      // logical units stored as a reference to earlier data
-	RMWReads         int64 `json:"rmw_reads"`          // flash reads merging partial-unit writes
-	BufferStallNs    int64 `json:"buffer_stall_ns"`    // time writes waited for write-buffer space
-	TrimIgnoredBytes int64 `json:"trim_ignored_bytes"` // TRIM ranges dropped because the firmware's backlog was full
-	MapLookups       int64 `json:"map_lookups"`        // mapping-cache accesses
-	MapMisses        int64 `json:"map_misses"`         // of those, misses
+	DiscardedUnits     int64 `json:"discarded_units"`    // staged host logical units a secure erase dropped
+	DiscardedSlots     int64 `json:"discarded_slots"`    // the device units those took
+	DiscardedMoved     int64 `json:"discarded_moved"`    // staged GC/WL device units a secure erase dropped
+	MovedUnits         int64 `json:"moved_units"`        // logical units GC and WL moved, recorded for the controller (Config.RecordMoves)
+	DedupedUnits       int64 `json:"deduped_units"`      // logical units stored as a reference to earlier data
+	RMWReads           int64 `json:"rmw_reads"`          // flash reads merging partial-unit writes
+	BufferStallNs      int64 `json:"buffer_stall_ns"`    // time writes waited for write-buffer space
+	TrimIgnoredBytes   int64 `json:"trim_ignored_bytes"` // TRIM ranges dropped because the firmware's backlog was full
+	MapLookups         int64 `json:"map_lookups"`        // mapping-cache accesses
+	MapMisses          int64 `json:"map_misses"`         // of those, misses
 	// HMBHits and HMBMisses split the misses of a drive with a host
 	// memory buffer: pages found there, and pages read from flash (or,
 	// never written, not read at all).
