@@ -111,6 +111,9 @@ type FTL struct {
 	slc      []bool
 	slcCount []int32
 	slcPages int
+	// parked is, per die, the native group the host was filling when the
+	// cache had room again (-1: none); see park.
+	parked []int32
 
 	// Spare-area accounting for the theory comparison.
 	alphaSum, alphaN float64
@@ -188,6 +191,7 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 		f.slc = make([]bool, g.Groups())
 		f.slcCount = make([]int32, f.dies)
 		f.slcPages = dev.SLCPages()
+		f.parked = make([]int32, f.dies)
 	}
 	f.reset()
 	return f, nil
@@ -361,6 +365,9 @@ func (f *FTL) reset() {
 	f.freeMin = f.nfree + f.npending
 	clear(f.slc)
 	clear(f.slcCount)
+	for d := range f.parked {
+		f.parked[d] = -1
+	}
 }
 
 // SecureErase erases every block and forgets every mapping. Staged data

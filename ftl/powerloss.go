@@ -272,6 +272,9 @@ func (f *FTL) unerase(g int32) error {
 			f.open[st][d] = -1
 		}
 	}
+	if f.parked != nil && f.parked[d] == g {
+		f.parked[d] = -1
+	}
 	if f.host.group == g {
 		f.host.group = -1
 	}

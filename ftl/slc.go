@@ -87,17 +87,53 @@ func (f *FTL) slcRoom(d int) int {
 	return max(room, k-n)
 }
 
+// park sets aside the native group the host is filling on die d when
+// the SLC cache has room again (folded while the drive was idle) and
+// nothing of the group waits in the host's stage or on a half programmed
+// word line: the next host page then opens an SLC group, and the native
+// group takes host pages again once the cache is full (unpark).
+func (f *FTL) park(d int) bool {
+	g := f.open[HostStream][d]
+	if f.parked[d] >= 0 || f.slc[g] || (f.host.group == g && f.host.n > 0) || f.slcRoom(d) == 0 {
+		return false
+	}
+	wp := f.groupWP(g)
+	if (f.wlOpen != nil && f.wlOpen[g] != 0) || (f.latchWL > 0 && wp%f.latchWL != 0) {
+		return false
+	}
+	f.open[HostStream][d] = -1
+	if f.host.group == g {
+		f.host.group = -1
+	}
+	f.parked[d] = g
+	return true
+}
+
+// unpark makes die d's parked native group, if any, the host's open
+// group again and returns it (-1 when there is none).
+func (f *FTL) unpark(d int) int32 {
+	g := f.parked[d]
+	if g >= 0 {
+		f.parked[d] = -1
+		f.open[HostStream][d] = g
+	}
+	return g
+}
+
 // openSLC opens a host group on die d in SLC mode if the cache has room,
 // folding in the foreground (unless Config.SLCDirect) while it has none.
 // It returns -1 when the host page should go to a native group.
 func (f *FTL) openSLC(d int) (int32, error) {
 	for f.slcRoom(d) == 0 {
 		if f.cfg.SLCDirect {
-			return -1, nil
+			return f.unpark(d), nil
 		}
 		did, err := f.fold(d)
-		if err != nil || !did {
+		if err != nil {
 			return -1, err
+		}
+		if !did {
+			return f.unpark(d), nil
 		}
 	}
 	if f.freeOrErasing(d) <= f.cfg.GCLowWater || len(f.free[d]) < max(f.realFreeNeeded(d), 1) {
@@ -106,7 +142,7 @@ func (f *FTL) openSLC(d int) (int32, error) {
 			return -1, err
 		}
 		if len(f.free[d]) == 0 {
-			return -1, nil
+			return f.unpark(d), nil
 		}
 	}
 	g := f.takeFree(d)

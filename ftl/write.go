@@ -269,7 +269,7 @@ func (f *FTL) programFailed(s *stage, cause Stream) error {
 // openGroup returns the open group of stream st on die d, opening a new
 // one (after foreground GC for the host stream) when there is none.
 func (f *FTL) openGroup(st Stream, d int) (int32, error) {
-	if g := f.open[st][d]; g >= 0 {
+	if g := f.open[st][d]; g >= 0 && (st != HostStream || f.slc == nil || !f.park(d)) {
 		return g, nil
 	}
 	if st == HostStream && f.slc != nil {

@@ -182,9 +182,10 @@ var scenarios = []Scenario{
 		},
 	},
 	{
-		Name: "sustained-write", Description: "sustained sequential write, as reviews of drives with an SLC cache chart it: secure erase, write the first fill % of the LBAs (an 80 % full drive: fill=80) and idle, then write the rest of the span once with 128 KiB sequential writes at QD 32 (MB/s each second and over each GB written: full speed while the cache lasts, then the rate folding allows); with idle > 0 the drive then idles that long and writes burst % of the LBAs again, to show how much cache came back",
+		Name: "sustained-write", Description: "sustained sequential write, as reviews of drives with an SLC cache chart it: secure erase, write the first fill % of the LBAs (an 80 % full drive: fill=80) and idle, then write the rest of the span (or span % of the LBAs) once with 128 KiB sequential writes at QD 32 (MB/s each second and over each GB written: full speed while the cache lasts, then the rate folding allows); with idle > 0 the drive then idles that long and writes burst % of the LBAs — after those written if they fit, else again from the fill — to show how much cache came back",
 		Params: []Param{{"fill", "0", "percent of the LBAs written (and left to settle) before the measured write, 0-90"},
 			{"settle", "60s", "idle after the fill, before the measured write"},
+			{"span", "0", "percent of the LBAs the measured write covers from the fill on (0: the rest)"},
 			{"bs", "128k", "transfer size"}, {"iodepth", "32", "queue depth"},
 			{"idle", "0s", "idle after the measured write, then a second write of burst % (0s: none)"},
 			{"burst", "10", "percent of the LBAs the write after the idle covers, 1-90"}},
@@ -196,6 +197,13 @@ var scenarios = []Scenario{
 			burst, err := p.pct("burst")
 			if err != nil || burst < 1 {
 				return nil, fmt.Errorf("%w: burst=%s: must be a percentage from 1 to 90", ErrOption, p["burst"])
+			}
+			span, err := strconv.Atoi(p["span"])
+			if err != nil || span < 0 || fill+span > 100 {
+				return nil, fmt.Errorf("%w: span=%s: must be a percentage from 0 (the rest) to %d (100 less the fill)", ErrOption, p["span"], 100-fill)
+			}
+			if span == 0 {
+				span = 100 - fill
 			}
 			idle, err := units.ParseDuration(p["idle"])
 			if err != nil || idle < 0 {
@@ -214,11 +222,15 @@ var scenarios = []Scenario{
 				}
 			}
 			s.run("sustained", "sustained-write", "rw", "write", "bs", p["bs"], "iodepth", p["iodepth"],
-				"offset", strconv.Itoa(fill)+"%", "size", strconv.Itoa(100-fill)+"%")
+				"offset", strconv.Itoa(fill)+"%", "size", strconv.Itoa(span)+"%")
 			if idle > 0 {
 				s.idle(idle)
+				at := fill + span
+				if at+burst > 100 {
+					at = fill
+				}
 				s.run("after-idle", "write-after-idle", "rw", "write", "bs", p["bs"], "iodepth", p["iodepth"],
-					"offset", strconv.Itoa(fill)+"%", "size", strconv.Itoa(burst)+"%")
+					"offset", strconv.Itoa(at)+"%", "size", strconv.Itoa(burst)+"%")
 			}
 			return s.done()
 		},
