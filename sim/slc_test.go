@@ -132,4 +132,3 @@ func TestSLCCacheSustainedWrite(t *testing.T) {
 }
 
 func mean(x []float64) float64 { return stat.Mean(x, nil) }
-
