@@ -144,8 +144,20 @@ func (c Config) Resolve() (Resolved, error) {
 // host interface and firmware — sized from capacity and opPercent
 // (SizeFlash), with blocks_per_plane left for Resolve to derive. The
 // receiver is not changed. The command's --capacity and --op and the
-// quick review build their drives with it.
+// quick review build their drives with it. An SLC cache scales with the
+// capacity (firmware sizes it as a share of the drive), rounded to
+// whole MiB.
 func (c Config) Resized(capacity Size, opPercent float64) Config {
+	if old := c.Capacity; old > 0 && capacity != old {
+		s := &c.Firmware.SLCCache
+		scale := func(v Size) Size {
+			if v <= 0 {
+				return v
+			}
+			return max(Size(math.Round(float64(v)*float64(capacity)/float64(old)/(1<<20))), 1) << 20
+		}
+		s.Static, s.DynamicMax = scale(s.Static), scale(s.DynamicMax)
+	}
 	c.Sizing, c.Capacity, c.OPPercent = SizeFlash, capacity, opPercent
 	c.NAND.Geometry.BlocksPerPlane = 0
 	return c

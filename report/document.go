@@ -188,7 +188,7 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 		block{table: t}, pick("hdtach"), dataLinks(drives, RunHDTach))
 
 	// Sustained write.
-	sw, err := sustainedSection(drives, pick)
+	sw, err := sustainedSection(drives, sp, pick)
 	if err != nil {
 		return nil, err
 	}

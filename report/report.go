@@ -15,6 +15,7 @@ import (
 	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/internal/memlimit"
 	"github.com/ftlsim/ftlsim/internal/units"
+	"github.com/ftlsim/ftlsim/nand"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -88,6 +89,8 @@ const (
 	RunATTO              RunName = "atto"
 	RunHDTach            RunName = "hdtach"
 	RunSustainedWrite    RunName = "sustained-write"
+	RunSustained80       RunName = "sustained-write-80"   // sustained write of the last 20 % of a drive filled to 80 %
+	RunSustainedIdle     RunName = "sustained-write-idle" // sustained write of half the span, an idle, and a burst
 	RunConsistency       RunName = "consistency"
 	RunConsistency25     RunName = "consistency-25" // consistency with 25 % spare area by partitioning
 	RunTRIMValidation    RunName = "trim-validation"
@@ -103,7 +106,15 @@ const (
 const RunEndurance RunName = "endurance"
 
 // scenario returns the name of the workload scenario run r runs.
-func (r RunName) scenario() string { return strings.TrimSuffix(string(r), "-25") }
+func (r RunName) scenario() string {
+	switch r {
+	case RunConsistency25:
+		return "consistency"
+	case RunSustained80, RunSustainedIdle:
+		return "sustained-write"
+	}
+	return string(r)
+}
 
 // Label names a measured step of a run (its workload.Step.Label, which
 // the sim.Measurement carries). With a RunName it names one series of the
@@ -127,8 +138,10 @@ const (
 	LabelAccess4k   Label = "access-4k"
 	LabelAccess64k  Label = "access-64k"
 	LabelAccess1m   Label = "access-1m"
-	// RunSustainedWrite
+	// RunSustainedWrite, RunSustained80 and RunSustainedIdle (which has
+	// LabelAfterIdle too)
 	LabelSustained Label = "sustained"
+	LabelAfterIdle Label = "after-idle"
 	// RunConsistency and RunConsistency25
 	LabelConsistency Label = "consistency"
 	// RunTRIMValidation
@@ -212,9 +225,14 @@ func (d Drive) results(run RunName, labels ...Label) ([]*sim.Result, error) {
 	return out, nil
 }
 
-// QuickCapacity is the user capacity of a drive in quick mode: 1 GiB per
-// die, at least 8 GiB, so that each die keeps room for its spare area.
-func QuickCapacity(dies int) int64 { return max(8, int64(dies)) << 30 }
+// QuickCapacity is the user capacity of a drive of geometry g in quick
+// mode: 1 GiB per die, at least 8 GiB, and at least 64 plane groups per
+// die (the large blocks of 3D TLC and QLC), so that each die keeps room
+// for its spare area, its GC thresholds and its SLC cache.
+func QuickCapacity(g nand.Geometry) int64 {
+	perDie := max(int64(1)<<30, 64*int64(g.PlanesPerDie)*int64(g.BlockBytes()))
+	return max(8<<30, int64(g.Dies())*perDie)
+}
 
 // Run runs the suite on every drive and writes the report folder. The
 // runs are independent (each scenario starts from a fresh drive), so up
@@ -247,7 +265,7 @@ func Run(o Options) ([]Drive, error) {
 				return nil, fmt.Errorf("%w: %s: quick mode keeps the drive's op_percent, which it does not state (sizing: %s derives it)",
 					controller.ErrConfig, name, controller.SizeSpare)
 			}
-			cfg = cfg.Resized(controller.Size(QuickCapacity(cfg.NAND.Geometry.Dies())), cfg.OPPercent)
+			cfg = cfg.Resized(controller.Size(QuickCapacity(cfg.NAND.Geometry)), cfg.OPPercent)
 		}
 		cfg.Policies = o.Policies
 		r, err := cfg.Resolve()

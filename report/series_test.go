@@ -35,6 +35,8 @@ func reportSeries() map[RunName][]Label {
 		RunATTO:              atto,
 		RunHDTach:            {LabelReadCurve, LabelWriteCurve, LabelAccess512, LabelAccess4k, LabelAccess64k, LabelAccess1m},
 		RunSustainedWrite:    {LabelSustained},
+		RunSustained80:       {LabelSustained},
+		RunSustainedIdle:     {LabelSustained, LabelAfterIdle},
 		RunConsistency:       {LabelConsistency},
 		RunConsistency25:     {LabelConsistency},
 		RunTRIMValidation:    {LabelClean, LabelDirty, LabelAfterTrim},
@@ -137,7 +139,7 @@ func TestMissingSeriesIsAnError(t *testing.T) {
 	delete(d.Runs, RunPower)
 	err = write(Options{Out: t.TempDir()}, []Drive{d})
 	require.ErrorIs(t, err, ErrMissingSeries)
-	require.ErrorContains(t, err, "drive fake has no run power (it has: access-patterns, as-ssd, atto, consistency, consistency-25, destroyer-2013, four-corners, hdtach, storage-bench-heavy-2011, storage-bench-light-2011, sustained-write, trim-validation)")
+	require.ErrorContains(t, err, "drive fake has no run power (it has: access-patterns, as-ssd, atto, consistency, consistency-25, destroyer-2013, four-corners, hdtach, storage-bench-heavy-2011, storage-bench-light-2011, sustained-write, sustained-write-80, sustained-write-idle, trim-validation)")
 
 	_, err = d.Result(RunPower, LabelIdle)
 	require.ErrorIs(t, err, ErrMissingSeries)

@@ -15,7 +15,9 @@ type SustainedSummary struct {
 	AverageMBps float64 // over the whole write, 10^6 bytes a second
 	// BurstMBps is the highest median rate of three intervals in a row
 	// that start in the first tenth of the write (or its first three
-	// intervals): full speed.
+	// intervals) — or, when the first two intervals hold a faster rate
+	// that soon dropped (a cache that lasts a second or two), that rate:
+	// full speed.
 	BurstMBps float64
 	// Dropped tells whether the rate fell: three intervals in a row
 	// below DropShare of BurstMBps.
@@ -23,8 +25,9 @@ type SustainedSummary struct {
 	// FastBytes is what was written before the drop (Bytes when the rate
 	// did not drop).
 	FastBytes int64
-	// AfterMBps is the median rate of the full intervals after the drop
-	// (0 when it did not drop).
+	// AfterMBps is the rate over the full intervals after the drop, their
+	// bytes over their time (0 when it did not drop): what folding or
+	// cleaning leaves the host, stalls included.
 	AfterMBps float64
 	// PerGB is the rate over each GB (10^9 bytes) written, the last one
 	// partial: the chart reviews draw against data written.
@@ -65,16 +68,24 @@ func SummarizeSustained(series []Interval) SustainedSummary {
 		}
 		s.BurstMBps = max(s.BurstMBps, median(rs))
 	}
+	// A fast path that lasts a second or two (a small cache) is gone
+	// from every window of three: the first intervals' rate, when it is
+	// that far above, is full speed.
+	for _, iv := range full[:min(2, len(full))] {
+		if r := rate(iv); r*DropShare > s.BurstMBps {
+			s.BurstMBps = r
+		}
+	}
 	s.FastBytes = s.Bytes
 	var written int64
 	for i := range full {
 		if i+3 <= len(full) && rate(full[i]) < DropShare*s.BurstMBps && rate(full[i+1]) < DropShare*s.BurstMBps && rate(full[i+2]) < DropShare*s.BurstMBps {
 			s.Dropped, s.FastBytes = true, written
-			var after []float64
+			var b, t int64
 			for _, iv := range full[i:] {
-				after = append(after, rate(iv))
+				b, t = b+iv.WriteBytes, t+iv.EndNs-iv.StartNs
 			}
-			s.AfterMBps = median(after)
+			s.AfterMBps = float64(b) / float64(t) * 1e3
 			break
 		}
 		written += full[i].WriteBytes
@@ -82,10 +93,14 @@ func SummarizeSustained(series []Interval) SustainedSummary {
 	return s
 }
 
-// perGB returns the write rate over each GB written, an interval's bytes
-// spread evenly over its time.
-func perGB(series []Interval) []float64 {
-	const gb = 1e9
+// perGB returns the write rate over each GB written (RateOver).
+func perGB(series []Interval) []float64 { return RateOver(series, 1e9) }
+
+// RateOver returns a series' write rate, MB/s, over each bin bytes
+// written (the last bin partial), an interval's bytes spread evenly over
+// its time: the rate against data written, at any resolution.
+func RateOver(series []Interval, bin float64) []float64 {
+	gb := bin
 	var out []float64
 	var bytes, ns float64 // in the GB being filled
 	for _, iv := range series {
