@@ -120,6 +120,11 @@ type Firmware struct {
 	// of SuspendNs; the suspended work finishes later by as much.
 	ReadSuspend bool  `yaml:"read_suspend,omitempty"`
 	SuspendNs   int64 `yaml:"suspend_ns,omitempty"`
+	// SuspendLimit is the most host reads in a row that may suspend a
+	// die's pending programs and erases; the next waits for them to
+	// finish, so that reads that keep a die busy cannot hold its writes
+	// back for ever. 0: no limit.
+	SuspendLimit int `yaml:"suspend_limit,omitempty"`
 	// ReadAhead is how far the firmware reads ahead of a sequential read
 	// stream into its buffer; 0 turns read-ahead off.
 	ReadAhead Size `yaml:"read_ahead,omitempty"`
@@ -422,6 +427,7 @@ func (c *Config) validateRest() error {
 		{"firmware.compress_out_mbps", f.CompressOutMBps, 0, 100000},
 		{"firmware.read_ahead", int64(f.ReadAhead), 0, 64 << 20},
 		{"firmware.suspend_ns", f.SuspendNs, 0, 1e7},
+		{"firmware.suspend_limit", int64(f.SuspendLimit), 0, 1e6},
 		{"firmware.gc_restore_to", int64(f.GCRestoreTo), 0, 1 << 20},
 		{"firmware.buffer_ns", f.BufferNs, 0, 1e9},
 		{"firmware.idle_ns", f.IdleNs, 0, 3600e9},

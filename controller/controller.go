@@ -77,6 +77,7 @@ func New(cfg Config) (*Controller, error) {
 		return nil, err
 	}
 	c := &Controller{cfg: cfg, dev: dev, tl: nand.NewTimeline(cfg.NAND)}
+	c.tl.SetSuspendLimit(cfg.Firmware.SuspendLimit)
 	c.newLinks(0)
 	c.alloc = &leastBusy{tl: c.tl, dies: cfg.NAND.Geometry.Dies()}
 	fc.Allocator = c.alloc

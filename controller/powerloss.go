@@ -286,6 +286,7 @@ func (c *Controller) unmappedUnits() int64 {
 func (c *Controller) powerUp(t int64) {
 	cfg := c.cfg
 	c.tl = nand.NewTimeline(cfg.NAND)
+	c.tl.SetSuspendLimit(cfg.Firmware.SuspendLimit)
 	c.tl.Advance(t)
 	c.alloc.tl = c.tl
 	c.newLinks(t)

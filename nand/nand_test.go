@@ -326,3 +326,25 @@ func TestFactoryBadBlocks(t *testing.T) {
 	_, err = New(Config{Geometry: g, Timing: tm})
 	require.ErrorIs(t, err, ErrConfig)
 }
+
+// TestSuspendLimit: with a limit of two, two reads in a row suspend a
+// die's program; the third waits for it to finish, and the count starts
+// again after it.
+func TestSuspendLimit(t *testing.T) {
+	cfg := testConfig()
+	tm := cfg.Timing
+	read := tm.CommandNs + tm.ReadNs + tm.TransferNs(4096)
+	tl := NewTimeline(cfg)
+	tl.SetSuspendLimit(2)
+	tl.Program(0, 1, 1, 0)
+	r1 := tl.ReadSuspending(0, 1, 4096, 100_000, 20_000)
+	r2 := tl.ReadSuspending(0, 1, 4096, 100_000, 20_000)
+	require.Equal(t, r1+20_000+read, r2, "the second read still suspends")
+	prog := tl.DieFree(0)
+	require.Greater(t, prog, r2)
+	r3 := tl.ReadSuspending(0, 1, 4096, 100_000, 20_000)
+	require.Equal(t, prog+read, r3, "the third waits for the program")
+	tl.Program(0, 3, 1, r3)
+	r4 := tl.ReadSuspending(0, 1, 4096, r3, 20_000)
+	require.Less(t, r4, tl.DieFree(0), "the count started again")
+}

@@ -248,6 +248,22 @@ type Timeline struct {
 	// tR, tPROG and tBERS of a block in SLC mode (Timing.SLCMode; zero
 	// when the part has none).
 	slcRead, slcProg, slcErase int64
+	// suspendLimit is the most reads in a row that may suspend a die's
+	// pending work (0: no limit); suspends counts them, per die (see
+	// SetSuspendLimit).
+	suspendLimit int32
+	suspends     []int32
+}
+
+// SetSuspendLimit bounds read suspension: at most n reads in a row may
+// suspend a die's pending program or erase work (ReadSuspending); the
+// next waits for that work to finish, as firmware that guarantees
+// programs progress does. 0: no limit.
+func (tl *Timeline) SetSuspendLimit(n int) {
+	tl.suspendLimit = int32(n)
+	if n > 0 && tl.suspends == nil {
+		tl.suspends = make([]int32, len(tl.dieFree))
+	}
 }
 
 // NewTimeline builds an idle timeline for the given configuration.
@@ -301,6 +317,7 @@ func (tl *Timeline) Reset() {
 	clear(tl.dieFree)
 	clear(tl.readFree)
 	clear(tl.dieBusy)
+	clear(tl.suspends)
 	for _, c := range tl.chans {
 		c.Reset()
 	}
@@ -405,10 +422,18 @@ func (tl *Timeline) ReadPageSuspending(die, page, planes, n int, at, suspendNs i
 
 func (tl *Timeline) readSuspending(die int, tR int64, planes, n int, at, suspendNs int64) int64 {
 	s := max(at, tl.readFree[die])
-	if tl.dieFree[die] <= s {
+	if tl.dieFree[die] <= s || (tl.suspendLimit > 0 && tl.suspends[die] >= tl.suspendLimit) {
+		// Nothing pending, or the pending work's turn: the read follows
+		// it.
 		done := tl.read(die, tR, planes, n, s)
 		tl.readFree[die] = done
+		if tl.suspends != nil {
+			tl.suspends[die] = 0
+		}
 		return done
+	}
+	if tl.suspendLimit > 0 {
+		tl.suspends[die]++
 	}
 	c := die % tl.channels
 	cmdEnd := tl.transfer(c, s+suspendNs, tl.commandNs)
