@@ -18,7 +18,8 @@
 // The code is laid out by responsibility: ftl.go (the type, construction,
 // geometry), write.go (the write path: staging, programming, opening
 // groups), gc.go (victims, copying, pacing, background collection),
-// wear.go (static wear levelling), refresh.go (read reclaim), read.go,
+// wear.go (static wear levelling), slc.go (the SLC cache), refresh.go
+// (read reclaim), read.go,
 // trim.go, ops.go (the op log), counters.go (Counters), registry.go
 // (policies by name), victim.go (the built-in policies), stats.go and
 // invariants.go.
@@ -49,6 +50,19 @@
 // fruitless victims). A Registry names policies — the built-in ones and a
 // program's own (Register) — so that drive descriptions and the command
 // can name a user's policy; it is an explicit value, not global state.
+//
+// # SLC cache
+//
+// With Config.SLCStaticGroups or SLCDynamicGroups, host pages go to
+// groups in SLC mode (nand.Device.SetSLC: a page a word line, the part's
+// SLC-mode times) while the cache has room: the static groups always,
+// dynamic ones while the die keeps enough free groups to fold everything
+// the cache holds and GCHighWater, so the dynamic region shrinks as the
+// drive fills. SLC groups are never collection candidates; folding moves
+// their valid units into native groups — while the host waits when the
+// cache is full (unless SLCDirect), when blocking collection needs space,
+// and in the background (FoldBackground, NeedsFold) while the drive is
+// idle. SLCCacheUnits reports the room the cache has now.
 //
 // # Compressed units and reserved groups
 //
