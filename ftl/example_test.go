@@ -139,3 +139,37 @@ func ExampleFTL_Ops() {
 	// transfer host die=0 block=0 page=0 planes=1 units=1
 	// transfer host die=0 block=0 page=0 planes=1 units=1
 }
+
+// An SLC cache on TLC flash: host writes go to blocks in SLC mode while
+// the cache has room; an idle drive folds the full SLC blocks into TLC
+// blocks (the one being filled stays), and the cache has room again —
+// less than on the empty drive, as the folded data now fills TLC blocks.
+func ExampleFTL_FoldBackground() {
+	dev, err := nand.New(nand.Config{
+		Geometry: nand.Geometry{Channels: 1, TargetsPerChannel: 1, DiesPerTarget: 1, PlanesPerDie: 1,
+			BlocksPerPlane: 64, PagesPerBlock: 48, PageBytes: 16384, UnitBytes: 4096},
+		Timing: nand.Timing{Cell: nand.TLC, ReadNs: 1, ProgLSBNs: 1, ProgMSBNs: 1, EraseNs: 1, BusMBps: 1, RatedCycles: 3000,
+			SLCReadNs: 1, SLCProgNs: 1, SLCRatedCycles: 30000},
+	})
+	if err != nil {
+		panic(err)
+	}
+	f, err := ftl.New(dev, ftl.Config{UserUnits: dev.Geometry().Units() * 100 / 125, SLCStaticGroups: 2, SLCDynamicGroups: 64})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("cache room:", f.SLCCacheUnits(), "units")
+	for lba := range int64(2800) {
+		_ = f.Write(lba, 0)
+	}
+	c := f.Counters()
+	fmt.Println("written in SLC mode:", c.SLCHostUnits, "folded:", c.FoldedUnits)
+	for f.NeedsFold(0) {
+		_, _ = f.FoldBackground(0)
+	}
+	fmt.Println("after idle: folded", f.Counters().FoldedUnits, "cache room", f.SLCCacheUnits())
+	// Output:
+	// cache room: 2880 units
+	// written in SLC mode: 2800 folded: 0
+	// after idle: folded 2752 cache room 2048
+}
