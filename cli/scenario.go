@@ -238,7 +238,7 @@ func sustainedSummary(out io.Writer, label string, series []sim.Interval) {
 	}
 	fmt.Fprintf(out, "\n%s: %.1f GB written at %.0f MB/s on average; full speed %.0f MB/s", label, float64(s.Bytes)/1e9, s.AverageMBps, s.BurstMBps)
 	if s.Dropped {
-		fmt.Fprintf(out, " for the first %.1f GB, then %.0f MB/s (median)\n", float64(s.FastBytes)/1e9, s.AfterMBps)
+		fmt.Fprintf(out, " for the first %.1f GB, then %.0f MB/s on average\n", float64(s.FastBytes)/1e9, s.AfterMBps)
 	} else {
 		fmt.Fprintf(out, " throughout (the rate never fell below %.0f %% of it)\n", 100*sim.DropShare)
 	}
