@@ -189,7 +189,7 @@ func TestDrives(t *testing.T) {
 	code, out, _ := runCmd(t, "drives")
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "generic-mlc-small")
-	require.Regexp(t, `(?m)^NAME +CAPACITY +SPARE +DIES +CHANNELS +CELL +PAGE`, out)
+	require.Regexp(t, `(?m)^NAME +CAPACITY +SPARE +DIES +CHANNELS +INTERFACE +CELL +PAGE`, out)
 	require.Regexp(t, `(?m)^m4-256 +256GB .* mlc +8 KiB `, out, "the cell type of each drive")
 	code, out, _ = runCmd(t, "drives", "generic-mlc")
 	require.Equal(t, exitOK, code)
