@@ -284,9 +284,13 @@ func (f *FTL) validate() error {
 	maxUser := dataGroups * int64(f.upg) / int64(c.UnitSlots)
 	if c.UserUnits < 1 || c.UserUnits > maxUser {
 		ub := int64(f.unitBytes) * int64(c.UnitSlots)
-		return fmt.Errorf("%w: user capacity = %d units (%s), allowed 1..%d units (%s): each of the %d dies keeps %d of its %d groups for reserved data, open groups, the GC reserve and cleaning (and %d groups are retired for bad blocks); raise op_percent or lower gc_low_water",
+		slcText := ""
+		if c.SLCStaticGroups > 0 {
+			slcText = fmt.Sprintf(", the static SLC cache (%d)", c.SLCStaticGroups)
+		}
+		return fmt.Errorf("%w: user capacity = %d units (%s), allowed 1..%d units (%s): each of the %d dies keeps %d of its %d groups for reserved data, open groups, the GC reserve%s and cleaning (and %d groups are retired for bad blocks); raise op_percent or lower gc_low_water",
 			ErrConfig, c.UserUnits, units.FormatBytes(c.UserUnits*ub), maxUser, units.FormatBytes(maxUser*ub),
-			f.dies, c.ReservedGroups+c.MinSpareGroups()+1+c.SLCStaticGroups, f.gpd, f.BadGroups())
+			f.dies, c.ReservedGroups+c.MinSpareGroups()+1+c.SLCStaticGroups, f.gpd, slcText, f.BadGroups())
 	}
 	if c.UserUnits >= int64(Unmapped) {
 		return fmt.Errorf("%w: user capacity = %d units, allowed below %d", ErrConfig, c.UserUnits, int64(Unmapped))
