@@ -18,7 +18,7 @@ func drives(args []string, w io.Writer) error {
 	switch len(args) {
 	case 0:
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tCAPACITY\tSPARE\tDIES\tCHANNELS\tCELL\tPAGE\tGC\tFIRMWARE\tDESCRIPTION")
+		fmt.Fprintln(tw, "NAME\tCAPACITY\tSPARE\tDIES\tCHANNELS\tCELL\tPAGE\tINTERFACE\tGC\tFIRMWARE\tDESCRIPTION")
 		for _, name := range controller.Presets() {
 			c, err := controller.Preset(name)
 			if err != nil {
@@ -29,9 +29,9 @@ func drives(args []string, w io.Writer) error {
 				return fmt.Errorf("preset %s: %w", name, err)
 			}
 			g := r.Config.NAND.Geometry
-			fmt.Fprintf(tw, "%s\t%s\t%.1f %%\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", name, capacityText(r.Config.Capacity),
+			fmt.Fprintf(tw, "%s\t%s\t%.1f %%\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", name, capacityText(r.Config.Capacity),
 				r.SparePercent, g.Dies(), g.Channels, cellText(r.Config.NAND.Timing), units.FormatBytes(int64(g.PageBytes)),
-				c.Firmware.GCPolicy, hostFeature(c.Host)+features(c.Firmware), c.Description)
+				interfaceText(c.Host), c.Firmware.GCPolicy, features(c.Firmware), c.Description)
 		}
 		return tw.Flush()
 	case 1:
@@ -52,19 +52,18 @@ func drives(args []string, w io.Writer) error {
 	return usage("drives takes at most one name")
 }
 
-// hostFeature names an NVMe drive's interface, before its firmware's
-// features: "nvme-pcie3x4-8x1024," (PCIe generation and lanes, queues ×
-// depth), or "nvme-3426MBps-…" for a link given by its bandwidth. SATA,
-// the presets' usual interface, is not named.
-func hostFeature(h controller.Host) string {
+// interfaceText names a drive's host interface: "sata", or on NVMe
+// "nvme-pcie3x4-8x1024" (PCIe generation and lanes, queues × depth), or
+// "nvme-3426MBps-…" for a link given by its bandwidth.
+func interfaceText(h controller.Host) string {
 	if !h.IsNVMe() {
-		return ""
+		return string(controller.SATA)
 	}
 	link := fmt.Sprintf("%dMBps", h.LinkMBps)
 	if h.PCIeGen > 0 {
 		link = fmt.Sprintf("pcie%dx%d", h.PCIeGen, h.PCIeLanes)
 	}
-	return fmt.Sprintf("nvme-%s-%dx%d,", link, h.QueueCount(), h.QueueDepth)
+	return fmt.Sprintf("nvme-%s-%dx%d", link, h.QueueCount(), h.QueueDepth)
 }
 
 // cellText names a part's cell type, and its programming when one-shot
@@ -120,6 +119,15 @@ func features(f controller.Firmware) string {
 	}
 	if f.TrimBacklog > 0 {
 		out = append(out, "trim-backlog-"+f.TrimBacklog.String())
+	}
+	if c := f.SLCCache; c.Static+c.DynamicMax > 0 {
+		// "slc-6GB+36GB": the static and the most dynamic cache, and
+		// "-direct" when writes bypass a full cache.
+		slc := "slc-" + c.Static.String() + "+" + c.DynamicMax.String()
+		if c.WhenFull == "direct" {
+			slc += "-direct"
+		}
+		out = append(out, slc)
 	}
 	return strings.Join(out, ",")
 }

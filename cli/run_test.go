@@ -765,3 +765,18 @@ func TestPowerLossScenario(t *testing.T) {
 	require.Positive(t, pl.MountNs)
 	require.Equal(t, (pl.LostVolatileBytes+pl.LostProgrammedBytes)/j.Geometry.UnitBytes, j.Verify.Mismatches)
 }
+
+// TestDrivesNameInterfaceAndCell: the list gives each drive's host
+// interface and cell type, and names an SLC cache among the firmware's
+// mechanisms.
+func TestDrivesNameInterfaceAndCell(t *testing.T) {
+	code, out, _ := runCmd(t, "drives")
+	require.Equal(t, exitOK, code)
+	require.Regexp(t, `(?m)^NAME +CAPACITY +SPARE +DIES +CHANNELS +CELL +PAGE +INTERFACE +GC +FIRMWARE`, out)
+	for _, row := range []string{
+		`m4-256 +256GB .* mlc +8 KiB +sata +greedy +paced-gc,dram-map `,
+		`generic-nvme-hmb +\S+ .* mlc +16 KiB +nvme-pcie3x4-8x1024 +greedy +paced-gc,map-cache-2MiB,hmb-64MiB `,
+	} {
+		require.Regexp(t, `(?m)^`+row, out)
+	}
+}
