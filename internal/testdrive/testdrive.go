@@ -33,10 +33,10 @@ const SLCCacheFloor = 128 << 30
 // Preset returns what to build for the preset called name: its name in
 // the long tier, otherwise the path of a description of the shrunk drive
 // in the test's temporary directory. A drive with an SLC cache is shrunk
-// to no less than SLCCacheFloor; its cache keeps its dynamic_max (the
-// smaller drive's free space bounds the dynamic region) and its static
-// region, which is taken out of the spare area, shrinks with the
-// capacity, as the spare area does.
+// to no less than SLCCacheFloor (and not at all if it is smaller); its
+// cache keeps its dynamic_max (the smaller drive's free space bounds the
+// dynamic region) and its static region, which is taken out of the spare
+// area, shrinks with the capacity, as the spare area does.
 func Preset(t testing.TB, name string) string {
 	t.Helper()
 	if testtier.IsLong() {
@@ -50,7 +50,7 @@ func Preset(t testing.TB, name string) string {
 	capacity := max(16<<30, dies<<28)
 	slc := r.Config.Firmware.SLCCache
 	if slc.Static+slc.DynamicMax > 0 {
-		capacity = max(capacity, SLCCacheFloor)
+		capacity = min(max(capacity, SLCCacheFloor), int64(r.Config.Capacity))
 		r.Config.Firmware.SLCCache.Static = controller.Size(float64(slc.Static) * float64(capacity) / float64(r.Config.Capacity))
 		r.Config.Firmware.SLCCache.DynamicMax = 0 // set below, once the smaller flash is known
 	}
