@@ -18,7 +18,7 @@ func drives(args []string, w io.Writer) error {
 	switch len(args) {
 	case 0:
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tCAPACITY\tSPARE\tDIES\tCHANNELS\tINTERFACE\tCELL\tPAGE\tGC\tFIRMWARE\tDESCRIPTION")
+		fmt.Fprintln(tw, "NAME\tCAPACITY\tSPARE\tDIES\tCHANNELS\tCELL\tPAGE\tINTERFACE\tGC\tFIRMWARE\tDESCRIPTION")
 		for _, name := range controller.Presets() {
 			c, err := controller.Preset(name)
 			if err != nil {
@@ -30,8 +30,8 @@ func drives(args []string, w io.Writer) error {
 			}
 			g := r.Config.NAND.Geometry
 			fmt.Fprintf(tw, "%s\t%s\t%.1f %%\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", name, capacityText(r.Config.Capacity),
-				r.SparePercent, g.Dies(), g.Channels, interfaceText(c.Host), cellText(r.Config.NAND.Timing), units.FormatBytes(int64(g.PageBytes)),
-				c.Firmware.GCPolicy, features(c.Firmware), c.Description)
+				r.SparePercent, g.Dies(), g.Channels, cellText(r.Config.NAND.Timing), units.FormatBytes(int64(g.PageBytes)),
+				interfaceText(c.Host), c.Firmware.GCPolicy, features(c.Firmware), c.Description)
 		}
 		return tw.Flush()
 	case 1:
@@ -52,12 +52,12 @@ func drives(args []string, w io.Writer) error {
 	return usage("drives takes at most one name")
 }
 
-// interfaceText names a drive's host interface: "sata", or
-// "nvme-pcie3x4-8x1024" (PCIe generation and lanes, queues × depth),
+// interfaceText names a drive's host interface: "sata", or on NVMe
+// "nvme-pcie3x4-8x1024" (PCIe generation and lanes, queues × depth), or
 // "nvme-3426MBps-…" for a link given by its bandwidth.
 func interfaceText(h controller.Host) string {
 	if !h.IsNVMe() {
-		return "sata"
+		return string(controller.SATA)
 	}
 	link := fmt.Sprintf("%dMBps", h.LinkMBps)
 	if h.PCIeGen > 0 {
@@ -120,12 +120,14 @@ func features(f controller.Firmware) string {
 	if f.TrimBacklog > 0 {
 		out = append(out, "trim-backlog-"+f.TrimBacklog.String())
 	}
-	if s := f.SLCCache; s.Static > 0 || s.DynamicMax > 0 {
-		t := "slc-cache-" + s.Static.String() + "+" + s.DynamicMax.String()
-		if s.WhenFull == "direct" {
-			t += "-direct"
+	if c := f.SLCCache; c.Static+c.DynamicMax > 0 {
+		// "slc-6GB+36GB": the static and the most dynamic cache, and
+		// "-direct" when writes bypass a full cache.
+		slc := "slc-" + c.Static.String() + "+" + c.DynamicMax.String()
+		if c.WhenFull == "direct" {
+			slc += "-direct"
 		}
-		out = append(out, t)
+		out = append(out, slc)
 	}
 	return strings.Join(out, ",")
 }

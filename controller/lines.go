@@ -61,7 +61,36 @@ type Spec struct {
 	// Data names the data pattern the figures were measured with (a
 	// workload data pattern such as pseudo-random); empty: incompressible.
 	Data string `yaml:"data,omitempty"`
+	// How the figures were measured, where the spec sheet differs from
+	// the SATA drives' usual procedure: SeqQD is the queue depth of the
+	// sequential figures (0: 1), RandQD that of the random figures (0:
+	// 32), and RandJobs the threads (fio jobs, Iometer workers) issuing
+	// the random I/O, each at RandQD (0: 1). NVMe spec sheets quote
+	// sequential figures at QD 32 and random ones at QD 32 from several
+	// threads. See SeqDepth, RandDepth, RandThreads.
+	SeqQD    int `yaml:"seq_qd,omitempty"`
+	RandQD   int `yaml:"rand_qd,omitempty"`
+	RandJobs int `yaml:"rand_jobs,omitempty"`
+	// TolerancePercent is how far, in percent, the preset's simulated
+	// corners may be from these figures (examples/fourcorners checks
+	// them); 0: that check's default.
+	TolerancePercent float64 `yaml:"tolerance_percent,omitempty"`
 }
+
+// SeqDepth is the queue depth of the sequential figures (SeqQD, or 1).
+func (s Spec) SeqDepth() int { return max(s.SeqQD, 1) }
+
+// RandDepth is the queue depth of the random figures (RandQD, or 32).
+func (s Spec) RandDepth() int {
+	if s.RandQD > 0 {
+		return s.RandQD
+	}
+	return 32
+}
+
+// RandThreads is the threads issuing the random figures' I/O (RandJobs,
+// or 1).
+func (s Spec) RandThreads() int { return max(s.RandJobs, 1) }
 
 // Line is a product line (presets/lines).
 type Line struct {

@@ -3,9 +3,10 @@
 // default a description of it shrunk to 16 GiB of user capacity (at least
 // 256 MiB per die) with the same controller, firmware, power figures,
 // NAND part, dies and spare area. A fresh drive's speed and power follow
-// from its dies, not from how many blocks each die has. Part builds small
-// drives on a NAND part preset (the TLC and QLC parts no product line
-// uses yet).
+// from its dies, not from how many blocks each die has — and, on a drive
+// with an SLC cache, from the cache taking the writes: such a drive is
+// shrunk to no less than SLCCacheFloor (see Preset). Part builds small
+// drives on a NAND part preset.
 package testdrive
 
 import (
@@ -21,9 +22,21 @@ import (
 	"github.com/ftlsim/ftlsim/nand"
 )
 
+// SLCCacheFloor is the least user capacity a drive with an SLC cache is
+// shrunk to: on a fresh drive of 128 GiB the cache's dynamic region,
+// which borrows free blocks, has room for about 30 GB of host data even
+// on QLC (each SLC block takes a native block's cells), so that the
+// tests' runs on fresh drives — a 16 GiB fill, seconds of writes at a few
+// GB/s — land in the cache as they do on the full drive.
+const SLCCacheFloor = 128 << 30
+
 // Preset returns what to build for the preset called name: its name in
 // the long tier, otherwise the path of a description of the shrunk drive
-// in the test's temporary directory.
+// in the test's temporary directory. A drive with an SLC cache is shrunk
+// to no less than SLCCacheFloor (and not at all if it is smaller); its
+// cache keeps its dynamic_max (the smaller drive's free space bounds the
+// dynamic region) and its static region, which is taken out of the spare
+// area, shrinks with the capacity, as the spare area does.
 func Preset(t testing.TB, name string) string {
 	t.Helper()
 	if testtier.IsLong() {
@@ -34,8 +47,24 @@ func Preset(t testing.TB, name string) string {
 	r, err := cfg.Resolve()
 	require.NoError(t, err)
 	dies := int64(r.Config.NAND.Geometry.Dies())
+	capacity := max(16<<30, dies<<28)
+	slc := r.Config.Firmware.SLCCache
+	if slc.Static+slc.DynamicMax > 0 {
+		capacity = min(max(capacity, SLCCacheFloor), int64(r.Config.Capacity))
+		r.Config.Firmware.SLCCache.Static = controller.Size(float64(slc.Static) * float64(capacity) / float64(r.Config.Capacity))
+		r.Config.Firmware.SLCCache.DynamicMax = 0 // set below, once the smaller flash is known
+	}
 	// The same drive, its flash sized from the capacity and spare area.
-	shrunk := r.Config.Resized(controller.Size(max(16<<30, dies<<28)), r.SparePercent)
+	shrunk := r.Config.Resized(controller.Size(capacity), r.SparePercent)
+	if slc.DynamicMax > 0 {
+		// At most every block of the smaller flash in SLC mode.
+		sr, err := shrunk.Resolve()
+		require.NoError(t, err)
+		g := sr.Config.NAND.Geometry
+		all := int64(g.Dies()) * int64(g.PlanesPerDie) * int64(g.BlocksPerPlane) *
+			int64(g.PagesPerBlock/sr.Config.NAND.Timing.WordLinePages()) * int64(g.PageBytes)
+		shrunk.Firmware.SLCCache.DynamicMax = controller.Size(min(int64(slc.DynamicMax), all))
+	}
 	b, err := shrunk.Marshal()
 	require.NoError(t, err)
 	file := filepath.Join(t.TempDir(), name+".yaml")
