@@ -490,9 +490,10 @@ func (c *Config) FTLConfig() (ftl.Config, error) {
 		StaticWLSpread: c.Firmware.StaticWLSpread,
 		Seed:           c.Seed,
 
-		SLCStaticGroups:  c.slcGroups(c.Firmware.SLCCache.Static),
-		SLCDynamicGroups: c.slcGroups(c.Firmware.SLCCache.DynamicMax),
-		SLCDirect:        c.Firmware.SLCCache.WhenFull == "direct",
+		SLCStaticGroups:   c.slcGroups(c.Firmware.SLCCache.Static),
+		SLCDynamicGroups:  c.slcGroups(c.Firmware.SLCCache.DynamicMax),
+		SLCDynamicReserve: c.nativeGroups(c.Firmware.SLCCache.DynamicReserve),
+		SLCDirect:         c.Firmware.SLCCache.WhenFull == "direct",
 	}, nil
 }
 

@@ -35,24 +35,10 @@ func (c *Controller) Idle(from, to int64) error {
 	c.tl.Advance(start)
 	c.gc.advance(start)
 	dies := c.cfg.NAND.Geometry.Dies()
-	for d := 0; d < dies && fold; d++ {
+	if fold {
 		// The SLC cache first: folded, it takes the next burst whole.
-		for c.ftl.NeedsFold(d) {
-			at := max(start, c.tl.DieFree(d))
-			if at >= to {
-				break
-			}
-			did, err := c.ftl.FoldBackground(d)
-			if err == nil && did {
-				_, err = c.ftl.SettlePending()
-			}
-			c.drain(at)
-			if err != nil {
-				return err
-			}
-			if !did {
-				break
-			}
+		if err := c.foldIdle(start, to); err != nil {
+			return err
 		}
 	}
 	if !c.cfg.Firmware.BackgroundGC {
@@ -122,4 +108,40 @@ func (c *Controller) SecureErase(now int64) int64 {
 	}
 	c.fwFree = max(c.fwFree, done)
 	return done
+}
+
+// foldIdle folds the SLC cache from start until to, an SLC group at a
+// time on the die that frees up first: the dies fold side by side, and
+// the work one die's folds put on others (mapping pages) delays theirs
+// as it would.
+func (c *Controller) foldIdle(start, to int64) error {
+	dies := c.cfg.NAND.Geometry.Dies()
+	need := make([]bool, dies)
+	for d := range need {
+		need[d] = c.ftl.NeedsFold(d)
+	}
+	for {
+		best := -1
+		for d, n := range need {
+			if n && (best < 0 || c.tl.DieFree(d) < c.tl.DieFree(best)) {
+				best = d
+			}
+		}
+		if best < 0 {
+			return nil
+		}
+		at := max(start, c.tl.DieFree(best))
+		if at >= to {
+			return nil
+		}
+		did, err := c.ftl.FoldBackground(best)
+		if err == nil && did {
+			_, err = c.ftl.SettlePending()
+		}
+		c.drain(at)
+		if err != nil {
+			return err
+		}
+		need[best] = did && c.ftl.NeedsFold(best)
+	}
 }

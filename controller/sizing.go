@@ -156,7 +156,7 @@ func (c Config) Resized(capacity Size, opPercent float64) Config {
 			}
 			return max(Size(math.Round(float64(v)*float64(capacity)/float64(old)/(1<<20))), 1) << 20
 		}
-		s.Static, s.DynamicMax = scale(s.Static), scale(s.DynamicMax)
+		s.Static, s.DynamicMax, s.DynamicReserve = scale(s.Static), scale(s.DynamicMax), scale(s.DynamicReserve)
 	}
 	c.Sizing, c.Capacity, c.OPPercent = SizeFlash, capacity, opPercent
 	c.NAND.Geometry.BlocksPerPlane = 0

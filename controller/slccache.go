@@ -24,6 +24,11 @@ type SLCCache struct {
 	// fold everything the cache holds and keep gc_high_water, so the
 	// region shrinks as the drive fills, to nothing on a full drive.
 	DynamicMax Size `yaml:"dynamic_max,omitempty"`
+	// DynamicReserve is free space, in native capacity, the dynamic
+	// region never borrows: with it the cache shrinks to Static while
+	// that much is still free, as firmware that keeps free space for
+	// itself does (linearly in the data stored, from DynamicMax down).
+	DynamicReserve Size `yaml:"dynamic_reserve,omitempty"`
 	// WhenFull is what host writes do once the cache is full: "fold"
 	// (the default) folds the die's oldest SLC blocks while they wait
 	// and keeps writing in SLC mode, so every unit is programmed twice;
@@ -35,6 +40,17 @@ type SLCCache struct {
 func (c *Config) slcGroupBytes() int64 {
 	g := c.NAND.Geometry
 	return int64(g.PagesPerBlock/c.NAND.Timing.WordLinePages()) * int64(g.PageBytes) * int64(g.PlanesPerDie)
+}
+
+// nativeGroups is the groups per die that hold size bytes in native mode
+// (rounded up).
+func (c *Config) nativeGroups(size Size) int {
+	if size <= 0 {
+		return 0
+	}
+	g := c.NAND.Geometry
+	per := int64(g.PagesPerBlock) * int64(g.PageBytes) * int64(g.PlanesPerDie) * int64(g.Dies())
+	return int((int64(size) + per - 1) / per)
 }
 
 // slcGroups is the groups per die that hold size bytes of host data in
@@ -58,8 +74,8 @@ func (c *Config) validateSLCCache() error {
 		return fmt.Errorf("%w: firmware.slc_cache.when_full = %q, allowed fold, direct", ErrConfig, s.WhenFull)
 	}
 	if s.Static == 0 && s.DynamicMax == 0 {
-		if s.WhenFull != "" {
-			return fmt.Errorf("%w: firmware.slc_cache.when_full needs a cache (static or dynamic_max)", ErrConfig)
+		if s.WhenFull != "" || s.DynamicReserve != 0 {
+			return fmt.Errorf("%w: firmware.slc_cache.when_full and dynamic_reserve need a cache (static or dynamic_max)", ErrConfig)
 		}
 		return nil
 	}
@@ -76,6 +92,7 @@ func (c *Config) validateSLCCache() error {
 	}{
 		{"static", "half the blocks in SLC mode", s.Static, int64(g.BlocksPerPlane/2) * per},
 		{"dynamic_max", "every block in SLC mode", s.DynamicMax, int64(g.BlocksPerPlane) * per},
+		{"dynamic_reserve", "every block in native mode", s.DynamicReserve, int64(g.BlocksPerPlane) * per * int64(t.WordLinePages())},
 	} {
 		if f.v < 0 || int64(f.v) > f.max {
 			return fmt.Errorf("%w: firmware.slc_cache.%s = %s, allowed 0..%s (%s)", ErrConfig, f.name, units.FormatBytes(int64(f.v)), units.FormatBytes(f.max), f.why)

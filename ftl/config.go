@@ -100,6 +100,11 @@ type Config struct {
 	// fills. Both 0: no cache.
 	SLCStaticGroups  int
 	SLCDynamicGroups int
+	// SLCDynamicReserve is the free groups per die the dynamic region
+	// never borrows, beyond those it keeps to fold itself: firmware that
+	// keeps part of the free space for itself shrinks the cache to its
+	// static region well before the drive is full. 0: none.
+	SLCDynamicReserve int
 	// SLCDirect: once the cache is full, host writes go straight to
 	// native groups. Otherwise (the default) the die folds its oldest
 	// SLC group while the host waits, and the host keeps writing in SLC

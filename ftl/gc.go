@@ -42,7 +42,7 @@ func (f *FTL) collectBlocking(d int) error {
 		if f.clean[d].group < 0 && f.slc != nil {
 			// Folding an SLC group frees space too, and is the only way
 			// to reclaim what its overwritten units take.
-			if sg := f.foldVictim(d); sg >= 0 && f.foldFrees(d, sg) {
+			if sg := f.preferFold(d, Greedy{}.Victim(View{f}, d)); sg >= 0 {
 				f.startFold(d, sg)
 				if _, err := f.copyPages(d, -1); err != nil {
 					return err
@@ -492,14 +492,18 @@ func (f *FTL) pace(d int) error {
 			return nil
 		}
 		g, err := f.worthCleaning(d)
-		if g < 0 {
-			return err // nothing worth cleaning: the blocking path decides
+		if err != nil {
+			return err
 		}
-		if err := f.startVictim(d, g, GCStream); err != nil {
+		if sg := f.preferFold(d, g); sg >= 0 {
+			f.startFold(d, sg) // an SLC group is cheaper to reclaim
+		} else if g < 0 {
+			return nil // nothing worth cleaning: the blocking path decides
+		} else if err := f.startVictim(d, g, GCStream); err != nil {
 			return err
 		}
 	}
-	if c.cause != GCStream {
+	if c.cause != GCStream && c.cause != FoldStream {
 		return nil
 	}
 	c.credit += c.ratio * f.paceGain * float64(f.pageUnits)
@@ -549,10 +553,14 @@ func (f *FTL) CollectBackground(d int) (bool, error) {
 	}
 	if f.clean[d].group < 0 {
 		g, err := f.worthCleaning(d)
-		if g < 0 {
+		if err != nil {
 			return false, err
 		}
-		if err := f.startVictim(d, g, GCStream); err != nil {
+		if sg := f.preferFold(d, g); sg >= 0 {
+			f.startFold(d, sg)
+		} else if g < 0 {
+			return false, nil
+		} else if err := f.startVictim(d, g, GCStream); err != nil {
 			return false, err
 		}
 	}

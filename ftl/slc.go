@@ -22,6 +22,9 @@ func (f *FTL) validateSLC() error {
 	if c.SLCDynamicGroups < 0 || c.SLCDynamicGroups > f.gpd {
 		return fmt.Errorf("%w: slc dynamic groups = %d per die, allowed 0..%d (the groups of a die)", ErrConfig, c.SLCDynamicGroups, f.gpd)
 	}
+	if c.SLCDynamicReserve < 0 || c.SLCDynamicReserve > f.gpd {
+		return fmt.Errorf("%w: slc dynamic reserve = %d groups per die, allowed 0..%d (the groups of a die)", ErrConfig, c.SLCDynamicReserve, f.gpd)
+	}
 	return nil
 }
 
@@ -73,9 +76,10 @@ func (f *FTL) slcRoom(d int) int {
 	// (each native group takes the units of bits SLC groups) and keep
 	// collection's high water.
 	// With k groups in SLC mode, the die keeps free+n−k groups free and
-	// needs ⌈k/bits⌉ of them to fold: k + ⌈k/bits⌉ ≤ free + n − high.
+	// needs ⌈k/bits⌉ of them to fold: k + ⌈k/bits⌉ ≤ free + n − high
+	// (− the reserve).
 	b := f.ppb / f.slcPages
-	x := f.freeOrErasing(d) + n - c.GCHighWater
+	x := f.freeOrErasing(d) + n - c.GCHighWater - c.SLCDynamicReserve
 	k := max(x*b/(b+1), 0)
 	for k > 0 && k+(k+b-1)/b > x {
 		k--
@@ -208,24 +212,32 @@ func (f *FTL) fold(d int) (bool, error) {
 	return true, err
 }
 
-// startFold makes SLC group g die d's folding target.
+// startFold makes SLC group g die d's folding target (paced as a
+// collection victim: v/(U−v) units a host unit, for v valid units and U a
+// native group's, the space folding it frees).
 func (f *FTL) startFold(d int, g int32) {
 	f.cnt.FoldRuns++
-	f.clean[d] = cleaning{group: g, cause: FoldStream}
+	v := float64(f.Valid(int(g)))
+	f.clean[d] = cleaning{group: g, cause: FoldStream, ratio: v / (float64(f.upg) - v)}
 	f.busy[g] = true
 	f.record(Op{Kind: OpVictim, Cause: CauseFold, Die: int32(d), Block: g * int32(f.np), Planes: uint8(f.np), SLC: true})
 }
 
-// foldFrees reports whether blocking collection on die d should fold
-// SLC group g rather than clean a native victim: g holds no more valid
-// data, for its size, than the native group with the fewest valid units.
-func (f *FTL) foldFrees(d int, g int32) bool {
-	v := f.Valid(int(g))
-	if v == 0 {
-		return true
+// preferFold returns the SLC group of die d that collection should fold
+// rather than clean native group n (-1: none), or -1 to clean n. Either
+// frees one group for the units it moves, so the one with fewer valid
+// units frees more space for less copying; a full SLC group holds
+// 1/bits of a native one's units, so folding wins unless a native group
+// is mostly invalid.
+func (f *FTL) preferFold(d int, n int) int32 {
+	if f.slc == nil {
+		return -1
 	}
-	n := Greedy{}.Victim(View{f}, d)
-	return n < 0 || v*f.upg <= f.Valid(n)*f.slcPages*f.pageUnits
+	g := f.foldVictim(d)
+	if g < 0 || (n >= 0 && f.Valid(int(g)) > f.Valid(n)) {
+		return -1
+	}
+	return g
 }
 
 // NeedsFold reports whether die d has SLC groups waiting to be folded (or

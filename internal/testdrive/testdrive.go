@@ -51,10 +51,9 @@ func Preset(t testing.TB, name string) string {
 	slc := r.Config.Firmware.SLCCache
 	if slc.Static+slc.DynamicMax > 0 {
 		capacity = min(max(capacity, SLCCacheFloor), int64(r.Config.Capacity))
-		r.Config.Firmware.SLCCache.Static = controller.Size(float64(slc.Static) * float64(capacity) / float64(r.Config.Capacity))
-		r.Config.Firmware.SLCCache.DynamicMax = 0 // set below, once the smaller flash is known
 	}
-	// The same drive, its flash sized from the capacity and spare area.
+	// The same drive, its flash sized from the capacity and spare area
+	// (Resized scales the cache with the capacity).
 	shrunk := r.Config.Resized(controller.Size(capacity), r.SparePercent)
 	if slc.DynamicMax > 0 {
 		// At most every block of the smaller flash in SLC mode.
