@@ -144,9 +144,10 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 	f.cnt.DiscardedSlots += int64(f.host.n)
 	f.cnt.DiscardedMoved += f.gcStaged()
 	for _, s := range f.stages() {
-		s.n, s.host = 0, 0
+		// The stages start again at their open group's write pointer (a
+		// GC stage may still name a group retired for a failed program).
+		s.n, s.host, s.group = 0, 0, -1
 	}
-	f.host.group = -1
 	unerased := map[int]bool{}
 	for _, g := range cut.Unerased {
 		unerased[g] = true
