@@ -1,6 +1,7 @@
 package ftl
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,12 +25,12 @@ func slcFTL(t *testing.T, cfg Config) *FTL {
 
 // cacheTheory is the SLC groups a die may hold, from the rule the
 // description documents: static ones always; beyond them, k in all while
-// k + ⌈k/bits⌉ ≤ free + held − high water (enough free groups stay to
-// fold everything and keep collection's high water), at most static +
-// dynamic.
+// k + ⌈k/bits⌉ ≤ free + held − high water − reserve (enough free groups
+// stay to fold everything and keep collection's high water and the
+// reserve), at most static + dynamic.
 func cacheTheory(cfg Config, free, held, bits int) int {
 	k := 0
-	for k+1+(k+1+bits-1)/bits <= free+held-cfg.GCHighWater {
+	for k+1+(k+1+bits-1)/bits <= free+held-cfg.GCHighWater-cfg.SLCDynamicReserve {
 		k++
 	}
 	return max(cfg.SLCStaticGroups, min(k, cfg.SLCStaticGroups+cfg.SLCDynamicGroups))
@@ -42,7 +43,14 @@ func cacheTheory(cfg Config, free, held, bits int) int {
 // as the free space it borrows shrinks, but never below the static
 // region.
 func TestSLCCacheSizeFollowsFreeSpace(t *testing.T) {
-	cfg := Config{SLCStaticGroups: 2, SLCDynamicGroups: 64, GCHighWater: 4}
+	for _, reserve := range []int{0, 12} {
+		t.Run(fmt.Sprintf("reserve %d", reserve), func(t *testing.T) {
+			testSLCCacheSize(t, Config{SLCStaticGroups: 2, SLCDynamicGroups: 64, GCHighWater: 4, SLCDynamicReserve: reserve})
+		})
+	}
+}
+
+func testSLCCacheSize(t *testing.T, cfg Config) {
 	f := slcFTL(t, cfg)
 	cfg = f.Config()
 	slcUnits := f.slcPages * f.pageUnits

@@ -132,3 +132,22 @@ func TestSLCCacheSustainedWrite(t *testing.T) {
 }
 
 func mean(x []float64) float64 { return stat.Mean(x, nil) }
+
+// TestSLCCacheFillsWithoutCollection: writing a whole drive sequentially
+// overwrites nothing, so no native group ever holds invalid data: once
+// the cache is full and the free groups used up, the only space to
+// reclaim is the cache's, and the drive folds it rather than copy native
+// groups (which would move nearly a whole group to free a few units).
+func TestSLCCacheFillsWithoutCollection(t *testing.T) {
+	for _, whenFull := range []string{"direct", "fold"} {
+		c := qlcDrive(t, whenFull)
+		e := sim.New(c)
+		e.SecureErase()
+		mbps := seqWrite(t, e, 0, 100)
+		cn := c.FTL().Counters()
+		t.Logf("%s: %.1f MB/s on average, %d units folded, %d copied by collection", whenFull, mean(mbps), cn.FoldedUnits, cn.GCCopiedUnits)
+		require.Zero(t, cn.GCCopiedUnits, whenFull)
+		require.Positive(t, cn.FoldedUnits, whenFull)
+		require.NoError(t, c.FTL().CheckInvariants())
+	}
+}
