@@ -18,6 +18,7 @@
 // The code is laid out by responsibility: ftl.go (the type, construction,
 // geometry), write.go (the write path: staging, programming, opening
 // groups), gc.go (victims, copying, pacing, background collection),
+// erase.go (erasing cleaned victims, at once or once safe),
 // wear.go (static wear levelling), slc.go (the SLC cache), refresh.go
 // (read reclaim), read.go,
 // trim.go, ops.go (the op log), counters.go (Counters), registry.go

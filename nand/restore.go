@@ -1,0 +1,90 @@
+package nand
+
+import "fmt"
+
+// What a power cut leaves: pages it destroyed, erases it undid, and the
+// validity a rebuild decides anew.
+
+// Corrupt makes page p of physical block pb unreadable, as a program cut
+// short by power loss leaves it (or its paired lower page): its units
+// lose their tags and validity. The page stays programmed.
+func (d *Device) Corrupt(pb, page int) error {
+	if pb < 0 || pb >= d.nblk || page < 0 || page >= int(d.wp[pb]) {
+		return fmt.Errorf("%w: corrupt block %d page %d (write pointer %d)", ErrRange, pb, page, d.wp[pb])
+	}
+	u := d.Unit(pb, page, 0)
+	for s := int64(0); s < int64(d.upp); s++ {
+		if d.IsValid(u + s) {
+			d.vbit[(u+s)>>6] &^= 1 << ((u + s) & 63)
+			d.valid[pb]--
+		}
+		d.tags[u+s] = NoTag
+	}
+	return nil
+}
+
+// Restore undoes the erase of physical block pb that a power cut stopped
+// before it ran: the block holds again its first wp pages, whose tags,
+// write sequences and payload tokens are given for the block's whole
+// plane group (indexed by unit within the group), every unit invalid (a
+// rebuild decides which are live), and its erase is not counted. slc is
+// the mode the block was in (SetSLC).
+func (d *Device) Restore(pb, wp int, slc bool, tags, seqs, data []uint32) error {
+	if pb < 0 || pb >= d.nblk || wp < 0 || wp > d.ppb || len(tags) != d.upg || len(seqs) != d.upg || len(data) != d.upg {
+		return fmt.Errorf("%w: restore block %d to %d pages", ErrRange, pb, wp)
+	}
+	if d.IsSLC(pb) != slc {
+		d.wp[pb] = 0 // whatever was programmed since is undone below
+		if err := d.SetSLC(pb, slc); err != nil {
+			return err
+		}
+	}
+	base := int64(pb/d.np) * int64(d.upg)
+	for page := 0; page < d.ppb; page++ {
+		for s := 0; s < d.upp; s++ {
+			u := d.Unit(pb, page, s)
+			d.vbit[u>>6] &^= 1 << (u & 63)
+			d.tags[u] = NoTag
+			if page < wp {
+				i := u - base
+				d.tags[u] = tags[i]
+				if d.seqs != nil {
+					d.seqs[u], d.data[u] = seqs[i], data[i]
+				}
+			}
+		}
+	}
+	d.valid[pb] = 0
+	d.wp[pb] = uint16(wp)
+	if d.slc != nil && d.slc[pb] {
+		if d.slcErases[pb] > 0 {
+			d.slcErases[pb]--
+		}
+	} else if d.erases[pb] > 0 {
+		d.erases[pb]--
+	}
+	return nil
+}
+
+// SetValid marks programmed unit u valid or invalid, whatever it was: a
+// rebuild after power loss decides anew which copies are live.
+func (d *Device) SetValid(u int64, valid bool) error {
+	if u < 0 || u >= int64(len(d.tags)) {
+		return fmt.Errorf("%w: unit %d", ErrRange, u)
+	}
+	pb, page := d.Locate(u)
+	if page >= int(d.wp[pb]) {
+		return fmt.Errorf("%w: block %d page %d", ErrNotProgrammed, pb, page)
+	}
+	if d.IsValid(u) == valid {
+		return nil
+	}
+	if valid {
+		d.vbit[u>>6] |= 1 << (u & 63)
+		d.valid[pb]++
+	} else {
+		d.vbit[u>>6] &^= 1 << (u & 63)
+		d.valid[pb]--
+	}
+	return nil
+}
