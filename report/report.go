@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -15,7 +16,6 @@ import (
 	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/internal/memlimit"
 	"github.com/ftlsim/ftlsim/internal/units"
-	"github.com/ftlsim/ftlsim/nand"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -225,12 +225,23 @@ func (d Drive) results(run RunName, labels ...Label) ([]*sim.Result, error) {
 	return out, nil
 }
 
-// QuickCapacity is the user capacity of a drive of geometry g in quick
-// mode: 1 GiB per die, at least 8 GiB, and at least 64 plane groups per
-// die (the large blocks of 3D TLC and QLC), so that each die keeps room
-// for its spare area, its GC thresholds and its SLC cache.
-func QuickCapacity(g nand.Geometry) int64 {
-	perDie := max(int64(1)<<30, 64*int64(g.PlanesPerDie)*int64(g.BlockBytes()))
+// QuickCapacity is the user capacity of drive c in quick mode: 1 GiB per
+// die, at least 8 GiB, and at least 64 plane groups per die (the large
+// blocks of 3D TLC and QLC) — more with a static SLC cache, which scales
+// with the capacity and takes its share of the spare area, so that what
+// the spare area leaves beside it still holds ten groups a die for
+// collection's thresholds and open groups.
+func QuickCapacity(c controller.Config) int64 {
+	g := c.NAND.Geometry
+	groups := 64.0
+	if s := c.Firmware.SLCCache.Static; s > 0 && c.Capacity > 0 {
+		op := c.OPPercent / 100
+		static := float64(s) * float64(c.NAND.Timing.WordLinePages()) / float64(c.Capacity) // of the user capacity, in native cells
+		if room := (op - static) / (1 + op); room > 0 {
+			groups = max(groups, math.Ceil(10/room))
+		}
+	}
+	perDie := max(int64(1)<<30, int64(groups)*int64(g.PlanesPerDie)*g.BlockBytes())
 	return max(8<<30, int64(g.Dies())*perDie)
 }
 
@@ -265,7 +276,7 @@ func Run(o Options) ([]Drive, error) {
 				return nil, fmt.Errorf("%w: %s: quick mode keeps the drive's op_percent, which it does not state (sizing: %s derives it)",
 					controller.ErrConfig, name, controller.SizeSpare)
 			}
-			cfg = cfg.Resized(controller.Size(QuickCapacity(cfg.NAND.Geometry)), cfg.OPPercent)
+			cfg = cfg.Resized(controller.Size(QuickCapacity(cfg)), cfg.OPPercent)
 		}
 		cfg.Policies = o.Policies
 		r, err := cfg.Resolve()
