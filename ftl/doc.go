@@ -59,11 +59,13 @@
 // SLC-mode times) while the cache has room: the static groups always,
 // dynamic ones while the die keeps enough free groups to fold everything
 // the cache holds and GCHighWater, so the dynamic region shrinks as the
-// drive fills. SLC groups are never collection candidates; folding moves
-// their valid units into native groups — while the host waits when the
-// cache is full (unless SLCDirect), when blocking collection needs space,
-// and in the background (FoldBackground, NeedsFold) while the drive is
-// idle. SLCCacheUnits reports the room the cache has now.
+// drive fills (SLCDynamicReserve keeps more free). SLC groups are never
+// collection candidates; folding moves their valid units into native
+// groups — while the host waits when the cache is full (unless
+// SLCDirect), when collection needs space and an SLC group holds no more
+// valid units than the native victim, and in the background
+// (FoldBackground, NeedsFold) while the drive is idle. SLCCacheUnits
+// reports the room the cache has now.
 //
 // # Compressed units and reserved groups
 //

@@ -10,8 +10,10 @@ import (
 // time. It is never a garbage-collection candidate: the FTL folds it
 // instead, moving its valid units (those neither overwritten nor trimmed
 // since) into the die's native GC group, then erasing it. Folding runs
-// while the host waits when the cache is full (unless Config.SLCDirect)
-// and in the background when the drive is idle (FoldBackground).
+// while the host waits when the cache is full (unless Config.SLCDirect),
+// when collection needs space and an SLC group is the cheaper to reclaim
+// (preferFold), and in the background when the drive is idle
+// (FoldBackground).
 
 // validateSLC checks the SLC cache's sizes against the die.
 func (f *FTL) validateSLC() error {
