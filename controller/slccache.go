@@ -30,9 +30,11 @@ type SLCCache struct {
 	// itself does (linearly in the data stored, from DynamicMax down).
 	DynamicReserve Size `yaml:"dynamic_reserve,omitempty"`
 	// WhenFull is what host writes do once the cache is full: "fold"
-	// (the default) folds the die's oldest SLC blocks while they wait
-	// and keeps writing in SLC mode, so every unit is programmed twice;
-	// "direct" writes them straight to native blocks.
+	// (the default) keeps writing in SLC mode, so every unit is
+	// programmed twice, while the die folds its oldest SLC block a little
+	// after each host page (from one block of room left; a whole block
+	// while the host waits if that does not keep up); "direct" writes
+	// them straight to native blocks.
 	WhenFull string `yaml:"when_full,omitempty"`
 }
 

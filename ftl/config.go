@@ -106,9 +106,11 @@ type Config struct {
 	// static region well before the drive is full. 0: none.
 	SLCDynamicReserve int
 	// SLCDirect: once the cache is full, host writes go straight to
-	// native groups. Otherwise (the default) the die folds its oldest
-	// SLC group while the host waits, and the host keeps writing in SLC
-	// mode: every unit is programmed twice.
+	// native groups. Otherwise (the default) the host keeps writing in
+	// SLC mode — every unit is programmed twice — and the die folds its
+	// oldest SLC group a little after each host page once the cache has
+	// one group of room left (a whole group while the host waits when it
+	// has none).
 	SLCDirect bool
 }
 

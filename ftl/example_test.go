@@ -141,9 +141,11 @@ func ExampleFTL_Ops() {
 }
 
 // An SLC cache on TLC flash: host writes go to blocks in SLC mode while
-// the cache has room; an idle drive folds the full SLC blocks into TLC
-// blocks (the one being filled stays), and the cache has room again —
-// less than on the empty drive, as the folded data now fills TLC blocks.
+// the cache has room (with one block of room left, the FTL starts
+// folding the oldest into TLC blocks, a little after each host page); an
+// idle drive folds the full SLC blocks (the one being filled stays), and
+// the cache has room again — less than on the empty drive, as the folded
+// data now fills TLC blocks.
 func ExampleFTL_FoldBackground() {
 	dev, err := nand.New(nand.Config{
 		Geometry: nand.Geometry{Channels: 1, TargetsPerChannel: 1, DiesPerTarget: 1, PlanesPerDie: 1,
@@ -170,6 +172,6 @@ func ExampleFTL_FoldBackground() {
 	fmt.Println("after idle: folded", f.Counters().FoldedUnits, "cache room", f.SLCCacheUnits())
 	// Output:
 	// cache room: 2880 units
-	// written in SLC mode: 2800 folded: 0
+	// written in SLC mode: 2800 folded: 64
 	// after idle: folded 2752 cache room 2048
 }

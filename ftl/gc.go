@@ -95,6 +95,9 @@ type cleaning struct {
 	cause  Stream
 	ratio  float64 // units to copy per host unit written (paced GC)
 	credit float64 // units the pacer may still copy
+	// slcPaced: a fold paced to the host's writes into a full SLC cache
+	// (paceFold), not to its use of free groups (pace).
+	slcPaced bool
 }
 
 // checkVictim reports whether group g, a victim policy's answer for die
@@ -352,7 +355,7 @@ func (f *FTL) pace(d int) error {
 			return err
 		}
 	}
-	if c.cause != GCStream && c.cause != FoldStream {
+	if (c.cause != GCStream && c.cause != FoldStream) || c.slcPaced {
 		return nil
 	}
 	c.credit += c.ratio * f.paceGain * float64(f.pageUnits)

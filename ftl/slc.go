@@ -194,16 +194,15 @@ func (f *FTL) foldVictim(d int) int32 {
 	return best
 }
 
-// fold folds one SLC group of die d, finishing first any victim the die
-// is cleaning, and reports whether there was one to fold.
+// fold folds one SLC group of die d — or finishes the victim the die is
+// cleaning, if any — and reports whether there was one.
 func (f *FTL) fold(d int) (bool, error) {
 	if f.readOnly {
 		return false, ErrReadOnly
 	}
 	if f.clean[d].group >= 0 {
-		if _, err := f.copyPages(d, -1); err != nil {
-			return true, err
-		}
+		_, err := f.copyPages(d, -1)
+		return true, err
 	}
 	g := f.foldVictim(d)
 	if g < 0 {
@@ -212,6 +211,40 @@ func (f *FTL) fold(d int) (bool, error) {
 	f.startFold(d, g)
 	_, err := f.copyPages(d, -1)
 	return true, err
+}
+
+// paceFold, after a host page on die d of a drive that folds while the
+// host waits (not Config.SLCDirect), folds the die's oldest SLC group a
+// little at a time once the cache has at most one group of room left:
+// the host then waits for small steps rather than for a whole group's
+// fold each time the cache fills. It copies v/S of a unit a host unit
+// (v valid units of the S an SLC group holds), which frees SLC groups
+// as fast as the host fills them, times (bits+1)/bits, as the cache
+// also shrinks by a bits+1-th of what is folded into native groups.
+func (f *FTL) paceFold(d int) error {
+	c := &f.clean[d]
+	if c.group < 0 {
+		if f.slcRoom(d) > 1 {
+			return nil
+		}
+		g := f.foldVictim(d)
+		if g < 0 {
+			return nil
+		}
+		f.startFold(d, g)
+		b := float64(f.ppb / f.slcPages)
+		c.ratio = float64(f.Valid(int(g))) / float64(f.slcPages*f.pageUnits) * (b + 1) / b
+		c.slcPaced = true
+	}
+	if !c.slcPaced {
+		return nil // a collection victim: pace and the blocking path see to it
+	}
+	c.credit += c.ratio * float64(f.pageUnits)
+	moved, err := f.copyPages(d, c.credit)
+	if c.group >= 0 {
+		c.credit -= moved
+	}
+	return err
 }
 
 // startFold makes SLC group g die d's folding target (paced as a

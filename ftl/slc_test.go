@@ -45,7 +45,7 @@ func cacheTheory(cfg Config, free, held, bits int) int {
 func TestSLCCacheSizeFollowsFreeSpace(t *testing.T) {
 	for _, reserve := range []int{0, 12} {
 		t.Run(fmt.Sprintf("reserve %d", reserve), func(t *testing.T) {
-			testSLCCacheSize(t, Config{SLCStaticGroups: 2, SLCDynamicGroups: 64, GCHighWater: 4, SLCDynamicReserve: reserve})
+			testSLCCacheSize(t, Config{SLCStaticGroups: 2, SLCDynamicGroups: 64, GCHighWater: 4, SLCDynamicReserve: reserve, SLCDirect: true})
 		})
 	}
 }
@@ -59,14 +59,16 @@ func testSLCCacheSize(t *testing.T, cfg Config) {
 	empty := f.SLCCacheUnits()
 	want := int64(f.dies*cacheTheory(cfg, f.gpd, 0, 3)) * int64(slcUnits)
 	require.Equal(t, want, empty, "the cache of an empty drive")
-	// Sequential host writes: all in SLC mode until the cache is full.
+	// Sequential host writes: all in SLC mode until the cache is full
+	// (then, SLCDirect, to native groups).
 	lba := int64(0)
-	for f.Counters().FoldRuns == 0 {
+	for lba == f.Counters().SLCHostUnits {
 		require.NoError(t, f.Write(lba, uint32(lba)))
 		lba++
 	}
 	c := f.Counters()
-	require.Equal(t, empty, c.SLCHostUnits-1, "host units written in SLC mode before the first fold")
+	require.Equal(t, empty, c.SLCHostUnits, "host units written in SLC mode")
+	require.Zero(t, c.FoldRuns)
 	require.NoError(t, f.CheckInvariants())
 
 	// Fill to 80 %, then let the drive fold everything while idle.
@@ -138,7 +140,7 @@ func TestSLCFoldSkipsTrimmedAndOverwritten(t *testing.T) {
 // in SLC mode (every op on them says so) and wear the block by
 // RatedCycles/SLCRatedCycles of a cycle an erase.
 func TestSLCModeOnTheDevice(t *testing.T) {
-	f := slcFTL(t, Config{SLCDynamicGroups: 4, RecordOps: true})
+	f := slcFTL(t, Config{SLCDynamicGroups: 4, RecordOps: true, SLCDirect: true})
 	per := int64(f.slcPages * f.pageUnits)
 	for lba := range per * int64(f.dies) * 3 {
 		require.NoError(t, f.Write(lba, 0))

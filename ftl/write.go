@@ -108,8 +108,15 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 	if err := f.place(s, HostStream, lba, token, f.wseq, n); err != nil {
 		return err
 	}
-	if s.group < 0 && f.cfg.GCPaceWater > 0 {
-		return f.pace(d) // a host page was just programmed on die d
+	if s.group < 0 { // a host page was just programmed on die d
+		if f.slc != nil && !f.cfg.SLCDirect {
+			if err := f.paceFold(d); err != nil {
+				return err
+			}
+		}
+		if f.cfg.GCPaceWater > 0 {
+			return f.pace(d)
+		}
 	}
 	return nil
 }
