@@ -779,6 +779,7 @@ func TestDrivesNameInterfaceAndCell(t *testing.T) {
 		`970-evo-plus-1000 +1TB .* tlc one-shot +16 KiB +nvme-pcie3x4-8x1024 +greedy +\S*,slc-6GB\+36GB-direct `,
 		`intel-660p-1024 +1024GB .* qlc one-shot +16 KiB +nvme-pcie3x4-8x1024 +greedy +\S*,map-cache-224MiB,slc-12GB\+128GB-direct `,
 		`mx500-1000 +1TB .* tlc one-shot +16 KiB +sata +greedy +\S*,dram-map,slc-3GB\+42GB-direct `,
+		`solidigm-p41-plus-2048 +2048GB .* qlc one-shot +16 KiB +nvme-pcie4x4-8x1024 +greedy +\S*,map-cache-2MiB,hmb-64MiB,slc-12GB\+228GB-direct `,
 	} {
 		require.Regexp(t, `(?m)^`+row, out)
 	}
