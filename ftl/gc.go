@@ -358,7 +358,14 @@ func (f *FTL) pace(d int) error {
 	if (c.cause != GCStream && c.cause != FoldStream) || c.slcPaced {
 		return nil
 	}
-	c.credit += c.ratio * f.paceGain * float64(f.pageUnits)
+	return f.payCredit(d, c.ratio*f.paceGain*float64(f.pageUnits))
+}
+
+// payCredit adds units to the copying credit of die d's victim and
+// copies that many units of it (paced collection and folding).
+func (f *FTL) payCredit(d int, units float64) error {
+	c := &f.clean[d]
+	c.credit += units
 	if c.credit <= 0 {
 		return nil
 	}

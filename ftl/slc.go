@@ -239,12 +239,7 @@ func (f *FTL) paceFold(d int) error {
 	if !c.slcPaced {
 		return nil // a collection victim: pace and the blocking path see to it
 	}
-	c.credit += c.ratio * float64(f.pageUnits)
-	moved, err := f.copyPages(d, c.credit)
-	if c.group >= 0 {
-		c.credit -= moved
-	}
-	return err
+	return f.payCredit(d, c.ratio*float64(f.pageUnits))
 }
 
 // startFold makes SLC group g die d's folding target (paced as a

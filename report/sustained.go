@@ -11,18 +11,17 @@ import (
 	"github.com/ftlsim/ftlsim/sim"
 )
 
-// sustainedWrites are the sustained writes the section shows: the run,
-// the step, and what the drive held.
-func sustainedWrites(sp suiteParams) []struct {
+// sustainedWrite is a sustained write the section shows: the run, the
+// step, and what the drive held.
+type sustainedWrite struct {
 	run   RunName
 	label Label
 	state string
-} {
-	return []struct {
-		run   RunName
-		label Label
-		state string
-	}{
+}
+
+// sustainedWrites are the sustained writes the section shows.
+func sustainedWrites(sp suiteParams) []sustainedWrite {
+	return []sustainedWrite{
 		{RunSustainedWrite, LabelSustained, "empty: the whole span"},
 		{RunSustained80, LabelSustained, fmt.Sprintf("%s %% full: the rest", sp.param(RunSustained80, "fill"))},
 		{RunSustainedIdle, LabelSustained, fmt.Sprintf("empty: %s %% of the span", sp.param(RunSustainedIdle, "span"))},
