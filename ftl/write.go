@@ -35,26 +35,48 @@ func (f *FTL) unmap(lba int64) error {
 }
 
 // Write maps logical unit lba to new data carrying token (an opaque payload
-// the device keeps when it tracks data), stored uncompressed.
-func (f *FTL) Write(lba int64, token uint32) error { return f.write(lba, token, f.k) }
+// the device keeps when it tracks data), stored uncompressed; a new host
+// page goes to the next die in turn (see WriteOn).
+func (f *FTL) Write(lba int64, token uint32) error { return f.write(lba, token, f.k, AnyDie) }
 
 // WriteSlots is Write for data that takes n device units once stored
 // (compressed), 1 ≤ n ≤ UnitSlots. A unit never straddles two pages: when
 // it does not fit in the rest of the page being filled, that rest is
 // padded.
 func (f *FTL) WriteSlots(lba int64, token uint32, n int) error {
+	return f.WriteOn(AnyDie, lba, token, n)
+}
+
+// WriteOn is WriteSlots with the die a new host page goes to, if this
+// write opens one (OpensPage says whether it will): the caller chooses
+// it, from what only it knows (a controller: which die frees up first),
+// and AnyDie leaves it to the FTL. A die whose groups all hold valid
+// data cannot take the page; it then goes to the next die that can.
+func (f *FTL) WriteOn(die int, lba int64, token uint32, n int) error {
 	if n < 1 || n > f.k {
 		return fmt.Errorf("%w: unit %d stored in %d slots, allowed 1..%d", ErrRange, lba, n, f.k)
 	}
-	return f.write(lba, token, n)
+	if die < AnyDie || die >= f.dies {
+		return fmt.Errorf("%w: host page on die %d, the device has %d", ErrRange, die, f.dies)
+	}
+	return f.write(lba, token, n, die)
 }
 
-func (f *FTL) write(lba int64, token uint32, n int) error {
+// OpensPage reports whether a host write of n device units opens a new
+// host page, and so needs a die (WriteOn): no host page is being filled,
+// or the unit does not fit in the rest of the one that is (the write
+// then pads and programs it first; MakeRoom does that alone).
+func (f *FTL) OpensPage(n int) bool { return f.host.group < 0 || int(f.host.n)+n > f.pageUnits }
+
+func (f *FTL) write(lba int64, token uint32, n, die int) error {
 	if lba < 0 || lba >= int64(len(f.l2p)) {
 		return fmt.Errorf("%w: write unit %d, user space has %d", ErrRange, lba, len(f.l2p))
 	}
 	if f.readOnly {
 		return fmt.Errorf("%w: a failed program found no free group", ErrReadOnly)
+	}
+	if f.lost != nil {
+		f.found(lba, 1) // new data replaces what was lost
 	}
 	if !f.lateUnmap {
 		if err := f.unmap(lba); err != nil {
@@ -68,22 +90,9 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 		}
 	}
 	if s.group < 0 {
-		// A die whose groups all hold valid data cannot take the page
-		// (on small drives one die can fill while others have room); the
-		// page then goes to the next die that can.
-		d := f.alloc.NextDie()
-		g, err := f.openGroup(HostStream, d)
-		for i := 1; errors.Is(err, ErrNoVictim) && i < f.dies; i++ {
-			d = (d + 1) % f.dies
-			g, err = f.openGroup(HostStream, d)
-		}
-		if errors.Is(err, ErrNoVictim) && (f.cnt.GrownBadGroups > 0 || f.cnt.ProgramFailures > 0) {
-			return fmt.Errorf("%w: %d groups retired for blocks gone bad have used up the spare area: %w", ErrReadOnly, f.cnt.GrownBadGroups, err)
-		}
-		if err != nil {
+		if err := f.openHostPage(die); err != nil {
 			return err
 		}
-		s.group, s.page = g, int32(f.groupWP(g))
 	}
 	if f.lateUnmap {
 		// The old copy is let go only now, with the page that takes the
@@ -105,26 +114,53 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 	s.host++
 	d := int(s.group) / f.gpd
 	f.wseq++
-	if err := f.place(s, HostStream, lba, token, f.wseq, n); err != nil {
+	programmed, err := f.place(s, HostStream, lba, token, f.wseq, n)
+	if err != nil || !programmed {
 		return err
 	}
-	if s.group < 0 { // a host page was just programmed on die d
-		if f.slc != nil && !f.cfg.SLCDirect {
-			if err := f.paceFold(d); err != nil {
-				return err
-			}
+	// A host page was just programmed on die d.
+	if f.slc != nil && !f.cfg.SLCDirect {
+		if err := f.paceFold(d); err != nil {
+			return err
 		}
-		if f.cfg.GCPaceWater > 0 {
-			return f.pace(d)
-		}
+	}
+	if f.cfg.GCPaceWater > 0 {
+		return f.pace(d)
 	}
 	return nil
 }
 
+// openHostPage opens the host page on die (AnyDie: the next in turn),
+// or on the next die that can take it when die's groups all hold valid
+// data (on small drives one die can fill while others have room).
+func (f *FTL) openHostPage(die int) error {
+	d := die
+	if d == AnyDie {
+		d = f.nextDie
+		if f.nextDie++; f.nextDie == f.dies {
+			f.nextDie = 0
+		}
+	}
+	g, err := f.openGroup(HostStream, d)
+	for i := 1; errors.Is(err, ErrNoVictim) && i < f.dies; i++ {
+		d = (d + 1) % f.dies
+		g, err = f.openGroup(HostStream, d)
+	}
+	if errors.Is(err, ErrNoVictim) && (f.cnt.GrownBadGroups > 0 || f.cnt.ProgramFailures > 0) {
+		return fmt.Errorf("%w: %d groups retired for blocks gone bad have used up the spare area: %w", ErrReadOnly, f.cnt.GrownBadGroups, err)
+	}
+	if err != nil {
+		return err
+	}
+	f.host.group, f.host.page = g, int32(f.groupWP(g))
+	return nil
+}
+
 // place puts lba into the next n slots of stage s, which must have room,
-// and programs the page when it is full. Every slot of the unit carries
-// its tag; the mapping points at the first.
-func (f *FTL) place(s *stage, cause Stream, lba int64, token, seq uint32, n int) error {
+// and programs the page when it is full; it reports whether it did.
+// Every slot of the unit carries its tag; the mapping points at the
+// first.
+func (f *FTL) place(s *stage, cause Stream, lba int64, token, seq uint32, n int) (bool, error) {
 	k := s.n
 	for i := range int32(n) {
 		s.tags[k+i], s.data[k+i], s.seqs[k+i] = uint32(lba), token, seq
@@ -135,9 +171,9 @@ func (f *FTL) place(s *stage, cause Stream, lba int64, token, seq uint32, n int)
 	}
 	s.n += int32(n)
 	if int(s.n) == f.pageUnits {
-		return f.program(s, cause)
+		return true, f.program(s, cause)
 	}
-	return nil
+	return false, nil
 }
 
 // program writes stage s's page to every plane of its group.
@@ -569,10 +605,9 @@ func (f *FTL) HostRoom() int {
 }
 
 // MakeRoom pads and programs the host page being filled when a unit of n
-// device units would not fit in it, as WriteSlots would. A controller
-// calls it first, and drains the operations it records, when the die a
-// new host page goes to depends on the flash work already issued (its
-// Allocator looks at the dies' occupancy).
+// device units would not fit in it, as WriteOn would: a caller that
+// chooses the die of the next host page from the flash work under way
+// carries out the padded page's (Ready) before it chooses.
 func (f *FTL) MakeRoom(n int) error {
 	s := &f.host
 	if s.group < 0 || int(s.n)+n <= f.pageUnits {

@@ -144,12 +144,12 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 	durable := make([]uint32, user)
 	var sinceFlush []ftl.Op
 	drain := func() {
-		for _, op := range f.Ops() {
+		for _, op := range f.Ready().Ops {
 			if op.Kind == ftl.OpProgram || op.Kind == ftl.OpErase {
 				sinceFlush = append(sinceFlush, op)
 			}
 		}
-		f.ResetOps()
+		f.Advance()
 	}
 	// Writes favour a hot range so that GC sees mixed victims.
 	lba := func(t *rapid.T) int64 {
@@ -295,7 +295,7 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 			if err != nil {
 				t.Fatalf("power loss: %v", err)
 			}
-			f.ResetOps()
+			f.Advance()
 			sinceFlush = sinceFlush[:0]
 			// The rebuilt mapping is the newest surviving copy of each
 			// unit, found here by a scan of the device's OOB areas.
@@ -376,12 +376,12 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 			} else if err != nil {
 				t.Fatalf("flush: %v", err)
 			}
-			for _, op := range append(sinceFlush, f.Ops()...) {
+			for _, op := range append(sinceFlush, f.Ready().Ops...) {
 				if op.Kind == ftl.OpErase {
 					f.ForgetErased(int(op.Block) / g.PlanesPerDie)
 				}
 			}
-			f.ResetOps()
+			f.Advance()
 			sinceFlush = sinceFlush[:0]
 			copy(durable, model)
 			if wa := f.Counters().FTLWriteAmplification(); wa < 1 && slots == 1 {
@@ -393,7 +393,7 @@ func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 				return
 			}
 			f.SecureErase()
-			f.ResetOps()
+			f.Advance()
 			sinceFlush = sinceFlush[:0]
 			clear(model)
 			clear(durable)
