@@ -66,7 +66,8 @@
 //
 // The code is laid out by responsibility: ftl.go (the type, construction,
 // geometry), write.go (the write path: staging, programming, opening
-// groups), gc.go (victims, copying, pacing, background collection),
+// groups), pipeline.go (victim selection), gc.go (collection: copying,
+// pacing, background collection),
 // erase.go (erasing cleaned victims, at once or once safe),
 // wear.go (static wear levelling), slc.go (the SLC cache), refresh.go
 // (read reclaim), read.go,
@@ -88,19 +89,47 @@
 // # Garbage collection
 //
 // Foreground collection runs when a die is about to open a new host group
-// and has no more than GCLowWater free groups: the VictimPolicy picks a full
-// group on that die, its valid units are copied into the die's GC group,
-// and it is erased. Background collection (CollectBackground) is run by
-// the controller while the host is idle, up to GCHighWater free groups.
-// Victim policies are small values behind the VictimPolicy interface:
-// Greedy, CostBenefit, FIFO, Random and DChoices ship with the package, and
-// users may write their own and check them with package ftltest. The
-// policy is asked once for each victim: paced and background collection
-// clean its answer if that frees space, and blocking collection cleans it
-// whatever it holds (falling back to greedy after a die's worth of
-// fruitless victims). A Registry names policies — the built-in ones and a
-// program's own (Register) — so that drive descriptions and the command
-// can name a user's policy; it is an explicit value, not global state.
+// and has no more than GCLowWater free groups: a victim is chosen among
+// the full groups of that die, its valid units are copied into the die's
+// GC group, and it is erased. Background collection (CollectBackground)
+// is run by the controller while the host is idle, up to GCHighWater free
+// groups. Victim policies are small values behind the VictimPolicy
+// interface: Greedy, CostBenefit, FIFO, Random and DChoices ship with the
+// package, and users may write their own and check them with package
+// ftltest. A Registry names policies — the built-in ones and a program's
+// own (Register) — so that drive descriptions and the command can name a
+// user's policy; it is an explicit value, not global state.
+//
+// # Victim selection
+//
+// The policy is one stage of victim selection, which every collection
+// path asks in one place (pipeline.go) and which runs that path's stages
+// in order, the first to decide winning:
+//
+//   - blocking (the host waits): fold-first, fruitless, retired, policy,
+//     no-room;
+//   - paced and background: retired, policy, no-room, worth,
+//     fold-cheaper;
+//   - the SLC cache's folding: fold-oldest; static wear levelling:
+//     coldest; an idle drive's reclaiming of empty groups: empty.
+//
+// Retired takes a group retired for a failed program that still holds
+// data, before anything else. Policy asks the VictimPolicy, once a
+// victim. No-room replaces its answer by greedy's on a die left without a
+// free group (a power cut can undo erases) when the answer's valid units
+// do not fit the room left in the GC group. Worth drops a victim of only
+// valid data, which frees nothing, leaving the die to blocking
+// collection, which cleans whatever the policy answers. Fruitless takes
+// greedy's victim after a die's worth of blocking rounds (so that FIFO or
+// Random cannot livelock a die), or finds the spare area exhausted.
+// Fold-first and fold-cheaper fold the SLC group next in line instead of
+// cleaning a native group when it holds no more valid units than
+// greedy's victim (blocking) or the path's own (paced, background);
+// fold-oldest takes an SLC group holding nothing, else the one filled
+// first. Coldest moves the least-worn candidate once erase counts spread
+// wider than StaticWLSpread; empty takes a full group holding no valid
+// data. Fallbacks to greedy count in Counters.GCFallbacks. The stages are
+// tested one by one from testdata/victim_pipeline_*.txt.
 //
 // # SLC cache
 //
