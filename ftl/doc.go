@@ -66,15 +66,14 @@
 //
 // The code is laid out by responsibility: ftl.go (the type, construction,
 // geometry), write.go (the write path: staging, programming, opening
-// groups), pipeline.go (victim selection), gc.go (collection: copying,
-// pacing, background collection),
-// erase.go (erasing cleaned victims, at once or once safe),
-// wear.go (static wear levelling), slc.go (the SLC cache), refresh.go
-// (read reclaim), read.go,
-// trim.go, ops.go (the op log), counters.go (Counters), registry.go
-// (policies by name), victim.go (the built-in policies), contract.go
-// (the reports and the device changes made for the caller), stats.go and
-// invariants.go.
+// groups), flush.go (flushes, and the word lines safe erase protects),
+// pipeline.go (victim selection), gc.go (collection: copying, pacing,
+// background collection), erase.go (erasing cleaned victims, at once or
+// once safe), wear.go (static wear levelling), slc.go (the SLC cache),
+// refresh.go (read reclaim), read.go, trim.go, ops.go (the op log and
+// Ready), contract.go (the reports, and the device changes made for the
+// caller), powerloss.go, counters.go (Counters), registry.go (policies by
+// name), victim.go (the built-in policies), stats.go and invariants.go.
 //
 // # Layout
 //
