@@ -17,8 +17,9 @@ var ErrRequest = errors.New("invalid request")
 // (this file: commands in; link.go, buffer.go, readahead.go: the data
 // paths), the FTL that decides which flash operations happen, and the
 // timeline that books them. Every method that does flash work takes the
-// time it starts from as an argument; the FTL's operations are drained
-// from its op log and booked at that time (ops.go).
+// time it starts from as an argument; the FTL's operations (its Ready)
+// are booked at that time and their outcomes reported back to it (ops.go,
+// and "The contract" in the package documentation).
 type Controller struct {
 	cfg  Config
 	dev  deviceReader // the flash array's state, which only the FTL writes
@@ -45,7 +46,9 @@ type Controller struct {
 
 	cnt ftl.Counters // the controller's own counts; the FTL keeps the rest
 
-	nextDie int // where hostDie's search for the next host page's die starts
+	// hostDie's state: the dies, and where its search for the next host
+	// page's die starts.
+	dies, nextDie int
 	// flight records, on a drive that can lose power (NAND.TrackData), the
 	// programs and erases booked and not known to be over.
 	flight []flightOp
@@ -79,6 +82,7 @@ func New(cfg Config) (*Controller, error) {
 	c := &Controller{cfg: cfg, dev: dev, tl: nand.NewTimeline(cfg.NAND)}
 	c.tl.SetSuspendLimit(cfg.Firmware.SuspendLimit)
 	c.newLinks(0)
+	c.dies = cfg.NAND.Geometry.Dies()
 	fc.RecordOps = true
 	// Moves are recorded for a mapping cache, and for read errors
 	// without RAISE: a page garbage collection cannot read loses the

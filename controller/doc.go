@@ -52,8 +52,8 @@
 // then on. Commands must be submitted in non-decreasing time.
 //
 // The controller's own flash operations — RAISE parity pages, mapping
-// pages — are counted in the same ftl.Counters as the FTL's, by cause, so Counters covers the
-// whole drive with one type.
+// pages — are counted in the same ftl.Counters as the FTL's, by cause,
+// so Counters covers the whole drive with one type.
 //
 // # The contract
 //
@@ -70,11 +70,10 @@
 //     holds a "current time");
 //  3. reports what booking found: with read errors modelled, when each
 //     program ends (ReportProgrammed) and each sense of a page
-//     (ReportSensed); a read of moved data that could not be
-//     decoded (ReportUnreadable, from drain with the operation's index)
-//     or the rest of a partial write that could not be read
-//     (ReportLost), erases known to have run (ForgetErased) and power
-//     cuts (PowerLoss);
+//     (ReportSensed); a read of moved data that could not be decoded
+//     (ReportUnreadable, from drain with the operation's index) or the
+//     rest of a partial write that could not be read (ReportLost);
+//     erases known to have run (ForgetErased); power cuts (PowerLoss);
 //  4. says it is done (Advance).
 //
 // The controller owns time — the timeline, the link and firmware
@@ -86,10 +85,10 @@
 // deviceReader, which holds none of its changing methods.
 //
 // Files by responsibility: controller.go (commands in), ops.go (booking
-// the FTL's work; choosing the die of host pages), link.go (host link, data path),
-// buffer.go (write-back buffer), gcpath.go (how GC's copies cross the
-// controller: firmware time per unit, the ECC engine, or copyback),
-// read.go, readahead.go, write.go
+// the FTL's work; choosing the die of host pages), link.go (host link,
+// data path), buffer.go (write-back buffer), gcpath.go (how GC's copies
+// cross the controller: firmware time per unit, the ECC engine, or
+// copyback), read.go, readahead.go, write.go
 // (read-modify-write, compression), trim.go (TRIM backlog), idle.go
 // (background work, secure erase), raise.go (parity), mapcache.go
 // (DRAM-less mapping cache, host memory buffer), nvme.go (the NVMe

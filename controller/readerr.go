@@ -98,10 +98,10 @@ func safeRBER(e ECC, n int64) float64 {
 const maxReclaimQueue = 16
 
 // readOutcome decodes flash read op (an OpRead or OpTransfer of a page,
-// booked to end at done): it reports the sense to the FTL for read
-// disturb (ftl.FTL.ReportSensed), draws
-// whether ECC corrects it, books the read-retry steps it needs and, when
-// none is enough, the RAISE rebuild. It returns when the data is in the
+// booked to end at done): it reports each sense of the page to the FTL
+// for read disturb (ftl.FTL.ReportSensed), draws whether ECC corrects
+// it, books the read-retry steps it needs and, when none is enough, the
+// RAISE rebuild. It returns when the data is in the
 // controller and whether it is correct (false: it is lost).
 func (c *Controller) readOutcome(op *ftl.Op, done int64) (int64, bool) {
 	r, dev := c.re, c.dev

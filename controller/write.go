@@ -54,8 +54,24 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 				// before it acknowledges the write.
 				done = max(done, c.mapLookup(lba, true, at))
 			}
-			if err := c.writeUnit(lba, r, at); err != nil {
-				return 0, err
+			if c.slot < c.unit {
+				if err := c.writeSlots(lba, r, at); err != nil {
+					return 0, err
+				}
+			} else {
+				// A new host page goes to the die that frees up first,
+				// chosen once the work before it is booked.
+				die := ftl.AnyDie
+				if c.ftl.OpensPage(1) {
+					die = c.hostDie()
+				}
+				err := c.ftl.WriteOn(die, lba, r.Token, 1)
+				if len(c.ftl.Ready().Ops) > 0 {
+					c.drain(at)
+				}
+				if err != nil {
+					return 0, err
+				}
 			}
 			if lost {
 				// The rest of the unit could not be read: the merged unit
@@ -67,31 +83,24 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 	return done, nil
 }
 
-// writeUnit hands logical unit lba of request r to the FTL and books the
-// flash work that causes from at. A new host page goes to the die that
-// frees up first (hostDie), chosen once the work before it is booked. On
-// a compressing drive the unit takes the slots its compressed size
-// needs; when they do not fit in the host page being filled, that page
-// is completed first and its work booked, so that the die chosen for the
-// next page sees it.
-func (c *Controller) writeUnit(lba int64, r blockio.Request, at int64) error {
-	n := 1
-	if c.slot < c.unit {
-		n = c.slotsFor(r.Data)
-		if err := c.ftl.MakeRoom(n); err != nil {
-			c.drain(at)
-			return err
-		}
-		c.drain(at)
+// writeSlots hands logical unit lba of request r to the FTL on a
+// compressing drive and books the flash work that causes from at. The
+// unit takes the slots its compressed size needs; when they do not fit in
+// the host page being filled, that page is completed first and its work
+// booked, so that the die chosen for the next page (hostDie) sees it.
+func (c *Controller) writeSlots(lba int64, r blockio.Request, at int64) error {
+	n := c.slotsFor(r.Data)
+	err := c.ftl.MakeRoom(n)
+	c.drain(at)
+	if err != nil {
+		return err
 	}
 	die := ftl.AnyDie
 	if c.ftl.OpensPage(n) {
 		die = c.hostDie()
 	}
-	err := c.ftl.WriteOn(die, lba, r.Token, n)
-	if len(c.ftl.Ready().Ops) > 0 {
-		c.drain(at)
-	}
+	err = c.ftl.WriteOn(die, lba, r.Token, n)
+	c.drain(at)
 	return err
 }
 

@@ -230,7 +230,7 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 				}
 				gs.group, gs.page = og, int32(f.groupWP(og))
 			}
-			if _, err := f.place(gs, c.cause, lba, tok, f.dev.Seq(u), n); err != nil {
+			if err := f.place(gs, c.cause, lba, tok, f.dev.Seq(u), n); err != nil {
 				// The unit just placed waits in the stage.
 				f.abandonMove(c.cause, pu, mask&(mask-1), placed+n)
 				return moved, err

@@ -52,13 +52,19 @@ func (f *FTL) WriteSlots(lba int64, token uint32, n int) error {
 // and AnyDie leaves it to the FTL. A die whose groups all hold valid
 // data cannot take the page; it then goes to the next die that can.
 func (f *FTL) WriteOn(die int, lba int64, token uint32, n int) error {
-	if n < 1 || n > f.k {
+	return f.write(lba, token, n, die)
+}
+
+// badWrite is the error of a write of lba in n slots on die, one of which
+// is out of range.
+func (f *FTL) badWrite(die int, lba int64, n int) error {
+	switch {
+	case lba < 0 || lba >= int64(len(f.l2p)):
+		return fmt.Errorf("%w: write unit %d, user space has %d", ErrRange, lba, len(f.l2p))
+	case n < 1 || n > f.k:
 		return fmt.Errorf("%w: unit %d stored in %d slots, allowed 1..%d", ErrRange, lba, n, f.k)
 	}
-	if die < AnyDie || die >= f.dies {
-		return fmt.Errorf("%w: host page on die %d, the device has %d", ErrRange, die, f.dies)
-	}
-	return f.write(lba, token, n, die)
+	return fmt.Errorf("%w: host page on die %d, the device has %d", ErrRange, die, f.dies)
 }
 
 // OpensPage reports whether a host write of n device units opens a new
@@ -68,8 +74,8 @@ func (f *FTL) WriteOn(die int, lba int64, token uint32, n int) error {
 func (f *FTL) OpensPage(n int) bool { return f.host.group < 0 || int(f.host.n)+n > f.pageUnits }
 
 func (f *FTL) write(lba int64, token uint32, n, die int) error {
-	if lba < 0 || lba >= int64(len(f.l2p)) {
-		return fmt.Errorf("%w: write unit %d, user space has %d", ErrRange, lba, len(f.l2p))
+	if uint64(lba) >= uint64(len(f.l2p)) || uint(n-1) >= uint(f.k) || uint(die+1) > uint(f.dies) {
+		return f.badWrite(die, lba, n)
 	}
 	if f.readOnly {
 		return fmt.Errorf("%w: a failed program found no free group", ErrReadOnly)
@@ -113,8 +119,9 @@ func (f *FTL) write(lba int64, token uint32, n, die int) error {
 	s.host++
 	d := int(s.group) / f.gpd
 	f.wseq++
-	programmed, err := f.place(s, HostStream, lba, token, f.wseq, n)
-	if err != nil || !programmed {
+	// The unit fills the page: place programs it.
+	fills := int(s.n)+n == f.pageUnits
+	if err := f.place(s, HostStream, lba, token, f.wseq, n); err != nil || !fills {
 		return err
 	}
 	// A host page was just programmed on die d.
@@ -156,10 +163,9 @@ func (f *FTL) openHostPage(die int) error {
 }
 
 // place puts lba into the next n slots of stage s, which must have room,
-// and programs the page when it is full; it reports whether it did.
-// Every slot of the unit carries its tag; the mapping points at the
-// first.
-func (f *FTL) place(s *stage, cause Stream, lba int64, token, seq uint32, n int) (bool, error) {
+// and programs the page when it is full. Every slot of the unit carries
+// its tag; the mapping points at the first.
+func (f *FTL) place(s *stage, cause Stream, lba int64, token, seq uint32, n int) error {
 	k := s.n
 	for i := range int32(n) {
 		s.tags[k+i], s.data[k+i], s.seqs[k+i] = uint32(lba), token, seq
@@ -170,9 +176,9 @@ func (f *FTL) place(s *stage, cause Stream, lba int64, token, seq uint32, n int)
 	}
 	s.n += int32(n)
 	if int(s.n) == f.pageUnits {
-		return true, f.program(s, cause)
+		return f.program(s, cause)
 	}
-	return false, nil
+	return nil
 }
 
 // program writes stage s's page to every plane of its group.
