@@ -32,8 +32,12 @@ func (f *FTL) ReportSensed(op *Op) {
 // entries after it, up to the next such read (recorded with
 // Config.RecordMoves) — are lost. Reads of them fail (Location.Lost)
 // until the host writes or trims them. It returns how many units were
-// not lost already (counted in Counters.UnreadableUnits).
+// not lost already (counted in Counters.UnreadableUnits); an index
+// outside the Ready's operations names none.
 func (f *FTL) ReportUnreadable(i int) int {
+	if i < 0 || i >= len(f.ops) {
+		return 0
+	}
 	n := 0
 	for _, op := range f.ops[i+1:] {
 		if op.Kind == OpRead && op.Cause.Moves() {
