@@ -244,7 +244,7 @@ func TestTimingValidateNewFields(t *testing.T) {
 		}, []string{"timing.slc_erase_ns = -1, allowed 0..1000000000"}},
 		{"slc mode of an slc part", func(tm *Timing) {
 			*tm = Timing{Cell: SLC, ReadNs: 1, ProgLSBNs: 1, ProgMSBNs: 1, EraseNs: 1, BusMBps: 1, RatedCycles: 1, SLCRatedCycles: 5}
-		}, []string{"timing.slc_* fields", "allowed only for mlc, tlc, qlc parts"}},
+		}, []string{"timing.slc_read_ns and the other SLC-mode times", "allowed only for mlc, tlc, qlc parts"}},
 		{"bad cell", func(tm *Timing) { tm.Cell = 5 }, []string{"timing.cell = 5, allowed slc, mlc, tlc, qlc"}},
 	}
 	for _, tc := range cases {
