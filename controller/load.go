@@ -163,12 +163,6 @@ type loader struct {
 // document with its base (and the base's base) merged under it. places
 // gets where each field was set.
 func (l *loader) parseTree(name string, b []byte, places map[string]place) (*yaml.Node, error) {
-	for _, n := range l.chain {
-		if n == name {
-			return nil, &FieldError{File: l.chain[len(l.chain)-1], Path: baseKey,
-				Msg: fmt.Sprintf("%s: %s → %s: descriptions built on each other in a cycle", baseKey, strings.Join(l.chain, " → "), name)}
-		}
-	}
 	if len(l.chain) >= maxBaseDepth {
 		return nil, &FieldError{File: name, Msg: fmt.Sprintf("%s: more than %d descriptions built on one another", baseKey, maxBaseDepth)}
 	}
@@ -193,6 +187,12 @@ func (l *loader) parseTree(name string, b []byte, places map[string]place) (*yam
 		if err != nil {
 			return nil, &FieldError{File: name, Line: baseNode.Line, Path: baseKey,
 				Msg: fmt.Sprintf("%s: %s: %v; allowed the name of a preset (ftlsim drives lists them) or of a description file", baseKey, baseNode.Value, err)}
+		}
+		for _, n := range l.chain {
+			if n == baseName {
+				return nil, &FieldError{File: name, Line: baseNode.Line, Path: baseKey,
+					Msg: fmt.Sprintf("%s: %s → %s: descriptions built on each other in a cycle", baseKey, strings.Join(l.chain, " → "), baseName)}
+			}
 		}
 		if merged, err = l.parseTree(baseName, text, places); err != nil {
 			return nil, err
