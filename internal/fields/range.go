@@ -130,6 +130,9 @@ func (r Range) String() string { return r.annotated("", "") }
 // annotated is String with alternative value, when it is one, followed
 // by "(meaning)".
 func (r Range) annotated(value, meaning string) string {
+	if r.Empty() {
+		return ""
+	}
 	var alts []string
 	if r.words != nil {
 		alts = r.words
