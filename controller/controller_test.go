@@ -307,6 +307,8 @@ func FuzzParseConfig(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("capacity: 1GiB\nop_percent: 25\n"))
+	f.Add([]byte("base: generic-mlc-small\nname: x\nfirmware: {gc_policy: fifo, read_suspend: ~}\n"))
+	f.Add([]byte("a: &a {b: 1}\nnand:\n  <<: *a\n---\nname: y\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := controller.ParseConfig("fuzz", b)
 		if err != nil {
