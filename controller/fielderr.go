@@ -138,4 +138,3 @@ func (c *Config) located(err error) error {
 	}
 	return err
 }
-
