@@ -114,9 +114,9 @@ func TestJobFilesParse(t *testing.T) {
 	}
 }
 
-// TestProcedures checks the jobs against the reviews' procedures
-// (../../../shared/reference/methodology.md in the project's notes): the
-// pattern, transfer size, queue depth, length and span of each, with the
+// TestProcedures checks the jobs against the reviews' procedures (the
+// methodology of the project's reference notes, whose values the table
+// below copies): the pattern, transfer size, queue depth, length and span of each, with the
 // defaults of env.sh on a drive of capacity bytes.
 func TestProcedures(t *testing.T) {
 	const capacity = 256e9
