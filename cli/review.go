@@ -110,14 +110,27 @@ func review(args []string, stdout, stderr io.Writer, set settings) error {
 			fmt.Fprintf(stderr, "ftlsim: review: %d/%d %s %s done after %s\n", n, total, drive, step, time.Since(start).Round(time.Second))
 		}
 	}
+	if limit.Capped {
+		fmt.Fprintf(stderr, "ftlsim: review: memory limit %s\n", limit)
+	}
 	resumed := 0
+	reused := func(diff string, n, total int) {
+		fmt.Fprintf(stderr, "ftlsim: review: --resume: the review saved in %s had other options (%s): %d of this review's %d runs still apply and are read back\n",
+			a.out, diff, n, total)
+	}
 	ds, err := report.Run(report.Options{Drives: a.drives, Out: a.out, Quick: a.quick, Progress: progress, Done: done,
 		Policies: set.policies, Jobs: a.jobs, Resume: a.resume, Context: set.ctx, MaxMemory: limit.Bytes, Endurance: a.endurance,
-		Resumed: func(drive, step string) { resumed++ }})
+		Resumed: func(drive, step string) { resumed++ }, Reused: reused})
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
+	var held *report.HasReviewError
 	switch {
+	case errors.As(err, &held) && held.Differences != "":
+		return usage("--resume: %s holds a review of other options (%s) and none of its %d saved runs applies to this one: give the same options, or another --out",
+			a.out, held.Differences, held.Runs)
+	case errors.As(err, &held):
+		return usage("--out=%s holds %s: pass --resume to read its runs back, or another --out", a.out, held.What())
 	case errors.Is(err, report.ErrOutput):
 		return usage("--out=%s: %w", a.out, err)
 	case errors.Is(err, memlimit.ErrTooLarge):

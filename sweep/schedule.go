@@ -52,8 +52,9 @@ type Scheduler struct {
 	// MemoryBytes is the memory the tasks running at once may plan to
 	// use together (0: no limit).
 	MemoryBytes int64
-	// Resume allows saved results: without it a Results file that exists
-	// already is an error wrapping ErrHasResults, before anything runs.
+	// Resume allows saved results: without it a Results file that holds
+	// results already is an error wrapping ErrHasResults, before anything
+	// runs.
 	Resume bool
 	// FailFast stops starting tasks at the first failure (the tasks under
 	// way finish and are recorded); otherwise every task runs.
@@ -162,8 +163,8 @@ type Tally struct {
 	Tasks, Resumed, Ran, Failed int
 }
 
-// ErrHasResults is wrapped by Plan's error when the results file exists
-// and Scheduler.Resume is not set.
+// ErrHasResults is wrapped by Plan's error when the results file holds
+// results and Scheduler.Resume is not set.
 var ErrHasResults = errors.New("the directory holds results already")
 
 // Failure is a task that failed, and why.
@@ -216,27 +217,34 @@ type Plan struct {
 	Tasks []*Task
 	Saved []*Task
 	Todo  []*Task
-	// Found is the number of results the directory holds, for any task.
+	// Found is the number of tasks the directory holds results of, any
+	// task's (by point, or with ByHash by hash).
 	Found int
 }
 
 // Plan reads the results the directory holds and sorts tasks into those
 // a saved result stands for — read back with their Resume, told as
 // TaskResumed — and those to run. Without Scheduler.Resume, a results
-// file that exists is an error wrapping ErrHasResults.
+// file that holds results is an error wrapping ErrHasResults.
 func (s *Scheduler) Plan(tasks []*Task) (*Plan, error) {
 	done, err := readSaved(filepath.Dir(filepath.Join(s.Dir, s.Results)))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(s.Dir, s.Results)); err == nil && !s.Resume {
-		return nil, fmt.Errorf("%w: %s", ErrHasResults, filepath.Join(s.Dir, s.Results))
+	if !s.Resume {
+		if mine, err := ReadResults(filepath.Join(s.Dir, s.Results)); err == nil && len(mine) > 0 {
+			return nil, fmt.Errorf("%w: %s", ErrHasResults, filepath.Join(s.Dir, s.Results))
+		}
 	}
-	p := &Plan{s: s, Tasks: tasks, Found: len(done)}
+	p := &Plan{s: s, Tasks: tasks}
 	byPoint, byHash := map[int]Result{}, map[string]Result{}
 	for _, r := range done {
 		byPoint[r.Point] = r
 		byHash[r.Hash] = r
+	}
+	p.Found = len(byPoint)
+	if s.ByHash {
+		p.Found = len(byHash)
 	}
 	for _, t := range tasks {
 		r, ok := byPoint[t.Point]
@@ -374,7 +382,7 @@ feed:
 	wg.Wait()
 	st.Ran, st.Failed = r.ran, len(r.failures)
 	switch {
-	case r.interrupted || ctx.Err() != nil:
+	case r.interrupted || (ctx.Err() != nil && r.ran+len(r.failures) < len(p.Todo)):
 		return st, ErrInterrupted
 	case r.writeErr != nil:
 		return st, r.writeErr
