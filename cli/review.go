@@ -33,8 +33,8 @@ func parseReview(args []string) (reviewArgs, error) {
 	out := fs.String("out", "review", "report folder")
 	quick := fs.Bool("quick", false, "shrink drives and runs for a first look (same chart shapes)")
 	jobs := fs.Int("jobs", 0, "runs at once (0: one per CPU, at most 4)")
-	resume := fs.Bool("resume", false, "read back the runs an earlier review into the folder wrote, and run only the others")
-	maxMemory := fs.String("max_memory", "", "memory the review may use (default: half of the available memory, or FTLSIM_MAX_MEMORY)")
+	resume := fs.Bool("resume", false, "read back the runs an earlier review into the folder wrote, and run only the others (without it, a folder holding a review's runs is refused)")
+	maxMemory := fs.String("max_memory", "", "memory the review may use, up to the machine's (default: half of the available memory, or FTLSIM_MAX_MEMORY)")
 	endurance := fs.Bool("endurance", false, "also run the accelerated endurance procedure on each drive (read-error model on) and add an Endurance section")
 	if err := fs.Parse(args); err != nil {
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
@@ -61,9 +61,14 @@ func parseReview(args []string) (reviewArgs, error) {
 //
 // Every drive and the folder are checked before any run; each run is
 // written to the folder when it finishes, so that --resume after a stop
-// (SIGINT, a failure) runs only the rest. --endurance adds each drive's
-// accelerated endurance run (ftlsim scenario endurance, quick with
-// --quick) and the report's Endurance section.
+// (SIGINT, a failure) runs only the rest. A folder that holds a review's
+// runs is refused without --resume, and with --resume when the options
+// differ from the saved review's so that none of its runs applies (the
+// line names the differences); when some still apply (a drive added,
+// --endurance changed) they are read back and a line says how many.
+// --endurance adds each drive's accelerated endurance run (ftlsim
+// scenario endurance, quick with --quick) and the report's Endurance
+// section.
 func review(args []string, stdout, stderr io.Writer, set settings) error {
 	a, err := parseReview(args)
 	if err != nil {

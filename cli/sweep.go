@@ -44,7 +44,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer, set settings) error {
 	fs.IntVar(jobs, "jobs", runtime.NumCPU(), "points at once")
 	shardFlag := fs.String("shard", "", "run shard I of N (I/N)")
 	resume := fs.Bool("resume", false, "continue a study: run only the points without a result")
-	maxMemory := fs.String("max_memory", "", "memory the points running at once may use together")
+	maxMemory := fs.String("max_memory", "", "memory the points running at once may use together, up to the machine's")
 	keep := fs.Bool("keep_states", false, "keep the drive snapshots of forked points")
 	list := fs.Bool("list", false, "list the points and their command lines; run nothing")
 	pos, err := parseInterspersed(fs, args)

@@ -41,8 +41,9 @@ type review struct {
 	ecfgs  []controller.Config // the endurance runs' drives (read errors on)
 	inputs [][]byte            // cfgs as YAML, for the runs' hashes
 	looked [][]byte            // the descriptions as looked up (before quick mode sized them), as YAML
-	tasks  []*sweep.Task
-	need   []int64 // each drive's largest run, in bytes
+	// resolved and eresolved are cfgs and ecfgs resolved.
+	resolved, eresolved []controller.Resolved
+	tasks               []*sweep.Task
 
 	mu     sync.Mutex // guards drives while the tasks run
 	drives []Drive
@@ -114,84 +115,97 @@ func Run(o Options) ([]Drive, error) {
 // and checks that each fits the memory limit, before anything runs.
 func newReview(o Options) (*review, error) {
 	rv := &review{o: o, suite: suite(o.Quick)}
-	for i, name := range o.Drives {
-		cfg, err := controller.Lookup(name)
-		if err != nil {
-			return nil, fmt.Errorf("report: drive %s: %w", name, err)
-		}
-		src, err := cfg.Marshal()
-		if err != nil {
-			return nil, fmt.Errorf("report: drive %s: %w", name, err)
-		}
-		rv.looked = append(rv.looked, src)
-		if o.Quick {
-			// Keep the drive's spare area and dies; shrink its blocks.
-			if cfg.Sizing == controller.SizeSpare && cfg.OPPercent == 0 {
-				return nil, fmt.Errorf("%w: %s: quick mode keeps the drive's op_percent, which it does not state (sizing: %s derives it)",
-					controller.ErrConfig, name, controller.SizeSpare)
-			}
-			cfg = cfg.Resized(controller.Size(QuickCapacity(cfg)), cfg.OPPercent)
-		}
-		cfg.Policies = o.Policies
-		r, err := cfg.Resolve()
-		if err != nil {
-			return nil, fmt.Errorf("report: drive %s: %w", name, err)
-		}
-		in, err := cfg.Marshal()
-		if err != nil {
-			return nil, fmt.Errorf("report: drive %s: %w", name, err)
-		}
-		rv.cfgs, rv.inputs = append(rv.cfgs, cfg), append(rv.inputs, in)
-		rv.drives = append(rv.drives, Drive{Name: name, Runs: map[RunName][]sim.Measurement{}})
-		rv.need = append(rv.need, 0)
-		ecfg := cfg
-		if o.Endurance {
-			ecfg.Firmware.ReadErrors = true
-			er, err := ecfg.Resolve()
-			if err != nil {
-				return nil, fmt.Errorf("report: drive %s: the endurance run models read errors: %w", name, err)
-			}
-			spec, err := workload.NewEndurance(o.Quick)
-			if err != nil {
-				return nil, fmt.Errorf("report: %w", err)
-			}
-			rv.need[i] = memlimit.EstimateRun(er, memlimit.Work{Jobs: enduranceJobs(spec), OneAtATime: true}).Bytes()
-		}
-		rv.ecfgs = append(rv.ecfgs, ecfg)
-		for _, s := range rv.suite {
-			jobs, err := s.jobs()
-			if err != nil {
-				return nil, err
-			}
-			rv.need[i] = max(rv.need[i], memlimit.EstimateRun(r, memlimit.Work{Jobs: jobs}).Bytes())
-		}
-		if o.MaxMemory > 0 && rv.need[i] > o.MaxMemory {
-			return nil, fmt.Errorf("report: drive %s: %w: a run of the suite takes about %s to simulate; allowed %s", name,
-				memlimit.ErrTooLarge, units.FormatBytes(rv.need[i]), units.FormatBytes(o.MaxMemory))
+	for _, name := range o.Drives {
+		if err := rv.addDrive(name); err != nil {
+			return nil, err
 		}
 	}
-	rv.makeTasks()
+	if err := rv.makeTasks(); err != nil {
+		return nil, err
+	}
+	need := map[string]int64{}
+	for _, t := range rv.tasks {
+		need[driveOf(t)] = max(need[driveOf(t)], t.Memory)
+	}
+	for _, name := range o.Drives {
+		if o.MaxMemory > 0 && need[name] > o.MaxMemory {
+			return nil, fmt.Errorf("report: drive %s: %w: a run of the suite takes about %s to simulate; allowed %s", name,
+				memlimit.ErrTooLarge, units.FormatBytes(need[name]), units.FormatBytes(o.MaxMemory))
+		}
+	}
 	return rv, nil
+}
+
+// addDrive looks up the drive called name (a preset or a description
+// file), sizes it for quick mode, and resolves it and its endurance
+// run's copy.
+func (rv *review) addDrive(name string) error {
+	o := rv.o
+	cfg, err := controller.Lookup(name)
+	if err != nil {
+		return fmt.Errorf("report: drive %s: %w", name, err)
+	}
+	src, err := cfg.Marshal()
+	if err != nil {
+		return fmt.Errorf("report: drive %s: %w", name, err)
+	}
+	if o.Quick {
+		// Keep the drive's spare area and dies; shrink its blocks.
+		if cfg.Sizing == controller.SizeSpare && cfg.OPPercent == 0 {
+			return fmt.Errorf("%w: %s: quick mode keeps the drive's op_percent, which it does not state (sizing: %s derives it)",
+				controller.ErrConfig, name, controller.SizeSpare)
+		}
+		cfg = cfg.Resized(controller.Size(QuickCapacity(cfg)), cfg.OPPercent)
+	}
+	cfg.Policies = o.Policies
+	r, err := cfg.Resolve()
+	if err != nil {
+		return fmt.Errorf("report: drive %s: %w", name, err)
+	}
+	in, err := cfg.Marshal()
+	if err != nil {
+		return fmt.Errorf("report: drive %s: %w", name, err)
+	}
+	ecfg, er := cfg, r
+	if o.Endurance {
+		ecfg.Firmware.ReadErrors = true
+		if er, err = ecfg.Resolve(); err != nil {
+			return fmt.Errorf("report: drive %s: the endurance run models read errors: %w", name, err)
+		}
+	}
+	rv.cfgs, rv.ecfgs, rv.inputs, rv.looked = append(rv.cfgs, cfg), append(rv.ecfgs, ecfg), append(rv.inputs, in), append(rv.looked, src)
+	rv.resolved, rv.eresolved = append(rv.resolved, r), append(rv.eresolved, er)
+	rv.drives = append(rv.drives, Drive{Name: name, Runs: map[RunName][]sim.Measurement{}})
+	return nil
 }
 
 // makeTasks makes the review's runs into tasks: the endurance runs
 // first — the longest, so that the others fill the other jobs beside
 // them rather than one job running on alone at the end — then each
 // drive's suite in the reviews' order.
-func (rv *review) makeTasks() {
-	for i := range rv.drives {
-		if rv.o.Endurance {
-			rv.tasks = append(rv.tasks, rv.enduranceTask(i))
+func (rv *review) makeTasks() error {
+	if rv.o.Endurance {
+		spec, err := workload.NewEndurance(rv.o.Quick)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		for i := range rv.drives {
+			rv.tasks = append(rv.tasks, rv.enduranceTask(i, spec))
 		}
 	}
 	for i := range rv.drives {
 		for _, s := range rv.suite {
-			rv.tasks = append(rv.tasks, rv.suiteTask(i, s))
+			jobs, err := s.jobs()
+			if err != nil {
+				return err
+			}
+			rv.tasks = append(rv.tasks, rv.suiteTask(i, s, jobs))
 		}
 	}
 	for p, t := range rv.tasks {
 		t.Point = p
 	}
+	return nil
 }
 
 // coords are a run's coordinates in the review's study.
@@ -204,15 +218,13 @@ func driveOf(t *sweep.Task) string { v, _ := t.Coords.Get("drive"); return v }
 
 func runOf(t *sweep.Task) RunName { v, _ := t.Coords.Get("run"); return RunName(v) }
 
-// suiteTask is run s of drive i.
-func (rv *review) suiteTask(i int, s suiteRun) *sweep.Task {
+// suiteTask is run s of drive i, which runs jobs.
+func (rv *review) suiteTask(i int, s suiteRun, jobs []*workload.Job) *sweep.Task {
 	name := rv.o.Drives[i]
-	jobs, _ := s.jobs() // checked by newReview
-	r, _ := rv.cfgs[i].Resolve()
 	return &sweep.Task{
 		Coords: coords(name, s.name),
 		Hash:   runHash(rv.inputs[i], s.name, s.params, rv.o.Quick),
-		Memory: memlimit.EstimateRun(r, memlimit.Work{Jobs: jobs}).Bytes(),
+		Memory: memlimit.EstimateRun(rv.resolved[i], memlimit.Work{Jobs: jobs}).Bytes(),
 		Run: func(ctx context.Context, tick func(int64)) (sweep.Outcome, error) {
 			built, ms, err := runOne(ctx, rv.cfgs[i], s, tick)
 			if err != nil {
@@ -236,15 +248,14 @@ func (rv *review) suiteTask(i int, s suiteRun) *sweep.Task {
 	}
 }
 
-// enduranceTask is drive i's endurance run.
-func (rv *review) enduranceTask(i int) *sweep.Task {
+// enduranceTask is drive i's endurance run, of procedure spec.
+func (rv *review) enduranceTask(i int, spec workload.Endurance) *sweep.Task {
 	name := rv.o.Drives[i]
-	er, _ := rv.ecfgs[i].Resolve()
-	spec, _ := workload.NewEndurance(rv.o.Quick)
 	return &sweep.Task{
 		Coords: coords(name, RunEndurance),
 		Hash:   runHash(rv.inputs[i], RunEndurance, enduranceParams(rv.o.Quick), rv.o.Quick),
-		Memory: memlimit.EstimateRun(er, memlimit.Work{Jobs: enduranceJobs(spec), OneAtATime: true}).Bytes(),
+		// A round's statistics are summed up and dropped before the next.
+		Memory: memlimit.EstimateRun(rv.eresolved[i], memlimit.Work{Jobs: enduranceJobs(spec), OneAtATime: true}).Bytes(),
 		Run: func(ctx context.Context, tick func(int64)) (sweep.Outcome, error) {
 			res, err := runEndurance(ctx, rv.ecfgs[i], rv.o.Quick, tick)
 			if err != nil {
