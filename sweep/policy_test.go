@@ -13,8 +13,11 @@ import (
 )
 
 // countedGreedy is a user's victim policy: greedy (the candidate with
-// the fewest valid units), counting its calls.
-type countedGreedy struct{ calls *atomic.Int64 }
+// the fewest valid units), counting its calls in a counter the test
+// shares with every drive (so not part of a drive snapshot's state).
+type countedGreedy struct {
+	calls *atomic.Int64 `snapshot:"-"`
+}
 
 func (p countedGreedy) Name() string { return "counted-greedy" }
 

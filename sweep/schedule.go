@@ -457,7 +457,7 @@ func (r *schedule) run(t *Task) {
 		r.fail(t, seq, err)
 		return
 	}
-	if err := writeFiles(r.p.s.Dir, out.Files); err != nil {
+	if err := atomicfile.WriteTree(r.p.s.Dir, out.Files); err != nil {
 		r.stopWith(err)
 		return
 	}
@@ -536,26 +536,6 @@ func (r *schedule) prepareDone(t *Task) {
 	if last && t.Prepare.Release != nil && r.ctx.Err() == nil {
 		t.Prepare.Release()
 	}
-}
-
-// writeFiles writes files into dir, each whole (a temporary file beside
-// its place, renamed over it), in the order of their names.
-func writeFiles(dir string, files map[string][]byte) error {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		path := filepath.Join(dir, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(path, files[n]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // dropCutLine removes a last line cut short (a run killed while writing
