@@ -177,8 +177,8 @@ type Failure struct {
 // failed.
 type FailedError struct {
 	Failures []Failure
-	// Ran is the number of tasks the plan had to run.
-	Ran int
+	// ToRun is the number of tasks the plan had to run.
+	ToRun int
 }
 
 // First is the failure of the lowest point.
@@ -194,7 +194,7 @@ func (e *FailedError) First() Failure {
 
 func (e *FailedError) Error() string {
 	f := e.First()
-	return fmt.Sprintf("%d of %d points failed; the first, point %d (%s): %s", len(e.Failures), e.Ran, f.Task.Point, f.Task.Label(), f.Err)
+	return fmt.Sprintf("%d of %d points failed; the first, point %d (%s): %s", len(e.Failures), e.ToRun, f.Task.Point, f.Task.Label(), f.Err)
 }
 
 // Unwrap returns the failures' errors.
@@ -387,7 +387,7 @@ feed:
 	case r.writeErr != nil:
 		return st, r.writeErr
 	case len(r.failures) > 0:
-		return st, &FailedError{Failures: r.failures, Ran: len(p.Todo)}
+		return st, &FailedError{Failures: r.failures, ToRun: len(p.Todo)}
 	}
 	return st, nil
 }
