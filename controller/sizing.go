@@ -135,9 +135,6 @@ func (c *Config) resolve() (Resolved, error) {
 	if err := built.validateFirmwareData(); err != nil {
 		return Resolved{}, err
 	}
-	if mem := MemoryEstimate(built.DeviceConfig().Geometry); mem > MaxMemoryBytes {
-		return Resolved{}, built.memoryErr(g.Bytes(), mem)
-	}
 	if err := built.validateRules(); err != nil {
 		return Resolved{}, err
 	}
@@ -189,16 +186,6 @@ func (c *Config) flashBlocks() (int, error) {
 	perBlockRow := float64(g.Dies()) * float64(g.PlanesPerDie) * float64(g.BlockBytes())
 	want := float64(c.Capacity) * (1 + c.OPPercent/100) / dataShare(c.Firmware.RaiseStripe)
 	bpp := math.Ceil(want / perBlockRow)
-	probe := g
-	probe.BlocksPerPlane = int(min(bpp, 1<<40))
-	if c.Firmware.Compression && c.Firmware.CompressionSlot > 0 {
-		probe.UnitBytes = int(c.Firmware.CompressionSlot)
-	}
-	if mem := MemoryEstimate(probe); mem > MaxMemoryBytes {
-		return 0, c.errAt(&c.Capacity, "%s = %s with %g %% spare needs %s of flash, which takes about %s of memory to simulate; allowed %s",
-			n.capacity, units.FormatBytes(int64(c.Capacity)), c.OPPercent, units.FormatBytes(probe.Bytes()),
-			units.FormatBytes(mem), units.FormatBytes(MaxMemoryBytes))
-	}
 	if bpp > 1<<20 {
 		return 0, c.errAt(&c.Capacity, "%s = %d bytes needs %g blocks per plane, allowed at most %d", n.capacity, c.Capacity, bpp, 1<<20)
 	}

@@ -1,7 +1,5 @@
 package controller
 
-import "github.com/ftlsim/ftlsim/internal/units"
-
 // The checks of a drive description beyond the ranges of its fields,
 // which the table states and checkRanges applies: rules that relate one
 // field to another or to the geometry. Errors name their fields through
@@ -72,11 +70,4 @@ func (c *Config) validateRules() error {
 		return c.policyErr(err)
 	}
 	return c.Power.rules(c)
-}
-
-// memoryErr is the error for flash that takes more memory to simulate
-// than MaxMemoryBytes.
-func (c *Config) memoryErr(flash, mem int64) error {
-	return c.fieldErr("", "%s of flash takes about %s of memory to simulate, allowed %s",
-		units.FormatBytes(flash), units.FormatBytes(mem), units.FormatBytes(MaxMemoryBytes))
 }
