@@ -3,14 +3,9 @@ package workload
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/ftlsim/ftlsim/blockio"
-	"github.com/ftlsim/ftlsim/internal/units"
 )
 
 // ErrOption is wrapped by every job option error.
@@ -58,42 +53,12 @@ type BlockSize struct {
 	Percent float64
 }
 
-// amount is a size that may be a percentage of the drive.
-type amount struct {
-	bytes   int64
-	percent float64 // > 0 when given as N%
-	set     bool
-}
-
-func parseAmount(s string) (amount, error) {
-	if p, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
-		v, err := strconv.ParseFloat(p, 64)
-		if err != nil || v <= 0 || v > 100 {
-			return amount{}, fmt.Errorf("%q: a percentage must be in (0, 100]", s)
-		}
-		return amount{percent: v, set: true}, nil
-	}
-	b, err := units.ParseSize(s, false)
-	if err != nil {
-		return amount{}, err
-	}
-	return amount{bytes: b, set: true}, nil
-}
-
-func (a amount) resolve(capacity int64) int64 {
-	if a.percent > 0 {
-		// fio rounds percentages of the device down to whole 4 KiB blocks.
-		return int64(float64(capacity)*a.percent/100) / 4096 * 4096
-	}
-	return a.bytes
-}
-
 // Job is a fio-style job: what to issue, where, how much and how deep.
 // Set fills it from options; Resolve checks it against a drive. Its
 // fields are grouped by concern, as fio's HOWTO groups its options; the
 // groups are embedded, so j.BS names j.Blocks.BS.
 type Job struct {
-	Name string
+	Name         string
 	Access       // what it issues: the pattern, mix and random offsets
 	Blocks       // the block sizes and their alignment
 	Target       // where: the byte range, files and zones
@@ -105,7 +70,7 @@ type Job struct {
 	Reporting    // which latency percentiles are reported
 	// SteadyState stops the job early once it is steady (fio's
 	// steadystate, ss_dur, ss_ramp).
-	SteadyState SteadyState
+	SteadyState  SteadyState
 	Coordination // the job among its clones and its group
 
 	// Notes are what Resolve changed as fio would, with fio's warning
@@ -393,140 +358,6 @@ func (j *Job) Sizes(d int) []BlockSize {
 
 // IsSet reports whether option name was given.
 func (j *Job) IsSet(name string) bool { return j.set[name] }
-
-// Resolve checks the job against a drive of capacity bytes and fixes its
-// byte range. Errors name the option and the allowed range.
-func (j *Job) Resolve(capacity int64) error {
-	minBS := int64(0)
-	for _, b := range slices.Concat(j.BS, j.BSDir[1], j.BSDir[2]) {
-		if b.Bytes <= 0 || b.Bytes%512 != 0 {
-			return fmt.Errorf("%w: bs=%d: block sizes must be positive multiples of 512", ErrOption, b.Bytes)
-		}
-		if b.Bytes > 64<<20 {
-			return fmt.Errorf("%w: bs=%d: at most 64 MiB", ErrOption, b.Bytes)
-		}
-		if minBS == 0 || b.Bytes < minBS {
-			minBS = b.Bytes
-		}
-	}
-	j.Offset = j.offset.resolve(capacity)
-	if j.offsetIncrement.set {
-		j.Offset += int64(j.Clone) * j.offsetIncrement.resolve(capacity)
-	}
-	if j.Offset%512 != 0 {
-		return fmt.Errorf("%w: offset=%d: must be a multiple of 512", ErrOption, j.Offset)
-	}
-	if j.Offset >= capacity {
-		return fmt.Errorf("%w: offset=%d: past the end of the %d-byte drive", ErrOption, j.Offset, capacity)
-	}
-	files := int64(max(j.Files, 1))
-	switch {
-	case j.fillDevice:
-		j.Size = capacity - j.Offset
-	case j.size.set:
-		j.Size = j.size.resolve(capacity)
-		if j.fileSize.set {
-			// As fio: size is capped at the files' total size.
-			j.Size = min(j.Size, files*j.fileSize.resolve(capacity))
-		}
-	case j.fileSize.set:
-		j.Size = files * j.fileSize.resolve(capacity)
-	default:
-		j.Size = capacity - j.Offset
-	}
-	j.FileSize = j.Size / files
-	if j.fileSize.set {
-		j.FileSize = min(j.fileSize.resolve(capacity), j.FileSize)
-	}
-	j.FileSize = j.FileSize / 512 * 512
-	if j.ClampToDrive && j.Offset+j.Size > capacity {
-		j.Size = capacity - j.Offset
-	}
-	if j.Size%512 != 0 {
-		return fmt.Errorf("%w: size=%d: must be a multiple of 512", ErrOption, j.Size)
-	}
-	if j.Size < minBS || j.Offset+j.Size > capacity {
-		return fmt.Errorf("%w: size=%d at offset=%d: must hold one block and end within the %d-byte drive", ErrOption, j.Size, j.Offset, capacity)
-	}
-	for _, b := range slices.Concat(j.BS, j.BSDir[1], j.BSDir[2]) {
-		if b.Bytes > j.Size {
-			return fmt.Errorf("%w: bs=%d: larger than size=%d", ErrOption, b.Bytes, j.Size)
-		}
-		if j.Files > 1 && b.Bytes > j.FileSize {
-			return fmt.Errorf("%w: bs=%d: larger than each of the nrfiles=%d files (%d bytes)", ErrOption, b.Bytes, j.Files, j.FileSize)
-		}
-	}
-	if j.startDelayHi > j.StartDelayNs {
-		// fio draws a time in the range; here from the job's seed, so a
-		// run repeats.
-		r := rand.New(rand.NewPCG(j.RandSeed, 0x9e3779b97f4a7c15))
-		j.StartDelayNs += r.Int64N(j.startDelayHi - j.StartDelayNs + 1)
-		j.startDelayHi = j.StartDelayNs
-	}
-	if j.Distribution.Kind == Sequence && j.Pattern.Random() {
-		for _, b := range j.Distribution.Sequence {
-			if (b+1)*minBS > j.Size {
-				return fmt.Errorf("%w: random_distribution=%s: block %d is past the %d-byte range (%d blocks of %d bytes)",
-					ErrOption, j.Distribution, b, j.Size, j.Size/minBS, minBS)
-			}
-		}
-	}
-	if j.noVerifyPhase {
-		j.Verify = false
-	}
-	if j.Strided {
-		if j.ZoneSize <= 0 {
-			return fmt.Errorf("%w: zonemode=strided needs zonesize", ErrOption)
-		}
-		if j.ZoneRange == 0 {
-			j.ZoneRange = j.ZoneSize
-		}
-		if j.ZoneRange < minBS || j.ZoneRange > j.Size || j.ZoneRange%512 != 0 || j.ZoneSkip%512 != 0 {
-			return fmt.Errorf("%w: zonerange=%d, zoneskip=%d: the zone must hold a block (%d bytes) and fit in size=%d, both multiples of 512",
-				ErrOption, j.ZoneRange, j.ZoneSkip, minBS, j.Size)
-		}
-	}
-	if j.BlockAlign > j.Size {
-		return fmt.Errorf("%w: blockalign=%d: larger than size=%d", ErrOption, j.BlockAlign, j.Size)
-	}
-	j.IOSize = j.Size
-	if j.ioSize.set {
-		j.IOSize = j.ioSize.resolve(capacity)
-		if j.IOSize <= 0 {
-			return fmt.Errorf("%w: io_size=%d: must be positive", ErrOption, j.IOSize)
-		}
-	}
-	if j.Loops > 1 {
-		j.IOSize *= int64(j.Loops)
-	}
-	if j.SPRandom != nil {
-		if j.Pattern != RandWrite {
-			return fmt.Errorf("%w: sprandom: needs rw=randwrite (rw=%s)", ErrOption, j.Pattern)
-		}
-		if len(j.Sizes(1)) != 1 {
-			return fmt.Errorf("%w: sprandom: needs one write block size", ErrOption)
-		}
-		bs := j.Sizes(1)[0].Bytes
-		if err := j.SPRandom.check(j.Size, bs); err != nil {
-			return fmt.Errorf("%w: sprandom: %w", ErrOption, err)
-		}
-		// As fio: the job writes the range's physical size once.
-		j.IOSize = sprPhysicalBytes(j.SPRandom.OP, j.Size, bs)
-		j.TimeBased = false
-	}
-	if j.RateBytes > 0 && j.RateIOPS > 0 {
-		return fmt.Errorf("%w: rate and rate_iops: give one", ErrOption)
-	}
-	if j.TimeBased && j.RuntimeNs <= 0 {
-		// fio warns and runs the job as if time_based were not set.
-		j.TimeBased = false
-		j.Notes = append(j.Notes, "time_based without a runtime is ignored, as fio ignores it")
-	}
-	if j.RampNs < 0 || (j.RuntimeNs > 0 && j.RampNs >= j.RuntimeNs) {
-		return fmt.Errorf("%w: ramp_time=%dns: must be shorter than runtime", ErrOption, j.RampNs)
-	}
-	return nil
-}
 
 // DataPattern is a named kind of written data.
 type DataPattern struct {
