@@ -527,7 +527,7 @@ func TestScenarioCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"scenario", "bake"}, `no scenario "bake"`},
+		{[]string{"scenario", "bake"}, `unknown scenario bake (scenarios: access-patterns, `},
 		{[]string{"scenario", "torture", "--time=soon"}, "time=soon"},
 		{[]string{"scenario", "torture", "--tiem=1m"}, "--tiem"},
 		{[]string{"scenario", "torture", "extra"}, "extra"},
