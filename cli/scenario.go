@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/units"
 
 	"github.com/ftlsim/ftlsim/sim"
@@ -112,6 +113,18 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 		}
 		return scenarioDone(outs, e)
 	}
+	writeScenarioText(out, c, sc, ms)
+	if e.Stopped() {
+		fmt.Fprintf(out, "\ninterrupted: the scenario was stopped before its end; the step under way ends there and the steps after it did not run\n")
+	}
+	fmt.Fprintf(out, "\nsimulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
+	return scenarioDone(outs, e)
+}
+
+// writeScenarioText writes a scenario's text report: the drive, a row a
+// measured step, the power cuts, verify and fault lines of each, and the
+// summaries of the steps that have one.
+func writeScenarioText(out io.Writer, c *controller.Controller, sc workload.Scenario, ms []sim.Measurement) {
 	fmt.Fprintf(out, "drive %s\nscenario %s: %s\n\n", describeDrive(c), sc.Name, sc.Description)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "step\tread MB/s\twrite MB/s\tIOPS\tmean latency us\tWA\tpower W\tsimulated s\t")
@@ -156,11 +169,6 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 				m.Label, s.FreshIOPS, float64(s.CliffNs)/1e9, float64(s.SteadyFromNs)/1e9, s.SteadyMedian, s.SteadyP10, s.SteadyP90, s.SteadyMax, s.SteadyActiveMedian, s.SteadyWA, s.ZeroSeconds, s.LongestStall)
 		}
 	}
-	if e.Stopped() {
-		fmt.Fprintf(out, "\ninterrupted: the scenario was stopped before its end; the step under way ends there and the steps after it did not run\n")
-	}
-	fmt.Fprintf(out, "\nsimulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
-	return scenarioDone(outs, e)
 }
 
 // parseScenario parses a scenario's command line (NAME, then its

@@ -52,7 +52,7 @@ var options = []Option{
 	{Name: "capacity", Value: "SIZE", Modes: All, Study: Job | Scenario, Help: "user-visible capacity (e.g. 240GB, 256GiB)"},
 	{Name: "op", Value: "PERCENT", Modes: All, Study: Job | Scenario, Help: "spare area in percent of user capacity"},
 	{Name: "gc", Value: "POLICY", Modes: All, Study: Job | Scenario, Help: "GC victim policy: greedy, fifo, cost-benefit, random, d-choices:D, or a registered one"},
-	{Name: "faults", Value: "KEY=V,...", Modes: All, Study: Job | Scenario, Help: "read errors and wear-out: on, wear=SHARE, age=TIME, rber_scale=X, grown_bad_permille=N, bad_block_permille=N, read_reclaim=N, ecc_bits=N"},
+	{Name: "faults", Value: "KEY=V,...", Modes: All, Study: Job | Scenario, Help: faultsHelp},
 	{Name: "precondition", Value: "none|fill|torture[:TIME]", Modes: All, Study: Job, Help: "run before the job (after a secure erase)"},
 	{Name: "save_state", Value: "FILE", Modes: Prepared, Help: "save the prepared drive's state (after the secure erase and precondition) to this file"},
 	{Name: "load_state", Value: "FILE", Modes: Prepared, Help: "start from the drive state in this file (written by --save_state) instead of preparing the drive"},
@@ -110,3 +110,12 @@ func IsWorkloadOnly(name string) bool {
 	o, ok := Lookup(name)
 	return ok && o.WorkloadOnly
 }
+
+// faultsHelp is --faults' help: its keys and their ranges.
+const faultsHelp = `inject faults: comma-separated KEY=VALUE, any turning on the NAND part's read-error model:
+on (just the model), wear=SHARE (0..10 of the rated P/E cycles used before the run, or a percentage: 95%),
+age=TIME (0..100y of retention added to the data before each measured job: 12h, 180d, 2y),
+rber_scale=X (0.001..1000, multiplies every raw bit-error rate), grown_bad_permille=N (0..999),
+program_fail_permille=N (0..999),
+bad_block_permille=N (0..100), read_reclaim=N (0..1000000000 reads since erase; 0: off),
+ecc_bits=N (1..1000 bits corrected per codeword)`
