@@ -228,6 +228,8 @@ type UnknownError struct {
 	Hint    string   // where the known names are listed, when none is close
 }
 
+// Error says the name is unknown and gives the closest known names, or
+// the hint.
 func (e *UnknownError) Error() string {
 	s := "unknown " + e.What + " " + e.Name
 	switch {

@@ -87,6 +87,7 @@ type StreamError struct {
 	Err     error // what the decompressor said
 }
 
+// Error names the file, what went wrong and how many records were read.
 func (e *StreamError) Error() string {
 	if e.Kind == ErrTruncated {
 		return fmt.Sprintf("%s: %v (%v after %d records)", e.File, e.Kind, e.Err, e.Records)
