@@ -9,6 +9,7 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -77,15 +78,15 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 	out := outs.report
 	switch {
 	case o.format == "terse":
-		err = sim.WriteFioTerse(out, o.drive, fioJobs...)
+		err = fioreport.WriteTerse(out, o.drive, fioJobs...)
 	case o.json():
-		err = sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
+		err = fioreport.WriteJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
 	default:
 		writeDriveText(out, o, c, preNs)
 		for _, t := range texts {
 			t()
 		}
-		writeDiskStats(out, sim.DiskUtil(o.drive, fioJobs...))
+		writeDiskStats(out, fioreport.SumDiskUtil(o.drive, fioJobs...))
 		fmt.Fprintf(out, "simulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
 	}
 	if err != nil {
@@ -188,8 +189,8 @@ func runGroups(e *sim.Engine, o *options, jf *workload.JobFile, outs *outputs) (
 
 // fileReports returns the fio job of each report, and what writes its
 // text: a job each, or a reporting group's jobs merged into one.
-func fileReports(o *options, ran []workload.FileJob, results []*sim.Result, out io.Writer) ([]sim.FioJob, []func()) {
-	var fioJobs []sim.FioJob
+func fileReports(o *options, ran []workload.FileJob, results []*sim.Result, out io.Writer) ([]fioreport.Job, []func()) {
+	var fioJobs []fioreport.Job
 	var texts []func()
 	for i := 0; i < len(ran); {
 		k := i + 1

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -27,7 +28,7 @@ func ExampleEngine() {
 	if err != nil {
 		panic(err)
 	}
-	s := sim.SummarizeConsistency(r.Intervals, 40*sim.Second)
+	s := analysis.SummarizeConsistency(r.Intervals, 40*sim.Second)
 	fmt.Printf("fresh %.0f IOPS, cliff at %d s, steady %.0f IOPS, WA %.1f\n",
 		s.FreshIOPS, s.CliffNs/sim.Second, s.SteadyMedian, s.SteadyWA)
 	// Output:

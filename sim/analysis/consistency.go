@@ -1,9 +1,11 @@
-package sim
+package analysis
 
 import (
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/ftlsim/ftlsim/sim"
 )
 
 // ConsistencySummary is what reviewers read off a performance-consistency
@@ -32,7 +34,7 @@ type ConsistencySummary struct {
 // SummarizeConsistency reads a run's series. The steady-state window
 // starts at steadyFromNs (the reviews use 1,400 s of 2,000); the last,
 // partial interval is left out.
-func SummarizeConsistency(series []Interval, steadyFromNs int64) ConsistencySummary {
+func SummarizeConsistency(series []sim.Interval, steadyFromNs int64) ConsistencySummary {
 	s := ConsistencySummary{CliffNs: -1, SteadyFromNs: steadyFromNs}
 	full := series
 	if n := len(full); n > 1 && full[n-1].EndNs-full[n-1].StartNs < full[0].EndNs-full[0].StartNs {

@@ -1,9 +1,11 @@
-package sim
+package analysis
 
 import (
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/ftlsim/ftlsim/sim"
 )
 
 // SustainedSummary is what reviews read off a sustained sequential write
@@ -40,7 +42,7 @@ const DropShare = 0.7
 
 // SummarizeSustained reads a sustained write's series; the last, partial
 // interval counts in the totals and PerGB only.
-func SummarizeSustained(series []Interval) SustainedSummary {
+func SummarizeSustained(series []sim.Interval) SustainedSummary {
 	var s SustainedSummary
 	var ns int64
 	for _, iv := range series {
@@ -56,7 +58,7 @@ func SummarizeSustained(series []Interval) SustainedSummary {
 	if n := len(full); n > 1 && full[n-1].EndNs-full[n-1].StartNs < full[0].EndNs-full[0].StartNs {
 		full = full[:n-1]
 	}
-	rate := func(iv Interval) float64 {
+	rate := func(iv sim.Interval) float64 {
 		return float64(iv.WriteBytes) / float64(max(1, iv.EndNs-iv.StartNs)) * 1e3
 	}
 	head := min(max(3, len(full)/10), len(full))
@@ -94,12 +96,12 @@ func SummarizeSustained(series []Interval) SustainedSummary {
 }
 
 // perGB returns the write rate over each GB written (RateOver).
-func perGB(series []Interval) []float64 { return RateOver(series, 1e9) }
+func perGB(series []sim.Interval) []float64 { return RateOver(series, 1e9) }
 
 // RateOver returns a series' write rate, MB/s, over each bin bytes
 // written (the last bin partial), an interval's bytes spread evenly over
 // its time: the rate against data written, at any resolution.
-func RateOver(series []Interval, bin float64) []float64 {
+func RateOver(series []sim.Interval, bin float64) []float64 {
 	gb := bin
 	var out []float64
 	var bytes, ns float64 // in the GB being filled
