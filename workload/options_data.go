@@ -15,14 +15,7 @@ import (
 
 var contentOptions = []Option{
 	{Name: "buffer_compress_percentage", Kind: KindInt, Min: 0, Max: 100, Field: "Content.Data", WorkloadOnly: true,
-		Help: "percent of written data a compressor removes", set: func(j *Job, v string) error {
-			var n int
-			if err := setInt(&n, v, 0, 100); err != nil {
-				return err
-			}
-			j.Data.CompressPct = uint8(n)
-			return nil
-		}},
+		Help: "percent of written data a compressor removes", set: setPercent(func(j *Job) *uint8 { return &j.Data.CompressPct })},
 	{Name: "buffer_compress_chunk", Kind: KindSize, Field: "Content.CompressChunk", WorkloadOnly: true,
 		Help: "size of the compressible runs (default 512)", set: func(j *Job, v string) error {
 			b, err := units.ParseSize(v, false)
@@ -33,14 +26,7 @@ var contentOptions = []Option{
 			return nil
 		}},
 	{Name: "dedupe_percentage", Kind: KindInt, Min: 0, Max: 100, Field: "Content.Data", WorkloadOnly: true,
-		Help: "percent of written blocks that repeat earlier ones", set: func(j *Job, v string) error {
-			var n int
-			if err := setInt(&n, v, 0, 100); err != nil {
-				return err
-			}
-			j.Data.DedupePct = uint8(n)
-			return nil
-		}},
+		Help: "percent of written blocks that repeat earlier ones", set: setPercent(func(j *Job) *uint8 { return &j.Data.DedupePct })},
 	{Name: "dedupe_mode", Kind: KindChoice, Values: "repeat|working_set", WorkloadOnly: true,
 		Help: "repeat or working_set: which earlier data a deduplicated buffer repeats (the drive stores a repeat alike either way)",
 		set: func(j *Job, v string) error {
@@ -79,6 +65,18 @@ var contentOptions = []Option{
 			j.Data = d.Data
 			return nil
 		}},
+}
+
+// setPercent sets a percentage of the written data, 0..100.
+func setPercent(field func(j *Job) *uint8) func(j *Job, v string) error {
+	return func(j *Job, v string) error {
+		var n int
+		if err := setInt(&n, v, 0, 100); err != nil {
+			return err
+		}
+		*field(j) = uint8(n)
+		return nil
+	}
 }
 
 var verifyOptions = []Option{
