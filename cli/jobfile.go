@@ -64,7 +64,7 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 	wall := time.Now()
 	e := sim.New(c)
 	defer stopOn(set.ctx, e)()
-	preNs, err := prepareDrive(e, o, stderr)
+	prep, err := prepareDrive(e, o, stderr)
 	if err != nil {
 		return err
 	}
@@ -80,9 +80,9 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 	case o.format == "terse":
 		err = fioreport.WriteTerse(out, o.drive, fioJobs...)
 	case o.json():
-		err = fioreport.WriteJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
+		err = writeReport(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
 	default:
-		writeDriveText(out, o, c, preNs)
+		writeDriveText(out, o, c, prep)
 		for _, t := range texts {
 			t()
 		}

@@ -352,7 +352,7 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 	wall := time.Now()
 	e := sim.New(c)
 	defer stopOn(set.ctx, e)()
-	preNs, err := prepareDrive(e, o, stderr)
+	prep, err := prepareDrive(e, o, stderr)
 	if err != nil {
 		return err
 	}
@@ -392,9 +392,9 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		if o.precondition.Kind == workload.PreconditionTorture {
 			global["precondition"] = fmt.Sprintf("torture:%ds", o.precondition.TortureNs/1e9)
 		}
-		err = fioreport.WriteJSON(out, global, o.fio(res, o.given))
+		err = writeReport(out, global, o.fio(res, o.given))
 	default:
-		writeText(out, o, c, res, preNs, time.Since(wall), tsrc)
+		writeText(out, o, c, res, prep, time.Since(wall), tsrc)
 	}
 	if err != nil {
 		return err

@@ -108,6 +108,7 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 			jobs = append(jobs, o.fio(m.Result, map[string]string{"scenario": sc.Name, "step": m.Label}))
 		}
 		rep := fioreport.NewReport(global, jobs...)
+		rep.Stamp(reportTime())
 		rep.Interrupted = rep.Interrupted || e.Stopped() // also when stopped in a step without a label
 		if err := rep.Write(out); err != nil {
 			return err

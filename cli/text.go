@@ -30,8 +30,8 @@ func describeDrive(c *controller.Controller) string {
 	return s
 }
 
-func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result, preNs int64, wall time.Duration, ts *trace.Source) {
-	writeDriveText(w, o, c, preNs)
+func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result, prep prepared, wall time.Duration, ts *trace.Source) {
+	writeDriveText(w, o, c, prep)
 	j := o.job
 	if ts != nil {
 		s := ts.Summary()
@@ -53,14 +53,18 @@ func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result,
 }
 
 // writeDriveText describes the drive and its preparation.
-func writeDriveText(w io.Writer, o *options, c *controller.Controller, preNs int64) {
+func writeDriveText(w io.Writer, o *options, c *controller.Controller, prep prepared) {
 	fmt.Fprintf(w, "drive %s\n", describeDrive(c))
+	done := fmt.Sprintf("%.1f s simulated", float64(prep.ns)/1e9)
+	if prep.stopped {
+		done = fmt.Sprintf("stopped after %.1f s simulated: interrupted before it finished", float64(prep.ns)/1e9)
+	}
 	switch o.precondition.Kind {
 	case workload.PreconditionFill:
-		fmt.Fprintf(w, "precondition: sequential fill (%.1f s simulated)\n", float64(preNs)/1e9)
+		fmt.Fprintf(w, "precondition: sequential fill (%s)\n", done)
 	case workload.PreconditionTorture:
-		fmt.Fprintf(w, "precondition: fill, then %s of 4 KiB random writes at QD 32 (%.1f s simulated)\n",
-			time.Duration(o.precondition.TortureNs), float64(preNs)/1e9)
+		fmt.Fprintf(w, "precondition: fill, then %s of 4 KiB random writes at QD 32 (%s)\n",
+			time.Duration(o.precondition.TortureNs), done)
 	}
 }
 

@@ -318,12 +318,6 @@ type Config struct {
 	Policies *ftl.Registry `yaml:"-" snapshot:"-"`
 }
 
-// MaxMemoryBytes bounds the state a simulated drive may hold. The mapping
-// (4 bytes per user unit), the OOB tags (4 bytes per physical unit) and the
-// valid bits need about 2.1 MiB per GiB of flash with 4 KiB units, so the
-// bound allows drives up to about 7 TiB.
-const MaxMemoryBytes = 16 << 30
-
 // DeviceConfig is the flash array the drive builds: the description's,
 // with compression slots as its device units.
 func (c *Config) DeviceConfig() nand.Config {

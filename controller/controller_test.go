@@ -70,7 +70,7 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{func(c *controller.Config) { c.OPPercent = -1 }, "op_percent"},
 		{func(c *controller.Config) { c.Capacity = 1000 }, "capacity"},
-		{func(c *controller.Config) { c.Capacity = 64 << 40 }, "memory"},
+		{func(c *controller.Config) { c.Capacity = 64 << 40 }, "blocks per plane"}, // no memory bound of its own: the geometry's
 		{func(c *controller.Config) { c.NAND.Geometry.Channels = 0 }, "geometry.channels"},
 		{func(c *controller.Config) { c.NAND.Geometry.PagesPerBlock = -4 }, "geometry.pages_per_block"},
 		{func(c *controller.Config) { c.NAND.Timing.ReadNs = -1 }, "timing.read_ns"},

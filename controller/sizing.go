@@ -129,10 +129,6 @@ func (c Config) Resolve() (Resolved, error) {
 	if err := built.validateFirmwareData(); err != nil {
 		return Resolved{}, err
 	}
-	if mem := MemoryEstimate(built.DeviceConfig().Geometry); mem > MaxMemoryBytes {
-		return Resolved{}, fmt.Errorf("%w: %s of flash takes about %s of memory to simulate, allowed %s", ErrConfig,
-			units.FormatBytes(g.Bytes()), units.FormatBytes(mem), units.FormatBytes(MaxMemoryBytes))
-	}
 	if err := built.validateRest(); err != nil {
 		return Resolved{}, err
 	}
@@ -182,16 +178,6 @@ func (c Config) flashBlocks() (int, error) {
 	perBlockRow := float64(g.Dies()) * float64(g.PlanesPerDie) * float64(g.BlockBytes())
 	want := float64(c.Capacity) * (1 + c.OPPercent/100) / dataShare(c.Firmware.RaiseStripe)
 	bpp := math.Ceil(want / perBlockRow)
-	probe := g
-	probe.BlocksPerPlane = int(min(bpp, 1<<40))
-	if c.Firmware.Compression && c.Firmware.CompressionSlot > 0 {
-		probe.UnitBytes = int(c.Firmware.CompressionSlot)
-	}
-	if mem := MemoryEstimate(probe); mem > MaxMemoryBytes {
-		return 0, fmt.Errorf("%w: capacity = %s with %g %% spare needs %s of flash, which takes about %s of memory to simulate; allowed %s",
-			ErrConfig, units.FormatBytes(int64(c.Capacity)), c.OPPercent, units.FormatBytes(probe.Bytes()),
-			units.FormatBytes(mem), units.FormatBytes(MaxMemoryBytes))
-	}
 	if bpp > 1<<20 {
 		return 0, fmt.Errorf("%w: capacity = %d bytes needs %g blocks per plane, allowed at most %d", ErrConfig, c.Capacity, bpp, 1<<20)
 	}

@@ -32,7 +32,7 @@ func ExampleEngine() {
 	fmt.Printf("fresh %.0f IOPS, cliff at %d s, steady %.0f IOPS, WA %.1f\n",
 		s.FreshIOPS, s.CliffNs/sim.Second, s.SteadyMedian, s.SteadyWA)
 	// Output:
-	// fresh 43328 IOPS, cliff at 6 s, steady 2928 IOPS, WA 12.5
+	// fresh 43331 IOPS, cliff at 6 s, steady 2928 IOPS, WA 12.5
 }
 
 // Prepare a drive once and run from its state: the state saved after the

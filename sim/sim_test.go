@@ -14,7 +14,6 @@ import (
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/testtier"
 	"github.com/ftlsim/ftlsim/sim"
-	"github.com/ftlsim/ftlsim/sim/analysis"
 	"github.com/ftlsim/ftlsim/sim/fioreport"
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -245,30 +244,6 @@ func TestSpareAreaRaisesSteadyState(t *testing.T) {
 	t.Logf("steady state: all LBAs %.0f IOPS (WA %.2f); 25%% spare area %.0f IOPS (WA %.2f)", fullIOPS, fullWA, spareIOPS, spareWA)
 	require.Greater(t, spareIOPS, 1.5*fullIOPS)
 	require.Less(t, spareWA, fullWA)
-}
-
-func TestSummarizeConsistency(t *testing.T) {
-	var series []sim.Interval
-	iops := []float64{100, 100, 100, 40, 0, 10, 20, 10, 0, 0, 20, 10, 5}
-	for i, v := range iops {
-		series = append(series, sim.Interval{StartNs: int64(i) * sim.Second, EndNs: int64(i+1) * sim.Second, IOPS: v, WriteAmplification: 3})
-	}
-	series[len(series)-1].EndNs -= sim.Second / 2 // a partial last interval is left out
-	s := analysis.SummarizeConsistency(series, 5*sim.Second)
-	require.Equal(t, 100.0, s.FreshIOPS)
-	require.Equal(t, 4*sim.Second, s.CliffNs)
-	require.Equal(t, 3, s.ZeroSeconds)
-	require.Equal(t, 2, s.LongestStall)
-	// The window from 5 s: 10 20 10 0 0 20 10.
-	require.Equal(t, 10.0, s.SteadyMedian)
-	require.Equal(t, 0.0, s.SteadyP10)
-	require.Equal(t, 20.0, s.SteadyP90)
-	require.Equal(t, 20.0, s.SteadyMax)
-	require.Equal(t, 10.0, s.SteadyActiveMedian)
-	require.InDelta(t, 70.0/7, s.SteadyMean, 1e-9)
-	require.Equal(t, 3.0, s.SteadyWA)
-	flat := analysis.SummarizeConsistency(series[:3], 0)
-	require.Equal(t, int64(-1), flat.CliffNs)
 }
 
 // TestRunGroupSharesTheDrive runs a reader and a writer at once: each has

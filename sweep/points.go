@@ -103,16 +103,7 @@ func resolveFiles(args []string, dir string) []string {
 }
 
 // Label is the point's coordinates as name=value pairs.
-func (p Point) Label() string {
-	var b strings.Builder
-	for i, c := range p.Coords {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(c.Axis + "=" + c.Value)
-	}
-	return b.String()
-}
+func (p Point) Label() string { return Coords(p.Coords).Label() }
 
 // keyKind is what a study key sets.
 type keyKind int

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/ftl"
@@ -18,8 +19,9 @@ const Version = "ftlsim-1"
 
 // Report is fio's --output-format=json document. Field names and units
 // follow fio (bandwidth in KiB/s, runtimes in ms, latencies in ns).
-// Because a simulation has no wall-clock time, timestamp fields are 0:
-// the same inputs give byte-identical output.
+// Timestamp, TimestampMS and Time are when the report was made, as fio
+// writes them; NewReport leaves them zero (a report is a pure function of
+// its results) and Stamp sets them.
 type Report struct {
 	Version       string            `json:"fio version"`
 	Timestamp     int64             `json:"timestamp"`
@@ -70,8 +72,10 @@ type Job struct {
 	LatencyTarget   int64              `json:"latency_target"`
 	LatencyPct      float64            `json:"latency_percentile"`
 	LatencyWindow   int64              `json:"latency_window"`
-	Device          Device             `json:"device"`
-	Geometry        Geometry           `json:"geometry"`
+	// Desc is the job's description= option, as fio adds it when set.
+	Desc     string   `json:"desc,omitempty"`
+	Device   Device   `json:"device"`
+	Geometry Geometry `json:"geometry"`
 	// Verify is ftlsim's account of the job's verify phase (absent
 	// without one); a mismatch also sets Error to EILSEQ (84), as fio
 	// does when verification fails.
@@ -214,9 +218,11 @@ type Series struct {
 	PowerW             []float64 `json:"power_w"`
 }
 
+// latOf is fio's latency object of l, with its percentiles when pct and
+// there are samples (fio writes none for a direction without I/O).
 func latOf(l sim.LatencyStats, pct bool) Lat {
 	f := Lat{Min: l.Min, Max: l.Max, Mean: round(l.Mean), Stddev: round(l.Stdev), N: l.N}
-	if pct {
+	if pct && l.N > 0 {
 		f.Percentile = make(NumericKeyed, len(l.Percentiles))
 		for p, v := range l.Percentiles {
 			f.Percentile[strconv.FormatFloat(p, 'f', 6, 64)] = v
@@ -411,7 +417,10 @@ func JobOf(r *sim.Result, options map[string]string) Job {
 		LatencyUs: map[string]float64{}, LatencyMs: map[string]float64{},
 		LatencyPct: 100, LatencyDepth: r.QueueDepth, IODepthSubmit: map[string]float64{}, IODepthComplete: map[string]float64{},
 		SteadyState: Steady(r.SteadyState),
-		Sync:        Sync{LatNs: latOf(r.Sync.Latency, false), TotalIOs: r.Sync.IOs},
+		// fio's sync latency carries percentiles unless both completion
+		// and total latency percentiles are off.
+		Sync:        Sync{LatNs: latOf(r.Sync.Latency, !r.NoPercentiles), TotalIOs: r.Sync.IOs},
+		Desc:        options["description"],
 		interrupted: r.Interrupted,
 	}
 	j.disk = diskCounts{
@@ -562,6 +571,14 @@ func NewReport(global map[string]string, jobs ...Job) Report {
 		rep.Interrupted = rep.Interrupted || j.interrupted
 	}
 	return rep
+}
+
+// Stamp sets the report's time fields to t, as fio sets them to the time
+// it writes the report: seconds and milliseconds since the Unix epoch and
+// the local time in C's ctime format.
+func (r *Report) Stamp(t time.Time) {
+	r.Timestamp, r.TimestampMS = t.Unix(), t.UnixMilli()
+	r.Time = t.Format("Mon Jan _2 15:04:05 2006")
 }
 
 // Write writes the report as JSON, indented as fio indents it.
