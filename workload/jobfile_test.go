@@ -267,3 +267,13 @@ func TestJobFileUnsetVariable(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, jf.Jobs, 1)
 }
+
+// TestJobFileDescription: description= is kept with the job's options
+// (its report's desc, as fio's), not reported as not applied.
+func TestJobFileDescription(t *testing.T) {
+	jf, err := ParseJobFile("d.fio", strings.NewReader("[global]\ndescription=the kit\n[a]\nrw=read\n[b]\ndescription=4k random writes\nrw=randwrite\n"))
+	require.NoError(t, err)
+	require.Empty(t, jf.Ignored)
+	require.Equal(t, "the kit", jf.Jobs[0].Options["description"])
+	require.Equal(t, "4k random writes", jf.Jobs[1].Options["description"])
+}

@@ -94,8 +94,9 @@ type Option struct {
 	// nor its preparation: a study's points that differ only in them
 	// fork from one snapshot of their drive.
 	WorkloadOnly bool
-	// JobFile options shape a job file's jobs and groups (numjobs,
-	// stonewall, …): the file's parser applies them, not Job.Set.
+	// JobFile options are the job file's own: they shape its jobs and
+	// groups (numjobs, stonewall, …) or describe a job (description);
+	// the file's parser applies them, not Job.Set.
 	JobFile bool
 	Support Support
 	// Reason says why a refused or not-applied option is.

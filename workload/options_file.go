@@ -24,6 +24,8 @@ var jobFileOptions = []Option{
 		Help: "start a new group: wait for the jobs before to finish, and report apart from them"},
 	{Name: "wait_for", Kind: KindText, Values: "a job's section name", JobFile: true,
 		Help: "start once the named job (a section before this one) has finished"},
+	{Name: "description", Kind: KindText, JobFile: true, WorkloadOnly: true,
+		Help: "what the job is for: its report's desc, as fio's"},
 }
 
 // notApplied returns table entries for options a simulated drive has
@@ -48,7 +50,7 @@ var notAppliedOptions = slices.Concat(
 		filename filename_format directory thread invalidate cpus_allowed cpumask gtod_reduce clocksource
 		iodepth_batch iodepth_batch_submit iodepth_batch_complete iodepth_batch_complete_min
 		iodepth_batch_complete_max iodepth_low lockmem nice prio prioclass allow_mounted_write create_on_open
-		overwrite fallocate description continue_on_error`),
+		overwrite fallocate continue_on_error`),
 	notApplied("host reporting: ftlsim measures every I/O", `unified_rw_reporting disable_lat disable_clat
 		disable_slat disable_bw_measurement slat_percentiles block_error_percentiles`),
 	notApplied("a log of a job file: give the log options on the command line (ftlsim run FILE --write_iops_log=NAME)",
