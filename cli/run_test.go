@@ -431,14 +431,14 @@ func TestRunJobFileErrors(t *testing.T) {
 	bad := filepath.Join(dir, "bad.fio")
 	require.NoError(t, os.WriteFile(bad, []byte("[a]\nrw=read\nbs=3k\n"), 0o644))
 	unknown := filepath.Join(dir, "unknown.fio")
-	require.NoError(t, os.WriteFile(unknown, []byte("[a]\nkb_base=1000\n"), 0o644))
+	require.NoError(t, os.WriteFile(unknown, []byte("[a]\niodepht=4\n"), 0o644))
 	past := filepath.Join(dir, "past.fio")
 	require.NoError(t, os.WriteFile(past, []byte("[a]\nrw=read\noffset=100g\n"), 0o644))
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"run", unknown}, `unknown.fio:2: invalid job option: option "kb_base"`},
+		{[]string{"run", unknown}, `unknown.fio:2: unknown option iodepht (did you mean iodepth?)`},
 		{[]string{"run", past}, "past.fio:1: [a]: invalid job option: offset"},
 		{[]string{"run"}, "one job file"},
 		{[]string{"run", filepath.Join(dir, "none.fio")}, "none.fio"},
@@ -534,7 +534,7 @@ func TestScenarioCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"scenario", "bake"}, `no scenario "bake"`},
+		{[]string{"scenario", "bake"}, `unknown scenario bake (scenarios: access-patterns, `},
 		{[]string{"scenario", "torture", "--time=soon"}, "time=soon"},
 		{[]string{"scenario", "torture", "--tiem=1m"}, "--tiem"},
 		{[]string{"scenario", "torture", "extra"}, "extra"},

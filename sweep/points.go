@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/internal/cmdline"
 	"github.com/ftlsim/ftlsim/nand"
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -118,29 +119,16 @@ const (
 // commandOptions are the command's own options a study may set (besides
 // fio's job options): the drive's sizing and firmware, faults and the
 // preconditioning.
-var commandOptions = []string{"capacity", "op", "gc", "faults", "precondition", "device_log_msec", "numjobs", "group_reporting"}
+var commandOptions = cmdline.StudyOptions(cmdline.Job)
 
 // scenarioOptions are the command options that also apply to scenarios.
-var scenarioOptions = []string{"capacity", "op", "gc", "faults", "randseed"}
+var scenarioOptions = cmdline.StudyOptions(cmdline.Scenario)
 
-// workloadOnly are the options that change only what the host does, not
-// the drive nor its preparation: points that differ only in these fork
-// from one snapshot of their drive.
-var workloadOnly = setOf(`name rw readwrite bs blocksize bssplit bsrange blocksize_range blockalign ba iodepth
-		runtime timeout time_based ramp_time rwmixread rwmixwrite random_distribution norandommap randrepeat
-		random_generator percentage_random numjobs group_reporting rate rate_iops rate_min ratemin rate_iops_min
-		ratecycle rate_process thinktime thinktime_blocks thinktime_spin startdelay fsync fdatasync sync
-		end_fsync io_size number_ios loops buffer_compress_percentage buffer_compress_chunk dedupe_percentage
-		dedupe_mode dedupe_working_set_percentage data buffer_pattern writefua readfua percentile_list
-		clat_percentiles lat_percentiles steadystate ss steadystate_duration ss_dur steadystate_ramp_time ss_ramp
-		steadystate_check_interval ss_interval device_log_msec randseed num_range random_sequence_stride`)
-
-func setOf(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, k := range strings.Fields(words) {
-		m[k] = true
-	}
-	return m
+// workloadOnly reports whether option key changes only what the host
+// does, not the drive nor its preparation: points that differ only in
+// such options fork from one snapshot of their drive.
+func workloadOnly(key string) bool {
+	return workload.IsWorkloadOnly(key) || cmdline.IsWorkloadOnly(key)
 }
 
 // classify says what key sets at a point running scenario sc ("" for a
@@ -532,7 +520,7 @@ func (s *Sweep) point(i int, coords []Coord, rep int, base *yaml.Node, baseName 
 	precondition := false
 	for _, o := range opts {
 		args = append(args, "--"+o.k+"="+o.v)
-		if !workloadOnly[o.k] {
+		if !workloadOnly(o.k) {
 			groupID = append(groupID, o.k+"="+o.v)
 		}
 		precondition = precondition || (o.k == "precondition" && o.v != "none")
@@ -548,7 +536,7 @@ func (s *Sweep) point(i int, coords []Coord, rep int, base *yaml.Node, baseName 
 		p.Group, p.StateFile = g, "states/"+g+".state"
 		p.Prepare = []string{"--drive=" + driveArg}
 		for _, o := range opts {
-			if !workloadOnly[o.k] {
+			if !workloadOnly(o.k) {
 				p.Prepare = append(p.Prepare, "--"+o.k+"="+o.v)
 			}
 		}

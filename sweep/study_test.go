@@ -118,7 +118,7 @@ func TestStudyErrors(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
 		{"no drive", "axes: {op: [7]}", "drive: missing"},
 		{"unknown field", "drive: generic-mlc-small\naxis: {op: [7]}", "field axis not found"},
-		{"unknown scenario", "drive: generic-mlc-small\nscenario: nope", `no scenario "nope"`},
+		{"unknown scenario", "drive: generic-mlc-small\nscenario: nope", `unknown scenario nope (scenarios: access-patterns, `},
 		{"empty axis", "drive: generic-mlc-small\naxes: {op: []}", "no values"},
 		{"bad range", "drive: generic-mlc-small\naxes: {op: {from: 5, to: 1, step: 1}}", "to ≥ from"},
 		{"zip lengths", "drive: generic-mlc-small\naxes: {op: [7, 28], iodepth: [1]}\nzip: [[op, iodepth]]", "need as many"},

@@ -118,7 +118,7 @@ func TestEstimateRun(t *testing.T) {
 	require.NoError(t, err)
 	r, err := cfg.Resolve()
 	require.NoError(t, err)
-	timed := &workload.Job{RuntimeNs: 100 * sim.Second, RampNs: 10 * sim.Second}
+	timed := &workload.Job{Timing: workload.Timing{RuntimeNs: 100 * sim.Second, RampNs: 10 * sim.Second}}
 	sized := &workload.Job{}
 	e := EstimateRun(r, Work{Jobs: []*workload.Job{timed, sized}})
 	require.Equal(t, Drive(r, false), e.Drive)
