@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -91,7 +92,7 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 	wall := time.Now()
 	e := sim.New(c)
 	defer stopOn(set.ctx, e)()
-	preNs, err := prepareDrive(e, o, stderr)
+	prep, err := prepareDrive(e, o, stderr)
 	if err != nil {
 		return err
 	}
@@ -140,7 +141,7 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 	noteOmittedSeries(o, stderr, results...)
 	ran := jf.Jobs[:len(results)]
 	// Reports: a job each, or a reporting group's jobs merged into one.
-	var fioJobs []sim.FioJob
+	var fioJobs []fioreport.Job
 	var texts []func()
 	for i := 0; i < len(ran); {
 		k := i + 1
@@ -177,15 +178,15 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 	}
 	switch {
 	case o.format == "terse":
-		err = sim.WriteFioTerse(out, o.drive, fioJobs...)
+		err = fioreport.WriteTerse(out, o.drive, fioJobs...)
 	case o.json():
-		err = sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
+		err = writeReport(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
 	default:
-		writeDriveText(out, o, c, preNs)
+		writeDriveText(out, o, c, prep)
 		for _, t := range texts {
 			t()
 		}
-		writeDiskStats(out, sim.DiskUtil(o.drive, fioJobs...))
+		writeDiskStats(out, fioreport.SumDiskUtil(o.drive, fioJobs...))
 		fmt.Fprintf(out, "simulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/ftlsim/ftlsim/internal/memlimit"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -69,14 +70,14 @@ func checkMemory(o *options, r controller.Resolved, stats int64, jobs int, inter
 }
 
 // noteOmittedSeries tells on stderr of the results whose series are too
-// long for the JSON (sim.MaxFioSeries) when no device log holds them.
+// long for the JSON (fioreport.MaxSeries) when no device log holds them.
 func noteOmittedSeries(o *options, stderr interface{ Write([]byte) (int, error) }, rs ...*sim.Result) {
 	if !o.json() || o.deviceLog != "" {
 		return
 	}
 	for _, r := range rs {
-		if len(r.Intervals) > sim.MaxFioSeries {
-			fmt.Fprintf(stderr, "ftlsim: note: job %s: %s\n", r.Name, sim.SeriesOmitted(len(r.Intervals)))
+		if len(r.Intervals) > fioreport.MaxSeries {
+			fmt.Fprintf(stderr, "ftlsim: note: job %s: %s\n", r.Name, fioreport.SeriesOmitted(len(r.Intervals)))
 			return
 		}
 	}

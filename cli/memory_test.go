@@ -11,7 +11,7 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/memlimit"
-	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 )
 
 // A drive larger than the memory limit is refused with one line naming
@@ -87,7 +87,7 @@ func TestLongSeriesInTheLogOnly(t *testing.T) {
 	require.Contains(t, errOut, "note: job randread: the series has")
 	series := fioDoc(t, out)["jobs"].([]any)[0].(map[string]any)["series"].(map[string]any)
 	n := int(series["intervals"].(float64))
-	require.Greater(t, n, sim.MaxFioSeries)
+	require.Greater(t, n, fioreport.MaxSeries)
 	require.Contains(t, series["note"], "--write_device_log")
 	require.Nil(t, series["iops"], "no column")
 

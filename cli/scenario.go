@@ -2,12 +2,15 @@ package cli
 
 import (
 	"fmt"
-	"github.com/ftlsim/ftlsim/internal/units"
 	"io"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ftlsim/ftlsim/internal/units"
+	"github.com/ftlsim/ftlsim/sim/analysis"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
@@ -97,11 +100,12 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 		for k, v := range overrides {
 			global[k] = v
 		}
-		var jobs []sim.FioJob
+		var jobs []fioreport.Job
 		for _, m := range ms {
 			jobs = append(jobs, o.fio(m.Result, map[string]string{"scenario": sc.Name, "step": m.Label}))
 		}
-		rep := sim.NewFioReport(global, jobs...)
+		rep := fioreport.NewReport(global, jobs...)
+		rep.Stamp(reportTime())
 		rep.Interrupted = rep.Interrupted || e.Stopped() // also when stopped in a step without a label
 		if err := rep.Write(out); err != nil {
 			return err
@@ -147,7 +151,7 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 		}
 		if m.Label == "consistency" || m.Label == "torture" {
 			end := m.Result.EndNs - m.Result.StartNs
-			s := sim.SummarizeConsistency(m.Result.Intervals, end*7/10)
+			s := analysis.SummarizeConsistency(m.Result.Intervals, end*7/10)
 			fmt.Fprintf(out, "\n%s: fresh %.0f IOPS; cliff at %.0f s; steady state from %.0f s: median %.0f IOPS (10th-90th percentile %.0f-%.0f, max %.0f; seconds with I/O: median %.0f), WA %.2f; %d s at 0 IOPS, longest stall %d s\n",
 				m.Label, s.FreshIOPS, float64(s.CliffNs)/1e9, float64(s.SteadyFromNs)/1e9, s.SteadyMedian, s.SteadyP10, s.SteadyP90, s.SteadyMax, s.SteadyActiveMedian, s.SteadyWA, s.ZeroSeconds, s.LongestStall)
 		}
@@ -232,7 +236,7 @@ func scenarioDone(outs *outputs, e *sim.Engine) error {
 // burst rate and how many GB it lasted, the rate after, and the rate
 // over each GB written (every few GB on a large drive).
 func sustainedSummary(out io.Writer, label string, series []sim.Interval) {
-	s := sim.SummarizeSustained(series)
+	s := analysis.SummarizeSustained(series)
 	if s.Bytes == 0 {
 		return
 	}
@@ -240,7 +244,7 @@ func sustainedSummary(out io.Writer, label string, series []sim.Interval) {
 	if s.Dropped {
 		fmt.Fprintf(out, " for the first %.1f GB, then %.0f MB/s on average\n", float64(s.FastBytes)/1e9, s.AfterMBps)
 	} else {
-		fmt.Fprintf(out, " throughout (the rate never fell below %.0f %% of it)\n", 100*sim.DropShare)
+		fmt.Fprintf(out, " throughout (the rate never fell below %.0f %% of it)\n", 100*analysis.DropShare)
 	}
 	step := max(1, (len(s.PerGB)+19)/20)
 	fmt.Fprintf(out, "%s: MB/s over each GB written", label)

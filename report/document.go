@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/ftlsim/ftlsim/internal/units"
-	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -202,7 +202,7 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 			if err != nil {
 				return nil, err
 			}
-			s := sim.SummarizeConsistency(r.Intervals, steadyFrom(r))
+			s := analysis.SummarizeConsistency(r.Intervals, steadyFrom(r))
 			spare := "drive's own"
 			if run == RunConsistency25 {
 				spare = "+25 % (partitioned)"

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/ftlsim/ftlsim/internal/atomicfile"
-	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 )
 
 // write renders the report folder's files (charts, report.md,
@@ -86,13 +86,13 @@ func addData(files fileSet, drives []Drive) error {
 		}
 		sort.Slice(runs, func(i, j int) bool { return runs[i] < runs[j] })
 		for _, s := range runs {
-			var jobs []sim.FioJob
+			var jobs []fioreport.Job
 			for _, m := range d.Runs[s] {
-				jobs = append(jobs, m.Result.Fio(map[string]string{"scenario": string(s), "step": m.Label}))
+				jobs = append(jobs, fioreport.JobOf(m.Result, map[string]string{"scenario": string(s), "step": m.Label}))
 				files[dataCSV(d.Name, s, Label(m.Label))] = seriesCSV(m.Result.Intervals)
 			}
 			var b bytes.Buffer
-			if err := sim.WriteFioJSON(&b, map[string]string{"drive": d.Name, "scenario": string(s)}, jobs...); err != nil {
+			if err := fioreport.WriteJSON(&b, map[string]string{"drive": d.Name, "scenario": string(s)}, jobs...); err != nil {
 				return fmt.Errorf("report: %s %s: %w", d.Name, s, err)
 			}
 			files[dataJSON(d.Name, s)] = b.Bytes()

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 )
 
 // Result is one point's outcome: a line of the results file.
@@ -107,7 +109,7 @@ func (cs Coords) Get(name string) (string, bool) {
 // steady_p90, steady_mean, steady_max, steady_wa, zero_s and stall_s
 // (the longest run of seconds with no I/O after the cliff). The steps of
 // the sustained-write scenario give instead burst_mbps, fast_gb (written
-// at full speed), after_mbps and average_mbps (sim.SummarizeSustained). With one job
+// at full speed), after_mbps and average_mbps (analysis.SummarizeSustained). With one job
 // the names are as given; with several, each is prefixed with the job's
 // name and a slash.
 func Summarize(report []byte) (map[string]float64, error) {
@@ -151,7 +153,7 @@ func Summarize(report []byte) (map[string]float64, error) {
 				ivs[i] = sim.Interval{StartNs: start, EndNs: end, WriteBytes: int64(j.Series.MBps[i] * float64(end-start) / 1e3)}
 				start = end
 			}
-			ss := sim.SummarizeSustained(ivs)
+			ss := analysis.SummarizeSustained(ivs)
 			put("burst_mbps", ss.BurstMBps)
 			put("fast_gb", float64(ss.FastBytes)/1e9)
 			put("after_mbps", ss.AfterMBps)
@@ -168,7 +170,7 @@ func Summarize(report []byte) (map[string]float64, error) {
 				start = end
 			}
 			last := ivs[len(ivs)-1].EndNs
-			c := sim.SummarizeConsistency(ivs, last*7/10)
+			c := analysis.SummarizeConsistency(ivs, last*7/10)
 			put("fresh_iops", c.FreshIOPS)
 			cliff := -1.0
 			if c.CliffNs >= 0 {
@@ -188,7 +190,7 @@ func Summarize(report []byte) (map[string]float64, error) {
 	return m, nil
 }
 
-// fioReport is the part of a fio-shaped JSON report (sim.FioReport)
+// fioReport is the part of a fio-shaped JSON report (fioreport.Report)
 // Summarize reads.
 type fioReport struct {
 	Jobs []struct {
@@ -204,7 +206,7 @@ type fioReport struct {
 		Power struct {
 			AverageW float64 `json:"average_w"`
 		} `json:"power"`
-		Series sim.FioSeries `json:"series"`
+		Series fioreport.Series `json:"series"`
 	} `json:"jobs"`
 }
 

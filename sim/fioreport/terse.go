@@ -1,4 +1,4 @@
-package sim
+package fioreport
 
 import (
 	"bufio"
@@ -7,19 +7,19 @@ import (
 	"strconv"
 )
 
-// WriteFioTerse writes jobs in fio's terse format, version 3 (fio
+// WriteTerse writes jobs in fio's terse format, version 3 (fio
 // --output-format=terse): one line per job, fields separated by ";" — the
 // read and write status (KiB, KiB/s, IOPS, runtime; submission,
 // completion and total latency in µs; 20 completion-latency percentile
 // fields; bandwidth statistics), CPU usage, the I/O depth and latency
 // distributions and the drive's disk_util figures (disk is the drive's
 // name). Every field comes from the job's fio JSON object.
-func WriteFioTerse(w io.Writer, disk string, jobs ...FioJob) error {
+func WriteTerse(w io.Writer, disk string, jobs ...Job) error {
 	bw := bufio.NewWriter(w)
-	d := DiskUtil(disk, jobs...)
+	d := SumDiskUtil(disk, jobs...)
 	for _, j := range jobs {
-		fmt.Fprintf(bw, "3;%s;%s;%d;%d", FioVersion, j.JobName, j.GroupID, j.Error)
-		for _, dir := range []FioDir{j.Read, j.Write} {
+		fmt.Fprintf(bw, "3;%s;%s;%d;%d", Version, j.JobName, j.GroupID, j.Error)
+		for _, dir := range []Dir{j.Read, j.Write} {
 			writeTerseDir(bw, dir)
 		}
 		fmt.Fprintf(bw, ";%f%%;%f%%;%d;%d;%d", j.UsrCPU, j.SysCPU, j.Ctx, j.Majf, j.Minf)
@@ -49,7 +49,7 @@ func WriteFioTerse(w io.Writer, disk string, jobs ...FioJob) error {
 }
 
 // writeTerseDir writes one direction's fields of a terse line.
-func writeTerseDir(w io.Writer, d FioDir) {
+func writeTerseDir(w io.Writer, d Dir) {
 	iops := int64(0)
 	kibps := int64(0)
 	if d.Runtime > 0 {
@@ -57,7 +57,7 @@ func writeTerseDir(w io.Writer, d FioDir) {
 		iops = 1000 * d.TotalIOs / d.Runtime
 	}
 	fmt.Fprintf(w, ";%d;%d;%d;%d", d.IOBytes>>10, kibps, iops, d.Runtime)
-	lat := func(l FioLat) {
+	lat := func(l Lat) {
 		if l.N == 0 {
 			fmt.Fprintf(w, ";%d;%d;%f;%f", 0, 0, 0.0, 0.0)
 			return

@@ -1,9 +1,11 @@
-package sim
+package analysis
 
 import (
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/ftlsim/ftlsim/sim"
 )
 
 // ConsistencySummary is what reviewers read off a performance-consistency
@@ -11,8 +13,8 @@ import (
 // early plateau while free blocks last, the cliff, and the steady state's
 // level, spread and stalls.
 type ConsistencySummary struct {
-	FreshIOPS    float64 // median IOPS of the intervals before the cliff
-	CliffNs      int64   // end of the first interval below half FreshIOPS; -1 when there is none
+	FreshIOPS    float64 // the fresh level (Drop): the early plateau while free blocks last
+	CliffNs      int64   // end of the first interval of the drop (Drop); -1 when there is none
 	SteadyFromNs int64   // start of the steady-state window
 	SteadyMedian float64 // median IOPS over the window
 	SteadyP10    float64 // 10th percentile of IOPS over the window
@@ -32,30 +34,22 @@ type ConsistencySummary struct {
 // SummarizeConsistency reads a run's series. The steady-state window
 // starts at steadyFromNs (the reviews use 1,400 s of 2,000); the last,
 // partial interval is left out.
-func SummarizeConsistency(series []Interval, steadyFromNs int64) ConsistencySummary {
+func SummarizeConsistency(series []sim.Interval, steadyFromNs int64) ConsistencySummary {
 	s := ConsistencySummary{CliffNs: -1, SteadyFromNs: steadyFromNs}
-	full := series
-	if n := len(full); n > 1 && full[n-1].EndNs-full[n-1].StartNs < full[0].EndNs-full[0].StartNs {
-		full = full[:n-1]
-	}
+	full := fullIntervals(series)
 	if len(full) == 0 {
 		return s
 	}
-	first := full[0].IOPS
-	cliff := len(full)
+	rates := make([]float64, len(full))
 	for i, iv := range full {
-		if iv.IOPS < first/2 {
-			cliff = i
-			s.CliffNs = iv.EndNs
-			break
-		}
+		rates[i] = iv.IOPS
 	}
-	var fresh []float64
-	for _, iv := range full[:max(cliff, 1)] {
-		fresh = append(fresh, iv.IOPS)
+	drop := Drop(rates)
+	s.FreshIOPS = drop.Level
+	cliff := len(full)
+	if drop.At >= 0 {
+		cliff, s.CliffNs = drop.At, full[drop.At].EndNs
 	}
-	sort.Float64s(fresh)
-	s.FreshIOPS = stat.Quantile(0.5, stat.Empirical, fresh, nil)
 	var steady, active, wa []float64
 	run := 0
 	for i, iv := range full {

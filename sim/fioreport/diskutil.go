@@ -1,12 +1,12 @@
-package sim
+package fioreport
 
 import "math"
 
-// FioDiskUtil is fio's disk_util entry, for the simulated drive: the reads
+// DiskUtil is fio's disk_util entry, for the simulated drive: the reads
 // and writes it completed (trims are not counted, as Linux counts them
 // apart), in 512-byte sectors, the milliseconds they spent in the drive,
 // and the share of the run the drive was busy. The drive merges nothing.
-type FioDiskUtil struct {
+type DiskUtil struct {
 	Name         string  `json:"name"`
 	ReadIOs      int64   `json:"read_ios"`
 	WriteIOs     int64   `json:"write_ios"`
@@ -31,8 +31,8 @@ type diskCounts struct {
 // DiskUtil sums the jobs' counts into the drive's disk_util entry: I/Os,
 // sectors and ticks add up; busy time and elapsed time add up over the
 // groups, each group counted once.
-func DiskUtil(name string, jobs ...FioJob) FioDiskUtil {
-	d := FioDiskUtil{Name: name}
+func SumDiskUtil(name string, jobs ...Job) DiskUtil {
+	d := DiskUtil{Name: name}
 	var ticks [2]float64
 	busy, span := map[int]int64{}, map[int]int64{}
 	for _, j := range jobs {

@@ -1,9 +1,11 @@
-package sim
+package analysis
 
 import (
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/ftlsim/ftlsim/sim"
 )
 
 // SustainedSummary is what reviews read off a sustained sequential write
@@ -13,14 +15,10 @@ import (
 type SustainedSummary struct {
 	Bytes       int64   // bytes written
 	AverageMBps float64 // over the whole write, 10^6 bytes a second
-	// BurstMBps is the highest median rate of three intervals in a row
-	// that start in the first tenth of the write (or its first three
-	// intervals) — or, when the first two intervals hold a faster rate
-	// that soon dropped (a cache that lasts a second or two), that rate:
-	// full speed.
+	// BurstMBps is full speed: the write rate's fresh level (Drop).
 	BurstMBps float64
 	// Dropped tells whether the rate fell: three intervals in a row
-	// below DropShare of BurstMBps.
+	// below DropShare of BurstMBps (Drop).
 	Dropped bool
 	// FastBytes is what was written before the drop (Bytes when the rate
 	// did not drop).
@@ -34,13 +32,9 @@ type SustainedSummary struct {
 	PerGB []float64
 }
 
-// DropShare is the share of the burst rate below which a sustained
-// write's rate has dropped.
-const DropShare = 0.7
-
 // SummarizeSustained reads a sustained write's series; the last, partial
 // interval counts in the totals and PerGB only.
-func SummarizeSustained(series []Interval) SustainedSummary {
+func SummarizeSustained(series []sim.Interval) SustainedSummary {
 	var s SustainedSummary
 	var ns int64
 	for _, iv := range series {
@@ -52,54 +46,33 @@ func SummarizeSustained(series []Interval) SustainedSummary {
 	}
 	s.AverageMBps = float64(s.Bytes) / float64(ns) * 1e3
 	s.PerGB = perGB(series)
-	full := series
-	if n := len(full); n > 1 && full[n-1].EndNs-full[n-1].StartNs < full[0].EndNs-full[0].StartNs {
-		full = full[:n-1]
+	full := fullIntervals(series)
+	rates := make([]float64, len(full))
+	for i, iv := range full {
+		rates[i] = float64(iv.WriteBytes) / float64(max(1, iv.EndNs-iv.StartNs)) * 1e3
 	}
-	rate := func(iv Interval) float64 {
-		return float64(iv.WriteBytes) / float64(max(1, iv.EndNs-iv.StartNs)) * 1e3
-	}
-	head := min(max(3, len(full)/10), len(full))
-	for i := range head {
-		w := full[i:min(i+3, len(full))]
-		rs := make([]float64, len(w))
-		for j, iv := range w {
-			rs[j] = rate(iv)
+	drop := Drop(rates)
+	s.BurstMBps, s.FastBytes = drop.Level, s.Bytes
+	if drop.At >= 0 {
+		var written, b, t int64
+		for _, iv := range full[:drop.At] {
+			written += iv.WriteBytes
 		}
-		s.BurstMBps = max(s.BurstMBps, median(rs))
-	}
-	// A fast path that lasts a second or two (a small cache) is gone
-	// from every window of three: the first intervals' rate, when it is
-	// that far above, is full speed.
-	for _, iv := range full[:min(2, len(full))] {
-		if r := rate(iv); r*DropShare > s.BurstMBps {
-			s.BurstMBps = r
+		for _, iv := range full[drop.At:] {
+			b, t = b+iv.WriteBytes, t+iv.EndNs-iv.StartNs
 		}
-	}
-	s.FastBytes = s.Bytes
-	var written int64
-	for i := range full {
-		if i+3 <= len(full) && rate(full[i]) < DropShare*s.BurstMBps && rate(full[i+1]) < DropShare*s.BurstMBps && rate(full[i+2]) < DropShare*s.BurstMBps {
-			s.Dropped, s.FastBytes = true, written
-			var b, t int64
-			for _, iv := range full[i:] {
-				b, t = b+iv.WriteBytes, t+iv.EndNs-iv.StartNs
-			}
-			s.AfterMBps = float64(b) / float64(t) * 1e3
-			break
-		}
-		written += full[i].WriteBytes
+		s.Dropped, s.FastBytes, s.AfterMBps = true, written, float64(b)/float64(t)*1e3
 	}
 	return s
 }
 
 // perGB returns the write rate over each GB written (RateOver).
-func perGB(series []Interval) []float64 { return RateOver(series, 1e9) }
+func perGB(series []sim.Interval) []float64 { return RateOver(series, 1e9) }
 
 // RateOver returns a series' write rate, MB/s, over each bin bytes
 // written (the last bin partial), an interval's bytes spread evenly over
 // its time: the rate against data written, at any resolution.
-func RateOver(series []Interval, bin float64) []float64 {
+func RateOver(series []sim.Interval, bin float64) []float64 {
 	gb := bin
 	var out []float64
 	var bytes, ns float64 // in the GB being filled

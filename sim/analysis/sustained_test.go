@@ -1,4 +1,4 @@
-package sim_test
+package analysis_test
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
 )
 
 // series writes at fast MB/s until cache bytes are written, then at slow
@@ -44,7 +45,7 @@ func TestSummarizeSustained(t *testing.T) {
 		{"cache outlasts the write", 2000, 100, 50e9, 30e9, false, 30e9, 2000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := sim.SummarizeSustained(series(tc.fast, tc.slow, tc.cache, tc.total))
+			s := analysis.SummarizeSustained(series(tc.fast, tc.slow, tc.cache, tc.total))
 			assert.Equal(t, tc.total, s.Bytes)
 			assert.InDelta(t, tc.wantAvg, s.AverageMBps, tc.wantAvg*0.01)
 			assert.InDelta(t, tc.fast, s.BurstMBps, 1e-6)
@@ -64,5 +65,5 @@ func TestSummarizeSustained(t *testing.T) {
 			}
 		})
 	}
-	assert.Equal(t, sim.SustainedSummary{}, sim.SummarizeSustained(nil))
+	assert.Equal(t, analysis.SustainedSummary{}, analysis.SummarizeSustained(nil))
 }

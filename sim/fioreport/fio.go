@@ -1,32 +1,35 @@
-package sim
+package fioreport
 
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ftlsim/ftlsim/controller"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/ftl"
+	"github.com/ftlsim/ftlsim/sim"
 )
 
-// FioVersion is reported as "fio version" in JSON output.
-const FioVersion = "ftlsim-1"
+// Version is reported as "fio version" in JSON output.
+const Version = "ftlsim-1"
 
-// FioReport is fio's --output-format=json document. Field names and units
+// Report is fio's --output-format=json document. Field names and units
 // follow fio (bandwidth in KiB/s, runtimes in ms, latencies in ns).
-// Because a simulation has no wall-clock time, timestamp fields are 0:
-// the same inputs give byte-identical output.
-type FioReport struct {
-	FioVersion    string            `json:"fio version"`
+// Timestamp, TimestampMS and Time are when the report was made, as fio
+// writes them; NewReport leaves them zero (a report is a pure function of
+// its results) and Stamp sets them.
+type Report struct {
+	Version       string            `json:"fio version"`
 	Timestamp     int64             `json:"timestamp"`
 	TimestampMS   int64             `json:"timestamp_ms"`
 	Time          string            `json:"time"`
 	GlobalOptions map[string]string `json:"global options"`
-	Jobs          []FioJob          `json:"jobs"`
-	DiskUtil      []FioDiskUtil     `json:"disk_util"`
+	Jobs          []Job             `json:"jobs"`
+	DiskUtil      []DiskUtil        `json:"disk_util"`
 	// Interrupted is set when a run was stopped before its end (a
 	// command's SIGINT or SIGTERM, Engine.Stop): the jobs' figures are
 	// those of the I/Os done until then.
@@ -40,19 +43,19 @@ const (
 	eio    = 5
 )
 
-// FioJob is one job of a FioReport, with ftlsim's device and geometry
+// Job is one job of a Report, with ftlsim's device and geometry
 // objects added.
-type FioJob struct {
+type Job struct {
 	JobName         string             `json:"jobname"`
 	GroupID         int                `json:"groupid"`
 	Error           int                `json:"error"`
 	Eta             int                `json:"eta"`
 	Elapsed         int64              `json:"elapsed"`
 	JobOptions      map[string]string  `json:"job options"`
-	Read            FioDir             `json:"read"`
-	Write           FioDir             `json:"write"`
-	Trim            FioDir             `json:"trim"`
-	Sync            FioSync            `json:"sync"`
+	Read            Dir                `json:"read"`
+	Write           Dir                `json:"write"`
+	Trim            Dir                `json:"trim"`
+	Sync            Sync               `json:"sync"`
 	JobRuntime      int64              `json:"job_runtime"`
 	UsrCPU          float64            `json:"usr_cpu"`
 	SysCPU          float64            `json:"sys_cpu"`
@@ -69,37 +72,39 @@ type FioJob struct {
 	LatencyTarget   int64              `json:"latency_target"`
 	LatencyPct      float64            `json:"latency_percentile"`
 	LatencyWindow   int64              `json:"latency_window"`
-	Device          FioDevice          `json:"device"`
-	Geometry        FioGeometry        `json:"geometry"`
+	// Desc is the job's description= option, as fio adds it when set.
+	Desc     string   `json:"desc,omitempty"`
+	Device   Device   `json:"device"`
+	Geometry Geometry `json:"geometry"`
 	// Verify is ftlsim's account of the job's verify phase (absent
 	// without one); a mismatch also sets Error to EILSEQ (84), as fio
 	// does when verification fails.
-	Verify *VerifyStats `json:"verify,omitempty"`
+	Verify *sim.VerifyStats `json:"verify,omitempty"`
 
 	// PowerLoss is ftlsim's account of the power cuts during the job;
 	// AbortedIOs the commands they failed.
 	PowerLoss  []controller.PowerLossReport `json:"power_loss,omitempty"`
 	AbortedIOs int64                        `json:"aborted_ios,omitempty"`
 
-	disk        diskCounts      // what the job did to the drive, for disk_util
-	interrupted bool            // Result.Interrupted, for the report's interrupted
-	Power       FioPower        `json:"power"`
-	Series      FioSeries       `json:"series"`
-	SteadyState *FioSteadyState `json:"steadystate,omitempty"`
+	disk        diskCounts   // what the job did to the drive, for disk_util
+	interrupted bool         // Result.Interrupted, for the report's interrupted
+	Power       Power        `json:"power"`
+	Series      Series       `json:"series"`
+	SteadyState *SteadyState `json:"steadystate,omitempty"`
 	// TotalErr is the reads that failed with a medium error (EIO, also in
 	// Error), as fio counts them with continue_on_error.
 	TotalErr int64 `json:"total_err,omitempty"`
 }
 
-// FioSync is fio's sync object: the FLUSH commands a job issued (fsync,
+// Sync is fio's sync object: the FLUSH commands a job issued (fsync,
 // fdatasync, sync, end_fsync) and their latency.
-type FioSync struct {
-	LatNs    FioLat `json:"lat_ns"`
-	TotalIOs int64  `json:"total_ios"`
+type Sync struct {
+	LatNs    Lat   `json:"lat_ns"`
+	TotalIOs int64 `json:"total_ios"`
 }
 
-// FioLat is fio's latency summary object.
-type FioLat struct {
+// Lat is fio's latency summary object.
+type Lat struct {
 	Min        int64        `json:"min"`
 	Max        int64        `json:"max"`
 	Mean       float64      `json:"mean"`
@@ -107,12 +112,12 @@ type FioLat struct {
 	N          int64        `json:"N"`
 	Percentile NumericKeyed `json:"percentile,omitempty"`
 	// Bins is fio's json+ latency distribution: the count of each bin,
-	// keyed by its latency in ns (only with FioPlus).
+	// keyed by its latency in ns (only with JobPlusOf).
 	Bins NumericKeyed `json:"bins,omitempty"`
 }
 
-// FioDir is one direction (read, write or trim) of a job.
-type FioDir struct {
+// Dir is one direction (read, write or trim) of a job.
+type Dir struct {
 	IOBytes     int64   `json:"io_bytes"`
 	IOKBytes    int64   `json:"io_kbytes"`
 	BWBytes     int64   `json:"bw_bytes"`
@@ -122,9 +127,9 @@ type FioDir struct {
 	TotalIOs    int64   `json:"total_ios"`
 	ShortIOs    int64   `json:"short_ios"`
 	DropIOs     int64   `json:"drop_ios"`
-	SlatNs      FioLat  `json:"slat_ns"`
-	ClatNs      FioLat  `json:"clat_ns"`
-	LatNs       FioLat  `json:"lat_ns"`
+	SlatNs      Lat     `json:"slat_ns"`
+	ClatNs      Lat     `json:"clat_ns"`
+	LatNs       Lat     `json:"lat_ns"`
 	BWMin       int64   `json:"bw_min"`
 	BWMax       int64   `json:"bw_max"`
 	BWAgg       float64 `json:"bw_agg"`
@@ -138,11 +143,11 @@ type FioDir struct {
 	IOPSSamples int     `json:"iops_samples"`
 }
 
-// FioDevice is ftlsim's account of the flash activity of a job: every
+// Device is ftlsim's account of the flash activity of a job: every
 // counter of the drive (ftl.Counters, under its own JSON names, with the
 // flash operations by cause in "flash"), the figures derived from them,
 // and levels at the job's end.
-type FioDevice struct {
+type Device struct {
 	ftl.Counters
 	WriteAmplification float64 `json:"write_amplification"`
 	NANDWriteBytes     int64   `json:"nand_write_bytes"`
@@ -166,8 +171,8 @@ type FioDevice struct {
 	FlashUBER          float64 `json:"flash_uber"`
 }
 
-// FioPower is ftlsim's account of a job's power.
-type FioPower struct {
+// Power is ftlsim's account of a job's power.
+type Power struct {
 	AverageW           float64 `json:"average_w"`
 	PeakW              float64 `json:"peak_w"`
 	IdleW              float64 `json:"idle_w"`
@@ -175,8 +180,8 @@ type FioPower struct {
 	JoulesPerGBWritten float64 `json:"joules_per_gb_written"`
 }
 
-// FioGeometry describes the simulated drive.
-type FioGeometry struct {
+// Geometry describes the simulated drive.
+type Geometry struct {
 	Drive            string  `json:"drive"`
 	Channels         int     `json:"channels"`
 	Dies             int     `json:"dies"`
@@ -195,10 +200,10 @@ type FioGeometry struct {
 	GrownBadBlocks   int     `json:"grown_bad_blocks"`
 }
 
-// FioSeries is the per-interval series, column by column. A series of
-// more than MaxFioSeries intervals is left out: Intervals says how many it
+// Series is the per-interval series, column by column. A series of
+// more than MaxSeries intervals is left out: Intervals says how many it
 // has and Note where to find them.
-type FioSeries struct {
+type Series struct {
 	IntervalMs         int64     `json:"interval_ms"`
 	Intervals          int       `json:"intervals,omitempty"`
 	Note               string    `json:"note,omitempty"`
@@ -213,9 +218,11 @@ type FioSeries struct {
 	PowerW             []float64 `json:"power_w"`
 }
 
-func fioLat(l LatencyStats, pct bool) FioLat {
-	f := FioLat{Min: l.Min, Max: l.Max, Mean: round(l.Mean), Stddev: round(l.Stdev), N: l.N}
-	if pct {
+// latOf is fio's latency object of l, with its percentiles when pct and
+// there are samples (fio writes none for a direction without I/O).
+func latOf(l sim.LatencyStats, pct bool) Lat {
+	f := Lat{Min: l.Min, Max: l.Max, Mean: round(l.Mean), Stddev: round(l.Stdev), N: l.N}
+	if pct && l.N > 0 {
 		f.Percentile = make(NumericKeyed, len(l.Percentiles))
 		for p, v := range l.Percentiles {
 			f.Percentile[strconv.FormatFloat(p, 'f', 6, 64)] = v
@@ -246,13 +253,13 @@ func meanStd(xs []float64) (mn, mx, mean, std float64) {
 	return
 }
 
-func (r *Result) fioDir(d DirStats, dir int) FioDir {
+func dirOf(r *sim.Result, d sim.DirStats, dir int) Dir {
 	ms := r.RuntimeNs / 1e6
-	f := FioDir{
+	f := Dir{
 		IOBytes: d.Bytes, IOKBytes: d.Bytes / 1024, BWBytes: int64(d.BWBytes), BW: int64(d.BWBytes / 1024),
 		IOPS: round(d.IOPS), Runtime: ms, TotalIOs: d.IOs,
-		ClatNs: fioLat(d.Latency, !r.NoPercentiles && !r.LatPercentiles), LatNs: fioLat(d.Latency, r.LatPercentiles),
-		SlatNs: FioLat{},
+		ClatNs: latOf(d.Latency, !r.NoPercentiles && !r.LatPercentiles), LatNs: latOf(d.Latency, r.LatPercentiles),
+		SlatNs: Lat{},
 	}
 	if d.IOs == 0 {
 		f.Runtime = 0
@@ -288,22 +295,22 @@ func (r *Result) fioDir(d DirStats, dir int) FioDir {
 	return f
 }
 
-// FioSteadyState is fio's steadystate block: the criterion as fio writes
+// SteadyState is fio's steadystate block: the criterion as fio writes
 // it ("iops_slope:0.100000%"), the window in seconds, whether it was
 // attained, the criterion's figure, and the window's samples (bw in KiB/s,
 // as fio's).
-type FioSteadyState struct {
-	SS           string        `json:"ss"`
-	Duration     int64         `json:"duration"`
-	Attained     int           `json:"attained"`
-	Criterion    string        `json:"criterion"`
-	MaxDeviation float64       `json:"max_deviation"`
-	Slope        float64       `json:"slope"`
-	Data         FioSteadyData `json:"data"`
+type SteadyState struct {
+	SS           string     `json:"ss"`
+	Duration     int64      `json:"duration"`
+	Attained     int        `json:"attained"`
+	Criterion    string     `json:"criterion"`
+	MaxDeviation float64    `json:"max_deviation"`
+	Slope        float64    `json:"slope"`
+	Data         SteadyData `json:"data"`
 }
 
-// FioSteadyData is the window's samples and means.
-type FioSteadyData struct {
+// SteadyData is the window's samples and means.
+type SteadyData struct {
 	BWMean   int64   `json:"bw_mean"`
 	IOPSMean int64   `json:"iops_mean"`
 	LatMean  *int64  `json:"lat_mean,omitempty"`
@@ -312,9 +319,9 @@ type FioSteadyData struct {
 	BW       []int64 `json:"bw"`
 }
 
-// FioSteady writes what steady-state detection found as fio's
+// Steady writes what steady-state detection found as fio's
 // steadystate block (nil for nil).
-func FioSteady(s *SteadyState) *FioSteadyState {
+func Steady(s *sim.SteadyState) *SteadyState {
 	if s == nil {
 		return nil
 	}
@@ -322,9 +329,9 @@ func FioSteady(s *SteadyState) *FioSteadyState {
 	if s.Percent {
 		pct = "%"
 	}
-	out := &FioSteadyState{
+	out := &SteadyState{
 		SS: fmt.Sprintf("%s:%f%s", s.Criterion, s.Limit, pct), Duration: s.DurationNs / 1e9,
-		MaxDeviation: s.MaxDeviation, Slope: s.Slope, Data: FioSteadyData{IOPS: []int64{}, BW: []int64{}},
+		MaxDeviation: s.MaxDeviation, Slope: s.Slope, Data: SteadyData{IOPS: []int64{}, BW: []int64{}},
 	}
 	if s.Attained {
 		out.Attained = 1
@@ -379,14 +386,14 @@ func FioSteady(s *SteadyState) *FioSteadyState {
 	return out
 }
 
-// FioPlus is Fio with fio's json+ additions: each direction's completion
+// JobPlusOf is JobOf with fio's json+ additions: each direction's completion
 // latency distribution (clat_ns bins), as fio's --output-format=json+
 // writes it for tools such as fio_jsonplus_clat2csv.
-func (r *Result) FioPlus(options map[string]string) FioJob {
-	j := r.Fio(options)
+func JobPlusOf(r *sim.Result, options map[string]string) Job {
+	j := JobOf(r, options)
 	for _, d := range []struct {
-		dst *FioLat
-		src LatencyStats
+		dst *Lat
+		src sim.LatencyStats
 	}{{&j.Read.ClatNs, r.Read.Latency}, {&j.Write.ClatNs, r.Write.Latency}, {&j.Trim.ClatNs, r.Trim.Latency}} {
 		if len(d.src.Bins) == 0 {
 			continue
@@ -399,18 +406,21 @@ func (r *Result) FioPlus(options map[string]string) FioJob {
 	return j
 }
 
-// Fio converts the result to a fio job object; options are the job's
+// JobOf converts the result r to a fio job object; options are the job's
 // options as given.
-func (r *Result) Fio(options map[string]string) FioJob {
-	j := FioJob{
+func JobOf(r *sim.Result, options map[string]string) Job {
+	j := Job{
 		JobName: r.Name, JobOptions: options,
-		Read: r.fioDir(r.Read, 0), Write: r.fioDir(r.Write, 1), Trim: r.fioDir(r.Trim, 2),
+		Read: dirOf(r, r.Read, 0), Write: dirOf(r, r.Write, 1), Trim: dirOf(r, r.Trim, 2),
 		JobRuntime: r.RuntimeNs / 1e6, Elapsed: (r.EndNs - r.StartNs + 999_999_999) / 1e9,
 		IODepthLevel: map[string]float64{}, LatencyNs: map[string]float64{},
 		LatencyUs: map[string]float64{}, LatencyMs: map[string]float64{},
 		LatencyPct: 100, LatencyDepth: r.QueueDepth, IODepthSubmit: map[string]float64{}, IODepthComplete: map[string]float64{},
-		SteadyState: FioSteady(r.SteadyState),
-		Sync:        FioSync{LatNs: fioLat(r.Sync.Latency, false), TotalIOs: r.Sync.IOs},
+		SteadyState: Steady(r.SteadyState),
+		// fio's sync latency carries percentiles unless both completion
+		// and total latency percentiles are off.
+		Sync:        Sync{LatNs: latOf(r.Sync.Latency, !r.NoPercentiles), TotalIOs: r.Sync.IOs},
+		Desc:        options["description"],
 		interrupted: r.Interrupted,
 	}
 	j.disk = diskCounts{
@@ -447,9 +457,10 @@ func (r *Result) Fio(options map[string]string) FioJob {
 	for _, c := range r.DepthCounts {
 		subs += c
 	}
-	for i, lvl := range depthLevels {
+	levels := sim.DepthLevels()
+	for i, lvl := range levels {
 		key := strconv.Itoa(lvl)
-		if i == len(depthLevels)-1 {
+		if i == len(levels)-1 {
 			key = ">=64"
 		}
 		var n int64
@@ -479,7 +490,7 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		}
 	}
 	d, g := r.Device, r.Geometry
-	j.Device = FioDevice{
+	j.Device = Device{
 		Counters:           d.Counters,
 		WriteAmplification: round(d.WriteAmplification), NANDWriteBytes: d.NANDWriteBytes, NANDReadBytes: d.NANDReadBytes,
 		ReadAheadBytes: d.ReadAheadBytes, Erases: d.Erases, FreeBlocksMin: d.FreeBlocksMin, FreeBlocksEnd: d.FreeBlocksEnd,
@@ -489,7 +500,7 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		CompressionRatio: round(d.CompressionRatio()), ParityBytes: d.ParityBytes, MapReads: d.MapReads,
 		MapWrites: d.MapWrites, UBER: d.UBER, FlashUBER: d.FlashUBER,
 	}
-	j.Geometry = FioGeometry{
+	j.Geometry = Geometry{
 		Drive: g.Drive, Channels: g.Channels, Dies: g.Dies, Planes: g.Planes, Blocks: g.Blocks,
 		PagesPerBlock: g.PagesPerBlock, PageBytes: g.PageBytes, MappingUnitBytes: g.MappingUnitBytes,
 		PhysicalBytes: g.PhysicalBytes, UserBytes: g.UserBytes, OPPercent: round(g.OPPercent),
@@ -497,14 +508,14 @@ func (r *Result) Fio(options map[string]string) FioJob {
 		GrownBadBlocks: g.GrownBadBlocks,
 	}
 	pw := r.Power
-	j.Power = FioPower{AverageW: round(pw.AverageW), PeakW: round(pw.PeakW), IdleW: round(pw.IdleW),
+	j.Power = Power{AverageW: round(pw.AverageW), PeakW: round(pw.PeakW), IdleW: round(pw.IdleW),
 		EnergyJ: round(pw.EnergyJ), JoulesPerGBWritten: round(pw.JoulesPerGBWritten)}
-	s := FioSeries{}
+	s := Series{}
 	if len(r.Intervals) > 0 {
 		s.IntervalMs = (r.Intervals[0].EndNs - r.Intervals[0].StartNs) / 1e6
 	}
 	ivs := r.Intervals
-	if len(ivs) > MaxFioSeries {
+	if len(ivs) > MaxSeries {
 		s.Intervals = len(ivs)
 		s.Note = SeriesOmitted(len(ivs))
 		ivs = nil
@@ -525,9 +536,9 @@ func (r *Result) Fio(options map[string]string) FioJob {
 }
 
 // SeriesOmitted is the note of a fio job object whose series of n
-// intervals, more than MaxFioSeries, was left out.
+// intervals, more than MaxSeries, was left out.
 func SeriesOmitted(n int) string {
-	return fmt.Sprintf("the series has %d intervals, more than the %d the JSON holds: left out; the device log (--write_device_log) holds it", n, MaxFioSeries)
+	return fmt.Sprintf("the series has %d intervals, more than the %d the JSON holds: left out; the device log (--write_device_log) holds it", n, MaxSeries)
 }
 
 func pct(n, total int64) float64 {
@@ -537,17 +548,17 @@ func pct(n, total int64) float64 {
 	return round(100 * float64(n) / float64(total))
 }
 
-// WriteFioJSON writes a fio-shaped JSON report of jobs, indented as fio
+// WriteJSON writes a fio-shaped JSON report of jobs, indented as fio
 // indents it; "interrupted": true when a job's run was stopped early
 // (Result.Interrupted).
-func WriteFioJSON(w io.Writer, global map[string]string, jobs ...FioJob) error {
-	return NewFioReport(global, jobs...).Write(w)
+func WriteJSON(w io.Writer, global map[string]string, jobs ...Job) error {
+	return NewReport(global, jobs...).Write(w)
 }
 
-// NewFioReport assembles the fio JSON document of jobs: the global options
+// NewReport assembles the fio JSON document of jobs: the global options
 // (global["drive"] names the disk_util entry), the jobs, the drive's
 // disk_util, and Interrupted when a job's run was stopped early.
-func NewFioReport(global map[string]string, jobs ...FioJob) FioReport {
+func NewReport(global map[string]string, jobs ...Job) Report {
 	if global == nil {
 		global = map[string]string{}
 	}
@@ -555,16 +566,31 @@ func NewFioReport(global map[string]string, jobs ...FioJob) FioReport {
 	if name == "" {
 		name = "ftlsim"
 	}
-	rep := FioReport{FioVersion: FioVersion, GlobalOptions: global, Jobs: jobs, DiskUtil: []FioDiskUtil{DiskUtil(name, jobs...)}}
+	rep := Report{Version: Version, GlobalOptions: global, Jobs: jobs, DiskUtil: []DiskUtil{SumDiskUtil(name, jobs...)}}
 	for _, j := range jobs {
 		rep.Interrupted = rep.Interrupted || j.interrupted
 	}
 	return rep
 }
 
+// Stamp sets the report's time fields to t, as fio sets them to the time
+// it writes the report: seconds and milliseconds since the Unix epoch and
+// the local time in C's ctime format.
+func (r *Report) Stamp(t time.Time) {
+	r.Timestamp, r.TimestampMS = t.Unix(), t.UnixMilli()
+	r.Time = t.Format("Mon Jan _2 15:04:05 2006")
+}
+
 // Write writes the report as JSON, indented as fio indents it.
-func (r FioReport) Write(w io.Writer) error {
+func (r Report) Write(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
+
+// MaxSeries is the most series intervals a fio job object (JobOf,
+// JobPlusOf) carries: ten hours at the default one-second interval. A
+// longer series (a week-long trace replay has 600,000 intervals, 80 MB of
+// JSON) is left out of the JSON with a note saying so; the device log
+// (the command's --write_device_log, the review's CSV) holds it whole.
+const MaxSeries = 36000
