@@ -34,7 +34,6 @@ const (
 // end empty.
 var knownOffenders = map[string]int{
 	"ftl/ftltest/ftltest.go:Machine":       358,
-	"sim/engine.go:Engine.RunGroup":        281,
 	"cli/args.go:parseArgs":                255,
 	"report/document.go:blocks":            238,
 	"report/report.go:Run":                 207,
