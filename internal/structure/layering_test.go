@@ -38,19 +38,20 @@ import (
 var layers = [][]string{
 	// Helpers that import nothing of the module (or only each other,
 	// across layers).
-	{"internal/units", "internal/prefetch", "internal/suggest", "internal/testtier", "internal/snapshot", "internal/atomicfile", "internal/structure"},
+	{"internal/units", "internal/prefetch", "internal/suggest", "internal/cmdline", "internal/testtier", "internal/snapshot", "internal/atomicfile", "internal/structure"},
 	{"internal/fields"}, // the drive-description field table: imports units
 	{"blockio"},
 	{"nand"},
 	{"ftl"},
 	{"ftl/ftltest"}, // the policy checker kit, for tests
 	{"controller"},
-	{"internal/memlimit", "internal/testdrive"}, // memory estimates of drives; test drives at the tier's size
+	{"internal/testdrive", "controller/internal/fielddoc"}, // test drives at the tier's size; the drive-field reference's writer
 	{"workload"},
 	{"workload/trace"},
 	{"sim"},
 	{"sim/analysis", "sim/fioreport"},
-	{"internal/chart"}, // gonum/plot's house style: sweep's and report's charts
+	{"internal/memlimit"}, // memory estimates of drives and runs, for every command that runs many
+	{"internal/chart"},    // gonum/plot's house style: sweep's and report's charts
 	{"sweep"},
 	{"report"},
 	{"cli"},
