@@ -43,19 +43,19 @@ const (
 // lengths, the number of points.
 var docCommands = []docEntry{
 	// README.md
-	{doc: "go test ./... # all tests, default tier (TESTTIME on two cores)", def: skip, long: skip,
+	{doc: "go test ./... # all tests, default tier (about 3 minutes on two idle cores)", def: skip, long: skip,
 		why: "the test suite itself"},
 	{doc: "go run ./cmd/ftlsim --drive=bp4-240 --precondition=fill --rw=randwrite --bs=4k --iodepth=32 --runtime=60 --time_based",
 		swap: []string{"--drive=bp4-240", "--drive=bp4-240" + cap16, "--runtime=60", "--runtime=2"}, def: short, long: full,
 		why: "a 240 GB fill"},
 	{doc: "go run ./cmd/ftlsim scenario consistency --drive=m4-64 --spare=25",
-		swap: []string{"--spare=25", "--spare=25" + cap8 + " --time=30s"}, def: short, long: full,
-		why: "2,000 s of random writes"},
+		swap: []string{"--spare=25", "--spare=25" + cap8 + " --time=30s"}, def: short, long: short,
+		why: "2,000 s of random writes; the long tier runs it shortened too, to keep CI within its time"},
 	{doc: "go run ./cmd/ftlsim review --drive=m4-64,bp4-60 --quick --out=review",
 		def: skip, long: full, why: reviewSkip},
 	{doc: "go run ./cmd/ftlsim sweep examples/sweeps/nvme-queues.yaml --out=results/nvme-queues",
 		swap: []string{"go run ./cmd/ftlsim sweep examples/sweeps/nvme-queues.yaml", nvmeQueuesShort + " && go run ./cmd/ftlsim sweep nvme-queues.yaml"},
-		def:  short, long: full, why: "16 points on a 64 GiB drive"},
+		def:  short, long: short, why: "16 points on a 64 GiB drive; the long tier runs the documented study from docs/studies.md"},
 
 	// docs/README.md
 	{doc: `go build -o ftlsim ./cmd/ftlsim && export PATH="$PWD:$PATH"`, def: skip, long: skip,
@@ -67,16 +67,16 @@ var docCommands = []docEntry{
 
 	// docs/command.md
 	{doc: "ftlsim --drive=generic-mlc --precondition=fill --rw=randwrite --bs=4k --iodepth=32 --runtime=2000 --time_based --norandommap --write_iops_log=consistency --log_avg_msec=1000 --output-format=json > consistency.json",
-		swap: []string{"--drive=generic-mlc", "--drive=generic-mlc" + cap16, "--runtime=2000", "--runtime=5"}, def: short, long: full,
-		why: "a 256 GiB fill and 2,000 s of random writes"},
+		swap: []string{"--drive=generic-mlc", "--drive=generic-mlc" + cap16, "--runtime=2000", "--runtime=5"}, def: short, long: short,
+		why: "a 256 GiB fill and 2,000 s of random writes; the long tier runs it shortened too, to keep CI within its time"},
 
 	{doc: "ftlsim --drive=mydrive.yaml --capacity=240GB --op=25 --gc=cost-benefit --rw=randrw --rwmixread=70 --bssplit=4k/60:64k/40 --random_distribution=zipf:0.9 --runtime=60 --time_based",
 		swap: []string{"--runtime=60", "--runtime=5"}, def: short, long: full, why: "60 s of mixed I/O"},
 
 	// docs/drives.md
 	{doc: "ftlsim scenario sustained-write --drive=solidigm-p41-plus-2048",
-		swap: []string{"--drive=solidigm-p41-plus-2048", "--drive=solidigm-p41-plus-2048 --capacity=128GiB --span=20"}, def: short, long: full,
-		why: "writes 2 TB"},
+		swap: []string{"--drive=solidigm-p41-plus-2048", "--drive=solidigm-p41-plus-2048 --capacity=128GiB --span=20"}, def: short, long: short,
+		why: "writes 2 TB; the long tier runs it shortened too, to keep CI within its time"},
 
 	// docs/fio.md
 	{doc: "ftlsim run examples/jobs/fourcorners.fio --drive=generic-mlc --precondition=fill --output-format=json",
@@ -101,8 +101,8 @@ var docCommands = []docEntry{
 		swap: []string{"--capacity=200GiB", "--capacity=128GiB"}, def: short, long: full, why: "writes 200 GiB"},
 
 	// docs/performance.md
-	{doc: "go test -run=NONE -bench='SteadyStateRandomWrite$' -benchtime=200000x ./sim/", def: skip, long: full,
-		why: "compiles the sim tests afresh in the copy and fills a 256 GiB drive before measuring"},
+	{doc: "go test -run=NONE -bench='SteadyStateRandomWrite$' -benchtime=200000x ./sim/", def: skip, long: skip,
+		why: "a benchmark: compiles the sim tests afresh in the copy and fills a 256 GiB drive before it measures (2 minutes); performance.md says how to compare builds"},
 
 	// docs/reliability.md
 	{doc: "ftlsim scenario power-loss --drive=bp4-240 # fill, random writes with a FLUSH every 256, cut at 10 s, read every block back",
@@ -110,28 +110,28 @@ var docCommands = []docEntry{
 		why: "fills, rewrites and reads back 240 GB: two and a half minutes; shortened to the line's 8-die drive at 8 GiB (15 to 60 s per GB of drive at 16 GiB on 32 dies)"},
 	{doc: "ftlsim --drive=m4-256 --precondition=fill --rw=randwrite --iodepth=32 --runtime=60 --time_based --power_loss=20s,40s",
 		swap: []string{"--drive=m4-256", "--drive=m4-256" + cap16, "--runtime=60", "--runtime=4", "--power_loss=20s,40s", "--power_loss=1s,2s"},
-		def:  short, long: full, why: "a 256 GB fill"},
+		def:  short, long: short, why: "a 256 GB fill; the long tier runs it shortened too, to keep CI within its time"},
 	{doc: "ftlsim --drive=m4-64 --faults=wear=1,age=1y,rber_scale=100 --precondition=fill --size=1g --rw=randread --runtime=2 --time_based",
 		def: full, long: full, exit: 1, why: "every read fails: EIO, exit status 1, as the page says"},
 	{doc: "ftlsim scenario endurance --drive=m4-64 --quick=1 --chart=endurance.png # 35 s on an idle machine",
-		swap: []string{"--drive=m4-64", "--drive=m4-64 --capacity=4GiB --max_life=2"}, def: short, long: full, why: "rounds until a 64 GB drive retires"},
+		swap: []string{"--drive=m4-64", "--drive=m4-64 --capacity=4GiB --max_life=2"}, def: short, long: short, why: "rounds until a 64 GB drive retires; the long tier runs it shortened too, to keep CI within its time"},
 
 	// docs/scenarios.md
 	{doc: "ftlsim scenario consistency --drive=bp3-256 --spare=25",
-		swap: []string{"--spare=25", "--spare=25" + cap16 + " --time=30s"}, def: short, long: full, why: "2,000 s of random writes on 256 GB"},
+		swap: []string{"--spare=25", "--spare=25" + cap16 + " --time=30s"}, def: short, long: short, why: "2,000 s of random writes on 256 GB; the long tier runs it shortened too, to keep CI within its time"},
 	{doc: "ftlsim scenario trim-validation --drive=m4-256 --torture_time=30m --output-format=json > trim.json",
 		swap: []string{"--drive=m4-256", "--drive=m4-256" + cap16, "--torture_time=30m", "--torture_time=1m --measure_time=5s"},
-		def:  short, long: full, why: "a 30-minute torture of 256 GB"},
+		def:  short, long: short, why: "a 30-minute torture of 256 GB; the long tier runs it shortened too, to keep CI within its time"},
 	{doc: "ftlsim scenario sustained-write --drive=atlas-240 --fill=80 --idle=10m",
 		swap: []string{"--drive=atlas-240", "--drive=atlas-240" + cap16}, def: short, long: full, why: "writes 240 GB"},
 	{doc: "ftlsim review --drive=m4-64 --quick --endurance --out=review-m4 # about 20 s on two cores", def: skip, long: full,
 		why: reviewSkip},
 	{doc: "go run ./cmd/ftlsim review --drive=bp4-240,m4-256,atlas-240 --quick --jobs=2 --endurance --out=examples/review-quick",
-		swap: []string{"--drive=bp4-240,m4-256,atlas-240", "--drive=m4-64"}, def: skip, long: short,
-		why: reviewSkip + "; three drives take 3 min 30 s, so the long tier reviews one"},
+		def: skip, long: skip,
+		why: reviewSkip + "; three drives take 3 min 30 s (the long tier runs the README's and docs/scenarios.md's other reviews)"},
 	{doc: "go run ./cmd/ftlsim review --drive=970-evo-plus-1000,intel-660p-1024,mx500-1000 --quick --jobs=2 --out=examples/review-today",
-		swap: []string{"--drive=970-evo-plus-1000,intel-660p-1024,mx500-1000", "--drive=mx500-1000"}, def: skip, long: short,
-		why: reviewSkip + "; three drives take 2 min, so the long tier reviews one"},
+		def: skip, long: skip,
+		why: reviewSkip + "; three drives take 2 min (the long tier runs the README's and docs/scenarios.md's other reviews)"},
 
 	// docs/snapshots.md: the three commands share the drive's options.
 	{doc: "ftlsim --drive=bp4-240 --precondition=torture:30m --save_state=bp4.state --prepare_only",
