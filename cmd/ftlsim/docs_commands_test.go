@@ -113,7 +113,7 @@ var docCommands = []docEntry{
 		def:  short, long: short, why: "a 256 GB fill; the long tier runs it shortened too, to keep CI within its time"},
 	{doc: "ftlsim --drive=m4-64 --faults=wear=1,age=1y,rber_scale=100 --precondition=fill --size=1g --rw=randread --runtime=2 --time_based",
 		def: full, long: full, exit: 1, why: "every read fails: EIO, exit status 1, as the page says"},
-	{doc: "ftlsim scenario endurance --drive=m4-64 --quick=1 --chart=endurance.png # 35 s on an idle machine",
+	{doc: "ftlsim scenario endurance --drive=m4-64 --quick=1 --chart=endurance.png # 35 to 50 s on two cores",
 		swap: []string{"--drive=m4-64", "--drive=m4-64 --capacity=4GiB --max_life=2"}, def: short, long: short, why: "rounds until a 64 GB drive retires; the long tier runs it shortened too, to keep CI within its time"},
 
 	// docs/scenarios.md
