@@ -47,7 +47,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--op=-1"}, "op_percent"},
 		{[]string{"--op=lots"}, "--op"},
 		{[]string{"--gc=lru"}, "gc"},
-		{[]string{"--capacity=64TiB"}, "memory"},
+		{[]string{"--capacity=64TiB"}, "unit_bytes"}, // more units than 32-bit unit numbers hold
 		{[]string{"--capacity=12345"}, "capacity"},
 		{[]string{"--capacity=-5GB"}, "capacity"},
 		{[]string{"--drive=no-such-drive"}, "drive"},

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -59,19 +58,8 @@ type fileSet map[string][]byte
 // writeTo writes the files into dir, each whole: written to a temporary
 // file beside its place, then renamed over it.
 func (fs fileSet) writeTo(dir string) error {
-	names := make([]string, 0, len(fs))
-	for n := range fs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		path := filepath.Join(dir, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		if err := atomicfile.WriteFile(path, fs[n]); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
+	if err := atomicfile.WriteTree(dir, fs); err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	return nil
 }

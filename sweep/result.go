@@ -88,6 +88,18 @@ func (cs *Coords) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// Label is the coordinates as name=value pairs, space-separated.
+func (cs Coords) Label() string {
+	var b strings.Builder
+	for i, c := range cs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(c.Axis + "=" + c.Value)
+	}
+	return b.String()
+}
+
 // Get returns the value of axis name, and whether the point has it.
 func (cs Coords) Get(name string) (string, bool) {
 	for _, c := range cs {
