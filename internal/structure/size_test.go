@@ -35,8 +35,6 @@ const (
 var knownOffenders = map[string]int{
 	"ftl/ftltest/ftltest.go:Machine":       358,
 	"cli/args.go:parseArgs":                255,
-	"report/document.go:blocks":            238,
-	"report/report.go:Run":                 207,
 	"workload/jobfile.go:ParseJobFileWith": 168,
 	"cli/jobfile.go:runJobFile":            155,
 	"sim/sim_test.go":                      803,
