@@ -31,7 +31,8 @@ import (
 //   - every relative link names a tracked file or folder, and every
 //     #anchor a heading of its page;
 //   - every inline code span that names a path under one of the
-//     repository's folders (`controller/presets/lines`) names a tracked one;
+//     repository's folders (`controller/presets/lines`) names a tracked
+//     one, from the root or from the page's folder;
 //   - every command of every ```sh block runs and exits as the page says:
 //     from a copy of the tracked files (git ls-files), one copy a page, the
 //     commands of a page in order in it, with the ftlsim binary (built
@@ -277,7 +278,9 @@ func checkLinks(t *testing.T, p page, pages []page, tracked map[string]bool) {
 		if _, ok := pendingFiles[rel]; ok {
 			continue
 		}
-		if !exists(rel) {
+		// From the root, or from the page's folder (a README naming its
+		// folder's files).
+		if !exists(rel) && !exists(path.Join(path.Dir(p.path), rel)) {
 			t.Errorf("%s:%d: `%s`: no such file or folder in the repository", p.path, s.line, s.target)
 		}
 	}
