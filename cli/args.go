@@ -7,12 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/ftlsim/ftlsim/ftl"
-	"github.com/ftlsim/ftlsim/internal/units"
+	"github.com/ftlsim/ftlsim/internal/cmdline"
 	"github.com/ftlsim/ftlsim/workload"
 	"github.com/ftlsim/ftlsim/workload/trace"
 )
@@ -112,253 +111,58 @@ func hostOnlyArg(a string) (key, val string, ok bool) {
 	return key, val, true
 }
 
+// cmdMode is the command's bit in cmdline's sets of commands.
+func (m mode) cmdMode() cmdline.Mode {
+	switch m {
+	case modeJob:
+		return cmdline.Job
+	case modeReplay:
+		return cmdline.Replay
+	case modeJobFile:
+		return cmdline.JobFile
+	case modeScenario:
+		return cmdline.Scenario
+	}
+	panic(fmt.Sprintf("cli: parseArgs with unknown %v", m))
+}
+
+// replayJobOptions are the job options a replay takes: the rest of the
+// job is the trace.
+var replayJobOptions = []string{"iodepth", "name"}
+
+// errHelp is returned for --help among a command's options.
+var errHelp = usage("--help: ftlsim --help lists the commands and their options (ftlsim scenario NAME --help: a scenario's parameters)")
+
 // parseArgs parses the command line of mode m.
 func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
-	replay := m == modeReplay
+	return parseArgsWith(args, m, reg, nil)
+}
+
+// parseArgsWith parses the command line of mode m; also are names the
+// command takes besides its options (a scenario's parameters), offered
+// when an unknown option is close to one.
+func parseArgsWith(args []string, m mode, reg *ftl.Registry, also []string) (*options, error) {
+	cm := m.cmdMode()
 	o := &options{policies: reg, job: workload.NewJob("ftlsim"), given: map[string]string{}, drive: "generic-mlc",
 		format: "normal", precondition: workload.Precondition{Kind: workload.PreconditionNone}, intervalMsec: 1000, logAvgMsec: 0, logHistMsec: 1000,
-		replay: replay, speedup: 1, devices: "merge", beyond: "wrap"}
-	fs := flag.NewFlagSet("ftlsim", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var firstErr error
-	keep := func(err error) error {
-		if err != nil && firstErr == nil {
-			firstErr = err
+		replay: m == modeReplay, speedup: 1, devices: "merge", beyond: "wrap"}
+	p := &argParser{o: o, fs: flag.NewFlagSet("ftlsim", flag.ContinueOnError)}
+	p.fs.SetOutput(io.Discard)
+	p.addJobOptions(m)
+	for _, c := range cmdline.Options() {
+		if c.Modes&cm != 0 {
+			p.add(c.Name, c.Help, c.Flag, commandSetters[c.Name])
 		}
-		return err
-	}
-	var jobOptions []string
-	switch m {
-	case modeJob:
-		jobOptions = workload.Options()
-		fs.Func("numjobs", "run this many clones of the job at once (1..64)", func(v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 64 {
-				return keep(usage("--numjobs=%s: must be an integer in 1..64", v))
-			}
-			o.numjobs = n
-			return nil
-		})
-		fs.BoolFunc("group_reporting", "report the clones as one job", func(v string) error {
-			o.groupReporting = v != "false" && v != "0"
-			return nil
-		})
-	case modeReplay:
-		jobOptions = []string{"iodepth", "name"}
-	case modeJobFile:
-		// The jobs come from the file; job options on the command line
-		// are set before the file's own, as fio's are, and host-side
-		// ones (--ioengine, --filename, engine options) are taken and
-		// reported as not applied.
-		for _, name := range append(workload.Options(), "numjobs", "group_reporting", "new_group") {
-			name := name
-			add := func(v string) error {
-				o.fileDefaults = append(o.fileDefaults, [2]string{name, v})
-				return nil
-			}
-			if workload.IsFlag(name) {
-				fs.BoolFunc(name, workload.OptionHelp(name), func(v string) error {
-					if v == "true" {
-						v = "1"
-					}
-					return add(v)
-				})
-			} else {
-				fs.Func(name, workload.OptionHelp(name), add)
-			}
-		}
-		fs.Func("section", "run only this job section of the file (may repeat)", func(v string) error {
-			o.sections = append(o.sections, v)
-			return nil
-		})
-	case modeScenario:
-		// The jobs come from the scenario; --randseed seeds the drive and
-		// is mixed into each of the scenario's jobs' seeds.
-		fs.Func("randseed", "seed of the drive and of the scenario's jobs (default: the scenario's own seeds)", func(v string) error {
-			o.given["randseed"] = v
-			o.seedGiven = true
-			return keep(o.job.Set("randseed", v))
-		})
-	default:
-		panic(fmt.Sprintf("cli: parseArgs with unknown %v", m))
-	}
-	for _, name := range jobOptions {
-		name := name
-		set := func(v string) error {
-			o.given[name] = v
-			return keep(o.job.Set(name, v))
-		}
-		if workload.IsFlag(name) {
-			fs.BoolFunc(name, workload.OptionHelp(name), func(v string) error {
-				if v == "true" {
-					v = "1"
-				}
-				return set(v)
-			})
-		} else {
-			fs.Func(name, workload.OptionHelp(name), set)
-		}
-	}
-	str := func(dst *string, name, help string, check func(string) error) {
-		fs.Func(name, help, func(v string) error {
-			if check != nil {
-				if err := check(v); err != nil {
-					return keep(usage("--%s=%s: %w", name, v, err))
-				}
-			}
-			*dst = v
-			return nil
-		})
-	}
-	msec := func(dst *int64, name, help string, lo int64) {
-		fs.Func(name, help, func(v string) error {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < lo || n > 1e9 {
-				return keep(usage("--%s=%s: must be an integer from %d to 1000000000", name, v, lo))
-			}
-			*dst = n
-			return nil
-		})
-	}
-	str(&o.drive, "drive", "drive preset name or description file", nil)
-	str(&o.capacity, "capacity", "user-visible capacity (e.g. 240GB, 256GiB)", func(v string) error {
-		_, err := units.ParseSize(v, true)
-		return err
-	})
-	str(&o.op, "op", "spare area in percent of user capacity", nil)
-	str(&o.gc, "gc", "GC victim policy: "+strings.Join(reg.Names(), ", "), func(v string) error {
-		_, err := reg.Parse(v)
-		return err
-	})
-	fs.Func("faults", faultsHelp, func(v string) error {
-		f, err := parseFaults(v)
-		if err != nil {
-			return keep(err)
-		}
-		o.faults = f
-		return nil
-	})
-	fs.Func("precondition", "none, fill or torture[:DURATION]", func(v string) error {
-		p, err := workload.ParsePrecondition(v)
-		if err != nil {
-			return keep(err)
-		}
-		o.precondition, o.preconditionGiven = p, true
-		return nil
-	})
-	if m != modeScenario {
-		str(&o.saveState, "save_state", "save the prepared drive's state (after the secure erase and precondition) to this file", nil)
-		str(&o.loadState, "load_state", "start from the drive state in this file (written by --save_state) instead of preparing the drive", nil)
-		fs.BoolFunc("prepare_only", "with --save_state: prepare the drive, save its state and run no job", func(v string) error {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return keep(usage("--prepare_only=%s: allowed true or false", v))
-			}
-			o.prepareOnly = b
-			return nil
-		})
-	}
-	str(&o.format, "output-format", "normal, json, json+ (json with each direction's latency distribution, fio's clat_ns bins) or terse (fio's terse version 3)", func(v string) error {
-		if v != "normal" && v != "json" && v != "json+" && v != "terse" {
-			return errors.New("allowed normal, json, json+, terse")
-		}
-		return nil
-	})
-	str(&o.output, "output", "write the report to this file", nil)
-	str(&o.maxMemory, "max_memory", "memory a run may use (default: half of the available memory, or FTLSIM_MAX_MEMORY)", func(v string) error {
-		if b, err := units.ParseSize(v, true); err != nil || b <= 0 {
-			return fmt.Errorf("%w: allowed a positive size such as 8GiB or 16GB", units.ErrSyntax)
-		}
-		return nil
-	})
-	str(&o.iopsLog, "write_iops_log", "write NAME_iops.1.log", nil)
-	str(&o.bwLog, "write_bw_log", "write NAME_bw.1.log", nil)
-	str(&o.latLog, "write_lat_log", "write NAME_lat.1.log, NAME_clat.1.log, NAME_slat.1.log", nil)
-	fs.Func("log_offset", "1: log lines carry each I/O's offset (fio's log_offset)", func(v string) error {
-		switch v {
-		case "0", "1":
-			o.logOffset = v == "1"
-			return nil
-		}
-		return keep(usage("--log_offset=%s: allowed 0 or 1", v))
-	})
-	msec(&o.logAvgMsec, "log_avg_msec", "average log entries over this many ms (0: one per I/O)", 0)
-	str(&o.histLog, "write_hist_log", "write NAME_clat_hist.1.log: completion-latency histograms (fio's 1,856 bins) every log_hist_msec", nil)
-	msec(&o.logHistMsec, "log_hist_msec", "interval of the histogram log, in ms (default 1000)", 1)
-	str(&o.deviceLog, "write_device_log", "write the per-interval series as CSV", nil)
-	msec(&o.intervalMsec, "device_log_msec", "interval of the series, in ms (default 1000)", 1)
-	if replay {
-		fs.Func("format", "trace format (default: detected)", func(v string) error {
-			f, err := trace.ParseFormat(v)
-			if err != nil {
-				return keep(usage("--format=%s: %w", v, err))
-			}
-			o.traceFormat = f
-			return nil
-		})
-		fs.Func("speedup", "replay the recorded times this many times faster", func(v string) error {
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil || x <= 0 || x > 1e9 || math.IsNaN(x) {
-				return keep(usage("--speedup=%s: must be a number above 0", v))
-			}
-			o.speedup = x
-			return nil
-		})
-		str(&o.devices, "devices", "merge, or partition:N", nil)
-		str(&o.beyond, "beyond", "wrap or reject requests past the drive", nil)
 	}
 	if m == modeJobFile {
-		var rest []string
-		for _, a := range args {
-			if k, v, ok := hostOnlyArg(a); ok && fs.Lookup(k) == nil {
-				o.fileDefaults = append(o.fileDefaults, [2]string{k, v})
-				continue
-			}
-			rest = append(rest, a)
-		}
-		args = rest
+		args = p.takeHostOnly(args)
 	}
-	// Positional arguments may stand among the options.
-	var positional []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if firstErr != nil {
-				return nil, firstErr
-			}
-			msg := err.Error()
-			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-				return nil, usage("unknown option --%s (see ftlsim --help)", strings.TrimLeft(name, "-"))
-			}
-			return nil, usage("%s", msg)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		rest = fs.Args()[1:]
+	positional, err := p.parse(args, also)
+	if err != nil {
+		return nil, err
 	}
-	switch m {
-	case modeReplay:
-		if len(positional) != 1 {
-			return nil, usage("replay takes one trace file (got %d)", len(positional))
-		}
-		o.traceFile = positional[0]
-		if !o.job.IsSet("iodepth") {
-			o.job.IODepth = 0 // open loop at the recorded times
-		}
-	case modeScenario:
-		if len(positional) > 0 {
-			return nil, usage("unexpected argument %q (scenario parameters are --name=value)", positional[0])
-		}
-	case modeJobFile:
-		if len(positional) != 1 {
-			return nil, usage("run takes one job file (got %d)", len(positional))
-		}
-		o.traceFile = positional[0]
-	case modeJob:
-		if len(positional) > 0 {
-			return nil, usage("unexpected argument %q: options are --name=value; job files run with: ftlsim run FILE", positional[0])
-		}
+	if err := o.takePositional(m, positional); err != nil {
+		return nil, err
 	}
 	if err := checkStateOptions(o); err != nil {
 		return nil, err
@@ -367,4 +171,158 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 		o.job.Name = o.job.Pattern.String()
 	}
 	return o, nil
+}
+
+// argParser registers a command's options on a flag set and keeps the
+// first error a setter returned (the flag package's own text for it is
+// not used).
+type argParser struct {
+	o        *options
+	fs       *flag.FlagSet
+	firstErr error
+}
+
+// setter sets an option, named name, to v in o; its error is the one
+// the user reads.
+type setter func(o *options, name, v string) error
+
+// add registers option name; a flag may be given bare, and then reads
+// "1" (a switch given as --flag=true too).
+func (p *argParser) add(name, help string, isFlag bool, set setter) {
+	f := func(v string) error {
+		if err := set(p.o, name, v); err != nil {
+			if p.firstErr == nil {
+				p.firstErr = err
+			}
+			return err
+		}
+		return nil
+	}
+	if isFlag {
+		p.fs.BoolFunc(name, help, f)
+		return
+	}
+	p.fs.Func(name, help, f)
+}
+
+// addJobOptions registers the job options mode m takes: all of them for
+// one job, iodepth and name for a replay, and for a job file all of them
+// and the file's own (numjobs, …), as defaults set before the file's.
+func (p *argParser) addJobOptions(m mode) {
+	switch m {
+	case modeJob:
+		for _, name := range workload.Options() {
+			p.add(name, workload.OptionHelp(name), workload.IsFlag(name), setJobOption)
+		}
+	case modeReplay:
+		for _, name := range replayJobOptions {
+			p.add(name, workload.OptionHelp(name), workload.IsFlag(name), setJobOption)
+		}
+	case modeJobFile:
+		for _, opt := range workload.OptionTable() {
+			if opt.Support != workload.Honoured {
+				continue
+			}
+			for _, name := range opt.Names() {
+				p.add(name, workload.OptionHelp(name), opt.Kind == workload.KindFlag, addFileDefault)
+			}
+		}
+	}
+}
+
+// setJobOption sets a job option of the command's job.
+func setJobOption(o *options, name, v string) error {
+	if v == "true" && workload.IsFlag(name) {
+		v = "1"
+	}
+	o.given[name] = v
+	return o.job.Set(name, v)
+}
+
+// addFileDefault keeps a job option of ftlsim run's command line, set
+// before the job file's own.
+func addFileDefault(o *options, name, v string) error {
+	if v == "true" && workload.IsFlag(name) {
+		v = "1"
+	}
+	o.fileDefaults = append(o.fileDefaults, [2]string{name, v})
+	return nil
+}
+
+// takeHostOnly takes the host-side fio options (--ioengine=…, engine
+// options) out of a job file's command line: they are reported as not
+// applied, like the file's.
+func (p *argParser) takeHostOnly(args []string) []string {
+	var rest []string
+	for _, a := range args {
+		if k, v, ok := hostOnlyArg(a); ok && p.fs.Lookup(k) == nil {
+			p.o.fileDefaults = append(p.o.fileDefaults, [2]string{k, v})
+			continue
+		}
+		rest = append(rest, a)
+	}
+	return rest
+}
+
+// parse parses args and returns the positional arguments, which may
+// stand among the options. An unknown option is answered with the
+// closest known ones (the flags and also).
+func (p *argParser) parse(args, also []string) ([]string, error) {
+	var positional []string
+	for rest := args; ; {
+		if err := p.fs.Parse(rest); err != nil {
+			if p.firstErr != nil {
+				return nil, p.firstErr
+			}
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, errHelp
+			}
+			msg := err.Error()
+			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+				return nil, usageError{p.unknown(strings.TrimLeft(name, "-"), also)}
+			}
+			return nil, usage("%s", msg)
+		}
+		if p.fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, p.fs.Arg(0))
+		rest = p.fs.Args()[1:]
+	}
+}
+
+// unknown is the error for option name, which the command does not take.
+func (p *argParser) unknown(name string, also []string) error {
+	known := slices.Clone(also)
+	p.fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+	return workload.Unknown("option", name, known, "--", "see ftlsim --help")
+}
+
+// takePositional checks the positional arguments of mode m: a replay's
+// trace file, a job file, or none.
+func (o *options) takePositional(m mode, positional []string) error {
+	switch m {
+	case modeReplay:
+		if len(positional) != 1 {
+			return usage("replay takes one trace file (got %d)", len(positional))
+		}
+		o.traceFile = positional[0]
+		if !o.job.IsSet("iodepth") {
+			o.job.IODepth = 0 // open loop at the recorded times
+		}
+	case modeScenario:
+		if len(positional) > 0 {
+			return usage("unexpected argument %q (scenario parameters are --name=value)", positional[0])
+		}
+	case modeJobFile:
+		if len(positional) != 1 {
+			return usage("run takes one job file (got %d)", len(positional))
+		}
+		o.traceFile = positional[0]
+	case modeJob:
+		if len(positional) > 0 {
+			return usage("unexpected argument %q: options are --name=value; job files run with: ftlsim run FILE", positional[0])
+		}
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -37,10 +38,10 @@ type demoResult struct {
 	fillMBps  float64
 	fillSecs  float64
 	run       *sim.Result
-	summary   sim.ConsistencySummary // steady window: the last quarter
-	cliff     int                    // index of the cliff's interval; -1 for none
-	peak      int                    // index of the highest write amplification
-	hostAtPk  int64                  // host bytes written before the peak interval
+	summary   analysis.ConsistencySummary // steady window: the last quarter
+	cliff     int                         // index of the cliff's interval; -1 for none
+	peak      int                         // index of the highest write amplification
+	hostAtPk  int64                       // host bytes written before the peak interval
 	tail      steadiness
 	tailWA    float64 // mean write amplification over the last quarter
 	tailStart int64   // ns
@@ -123,7 +124,7 @@ func readDemo(drive string, capacity int64, fill, r *sim.Result) *demoResult {
 	whole := wholeIntervals(r.Intervals)
 	length := r.EndNs - r.StartNs
 	d.tailStart = length * 3 / 4
-	d.summary = sim.SummarizeConsistency(r.Intervals, d.tailStart)
+	d.summary = analysis.SummarizeConsistency(r.Intervals, d.tailStart)
 	var host int64
 	for i, iv := range whole {
 		if d.cliff < 0 && iv.EndNs == d.summary.CliffNs {

@@ -5,35 +5,23 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/nand"
 )
 
+// listWidth is the widest line the drive list prints.
+const listWidth = 100
+
 // drives lists the presets, or prints one as an editable description.
 func drives(args []string, w io.Writer) error {
 	switch len(args) {
 	case 0:
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tCAPACITY\tSPARE\tDIES\tCHANNELS\tCELL\tPAGE\tINTERFACE\tGC\tFIRMWARE\tDESCRIPTION")
-		for _, name := range controller.Presets() {
-			c, err := controller.Preset(name)
-			if err != nil {
-				return err
-			}
-			r, err := c.Resolve()
-			if err != nil {
-				return fmt.Errorf("preset %s: %w", name, err)
-			}
-			g := r.Config.NAND.Geometry
-			fmt.Fprintf(tw, "%s\t%s\t%.1f %%\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", name, capacityText(r.Config.Capacity),
-				r.SparePercent, g.Dies(), g.Channels, cellText(r.Config.NAND.Timing), units.FormatBytes(int64(g.PageBytes)),
-				interfaceText(c.Host), c.Firmware.GCPolicy, features(c.Firmware), c.Description)
-		}
-		return tw.Flush()
+		return listDrives(w)
 	case 1:
 		c, err := lookupDrive("drives", args[0])
 		if err != nil {
@@ -50,6 +38,83 @@ func drives(args []string, w io.Writer) error {
 		return err
 	}
 	return usage("drives takes at most one name")
+}
+
+// listDrives writes the presets within listWidth columns: a row of
+// columns a drive, then, indented, its description and its GC policy and
+// firmware mechanisms, wrapped.
+func listDrives(w io.Writer) error {
+	rows := [][]string{{"NAME", "CAPACITY", "SPARE", "DIES", "CH", "CELL", "PAGE", "INTERFACE"}}
+	var details [][]string
+	for _, name := range controller.Presets() {
+		c, err := controller.Preset(name)
+		if err != nil {
+			return err
+		}
+		r, err := c.Resolve()
+		if err != nil {
+			return fmt.Errorf("preset %s: %w", name, err)
+		}
+		g := r.Config.NAND.Geometry
+		rows = append(rows, []string{name, capacityText(r.Config.Capacity), fmt.Sprintf("%.1f %%", r.SparePercent),
+			strconv.Itoa(g.Dies()), strconv.Itoa(g.Channels), cellText(r.Config.NAND.Timing),
+			units.FormatBytes(int64(g.PageBytes)), interfaceText(c.Host)})
+		firmware := "GC " + c.Firmware.GCPolicy
+		if f := features(c.Firmware); f != "" {
+			firmware += "; " + strings.ReplaceAll(f, ",", ", ")
+		}
+		details = append(details, []string{c.Description, firmware})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	var b strings.Builder
+	for i, row := range rows {
+		for j, cell := range row {
+			if j < len(row)-1 {
+				fmt.Fprintf(&b, "%-*s", widths[j]+2, cell)
+			} else {
+				b.WriteString(cell)
+			}
+		}
+		b.WriteByte('\n')
+		if i > 0 {
+			for _, d := range details[i-1] {
+				wrap(&b, d, "    ", "      ", listWidth)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// wrap writes text in lines of at most width runes, breaking at spaces:
+// the first line after indent, the others after more. A word longer than
+// a line has it to itself; an empty text writes nothing.
+func wrap(b *strings.Builder, text, indent, more string, width int) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	line, n := indent, utf8.RuneCountInString(indent)
+	fresh := true
+	for _, word := range strings.Fields(text) {
+		wn := utf8.RuneCountInString(word)
+		if !fresh && n+1+wn > width {
+			b.WriteString(line + "\n")
+			line, n, fresh = more, utf8.RuneCountInString(more), true
+		}
+		if !fresh {
+			line += " "
+			n++
+		}
+		line += word
+		n += wn
+		fresh = false
+	}
+	b.WriteString(line + "\n")
 }
 
 // interfaceText names a drive's host interface: "sata", or on NVMe

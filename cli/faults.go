@@ -28,15 +28,6 @@ type faults struct {
 	eccBits    int     // firmware.ecc_bits (0: the drive's)
 }
 
-// faultsHelp is --faults' help: its keys and their ranges.
-const faultsHelp = `inject faults: comma-separated KEY=VALUE, any turning on the NAND part's read-error model:
-on (just the model), wear=SHARE (0..10 of the rated P/E cycles used before the run, or a percentage: 95%),
-age=TIME (0..100y of retention added to the data before each measured job: 12h, 180d, 2y),
-rber_scale=X (0.001..1000, multiplies every raw bit-error rate), grown_bad_permille=N (0..999),
-program_fail_permille=N (0..999),
-bad_block_permille=N (0..100), read_reclaim=N (0..1000000000 reads since erase; 0: off),
-ecc_bits=N (1..1000 bits corrected per codeword)`
-
 // parseFaults parses the value of --faults.
 func parseFaults(v string) (faults, error) {
 	f := faults{given: true, grownBad: -1, progFail: -1, factoryBad: -1, reclaim: -1}

@@ -73,6 +73,18 @@ func TestInterruptedJobWritesResults(t *testing.T) {
 	require.Zero(t, doc["jobs"].([]any)[0].(map[string]any)["write"].(map[string]any)["total_ios"])
 }
 
+// Stopped during its fill, the text report says the precondition was
+// interrupted, not how long a finished fill took.
+func TestInterruptedPreconditionSaysSo(t *testing.T) {
+	code, out, errOut := runUntil(t, 0, append([]string{"--precondition=fill"}, long...)...)
+	require.Equal(t, exitInterrupted, code, errOut)
+	require.Contains(t, out, "precondition: sequential fill (stopped after")
+	require.Contains(t, out, "interrupted before it finished")
+	code, out, errOut = runUntil(t, 0, append([]string{"--precondition=torture:10s"}, long...)...)
+	require.Equal(t, exitInterrupted, code, errOut)
+	require.Contains(t, out, "interrupted before it finished")
+}
+
 // An interrupted run's --output and logs are written whole.
 func TestInterruptedRunCommitsOutputs(t *testing.T) {
 	dir := t.TempDir()

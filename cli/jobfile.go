@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -27,7 +29,7 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 	}
 	defer f.Close()
 	jf, err := workload.ParseJobFileWith(o.traceFile, f, workload.ParseOptions{
-		Getenv: os.Getenv, Host: workload.ThisHost(), Sections: o.sections, Defaults: o.fileDefaults})
+		LookupEnv: os.LookupEnv, Host: workload.ThisHost(), Sections: o.sections, Defaults: o.fileDefaults})
 	if err != nil {
 		return usageError{err} // the file's content, or reading it
 	}
@@ -42,6 +44,63 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 // at the same time, after a secure erase and the precondition; a
 // reporting group with group_reporting is reported as one job.
 func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set settings) error {
+	c, err := fileDrive(o, jf, stderr, set)
+	if err != nil {
+		return err
+	}
+	if o.prepareOnly {
+		return prepareOnly(o, c, stdout, stderr, set)
+	}
+	outs, err := newOutputs(o, stdout)
+	if err != nil {
+		return err
+	}
+	defer outs.abort()
+	if o.deviceLog != "" {
+		if err := check("write_device_log="+o.deviceLog, deviceLogName(o, jf, 1)); err != nil {
+			return err
+		}
+	}
+	wall := time.Now()
+	e := sim.New(c)
+	defer stopOn(set.ctx, e)()
+	prep, err := prepareDrive(e, o, stderr)
+	if err != nil {
+		return err
+	}
+	c = e.Controller() // restored in place by --load_state; the same drive
+	results, err := runGroups(e, o, jf, outs)
+	if err != nil {
+		return err
+	}
+	noteOmittedSeries(o, stderr, results...)
+	fioJobs, texts := fileReports(o, jf.Jobs[:len(results)], results, outs.report)
+	out := outs.report
+	switch {
+	case o.format == "terse":
+		err = fioreport.WriteTerse(out, o.drive, fioJobs...)
+	case o.json():
+		err = writeReport(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
+	default:
+		writeDriveText(out, o, c, prep)
+		for _, t := range texts {
+			t()
+		}
+		writeDiskStats(out, fioreport.SumDiskUtil(o.drive, fioJobs...))
+		fmt.Fprintf(out, "simulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
+	}
+	if err != nil {
+		return err
+	}
+	if err := outs.commit(); err != nil {
+		return err
+	}
+	return interrupted(verifyError(results...), results...)
+}
+
+// fileDrive builds the drive the jobs of jf run on and resolves each job
+// against it, printing each section's notes once.
+func fileDrive(o *options, jf *workload.JobFile, stderr io.Writer, set settings) (*controller.Controller, error) {
 	for _, j := range jf.Jobs {
 		o.trackData = o.trackData || j.Job.Verify || len(j.Job.PowerLossNs) > 0
 	}
@@ -51,12 +110,12 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 	}
 	c, err := buildDrive(o, jobs, o.intervalMsec*1e6)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	noted := map[string]bool{}
 	for _, j := range jf.Jobs {
 		if err := j.Job.Resolve(c.CapacityBytes()); err != nil {
-			return fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
+			return nil, fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
 		}
 		for _, n := range j.Job.Notes {
 			if msg := fmt.Sprintf("ftlsim: %s:%d: [%s]: note: %s", jf.Name, j.Line, j.Section, n); !noted[msg] {
@@ -68,34 +127,22 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 			j.Job.RuntimeNs = cap
 		}
 	}
-	if o.prepareOnly {
-		return prepareOnly(o, c, stdout, stderr, set)
+	return c, nil
+}
+
+// deviceLogName is the device log of the n-th job (from 1): the file
+// --write_device_log names, with .n when the file has several jobs.
+func deviceLogName(o *options, jf *workload.JobFile, n int) string {
+	if len(jf.Jobs) > 1 {
+		return fmt.Sprintf("%s.%d", o.deviceLog, n)
 	}
-	outs, err := newOutputs(o, stdout)
-	if err != nil {
-		return err
-	}
-	defer outs.abort()
-	out := outs.report
-	deviceLog := func(n int) string { // the n-th job's (from 1)
-		if len(jf.Jobs) > 1 {
-			return fmt.Sprintf("%s.%d", o.deviceLog, n)
-		}
-		return o.deviceLog
-	}
-	if o.deviceLog != "" {
-		if err := check("write_device_log="+o.deviceLog, deviceLog(1)); err != nil {
-			return err
-		}
-	}
-	wall := time.Now()
-	e := sim.New(c)
-	defer stopOn(set.ctx, e)()
-	preNs, err := prepareDrive(e, o, stderr)
-	if err != nil {
-		return err
-	}
-	c = e.Controller() // restored in place by --load_state; the same drive
+	return o.deviceLog
+}
+
+// runGroups runs the groups of jf in order, writing each job's logs, and
+// returns the results of the jobs that ran: a stopped run does not run,
+// nor report, the groups after.
+func runGroups(e *sim.Engine, o *options, jf *workload.JobFile, outs *outputs) ([]*sim.Result, error) {
 	var results []*sim.Result
 	n := 0
 	for _, group := range jf.Groups() {
@@ -103,9 +150,9 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 		logs := make([]*logSet, len(group))
 		for i, j := range group {
 			n++
-			logs[i], err = openLogsN(o, n, outs)
-			if err != nil {
-				return err
+			var err error
+			if logs[i], err = openLogsN(o, n, outs); err != nil {
+				return nil, err
 			}
 			hooks := sim.Hooks{}
 			if logs[i].active() {
@@ -116,20 +163,20 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 			streams[i] = sim.Stream{Source: workload.NewGenerator(j.Job), Options: so}
 		}
 		if err := o.faults.bake(e); err != nil {
-			return err
+			return nil, err
 		}
 		rs, err := e.RunGroup(streams)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		results = append(results, rs...)
 		for i, r := range rs {
 			if err := logs[i].close(r); err != nil {
-				return err
+				return nil, err
 			}
 			if o.deviceLog != "" {
-				if err := writeDeviceLog(outs, deviceLog(n-len(rs)+i+1), r); err != nil {
-					return err
+				if err := writeDeviceLog(outs, deviceLogName(o, jf, n-len(rs)+i+1), r); err != nil {
+					return nil, err
 				}
 			}
 		}
@@ -137,10 +184,13 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 			break // stopped: the later groups do not run, and are not reported
 		}
 	}
-	noteOmittedSeries(o, stderr, results...)
-	ran := jf.Jobs[:len(results)]
-	// Reports: a job each, or a reporting group's jobs merged into one.
-	var fioJobs []sim.FioJob
+	return results, nil
+}
+
+// fileReports returns the fio job of each report, and what writes its
+// text: a job each, or a reporting group's jobs merged into one.
+func fileReports(o *options, ran []workload.FileJob, results []*sim.Result, out io.Writer) ([]fioreport.Job, []func()) {
+	var fioJobs []fioreport.Job
 	var texts []func()
 	for i := 0; i < len(ran); {
 		k := i + 1
@@ -175,24 +225,5 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 		}
 		i = k
 	}
-	switch {
-	case o.format == "terse":
-		err = sim.WriteFioTerse(out, o.drive, fioJobs...)
-	case o.json():
-		err = sim.WriteFioJSON(out, map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String(), "jobfile": jf.Name}, fioJobs...)
-	default:
-		writeDriveText(out, o, c, preNs)
-		for _, t := range texts {
-			t()
-		}
-		writeDiskStats(out, sim.DiskUtil(o.drive, fioJobs...))
-		fmt.Fprintf(out, "simulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
-	}
-	if err != nil {
-		return err
-	}
-	if err := outs.commit(); err != nil {
-		return err
-	}
-	return interrupted(verifyError(results...), results...)
+	return fioJobs, texts
 }

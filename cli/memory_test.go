@@ -11,7 +11,8 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/memlimit"
-	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/internal/units"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 )
 
 // A drive larger than the memory limit is refused with one line naming
@@ -87,7 +88,7 @@ func TestLongSeriesInTheLogOnly(t *testing.T) {
 	require.Contains(t, errOut, "note: job randread: the series has")
 	series := fioDoc(t, out)["jobs"].([]any)[0].(map[string]any)["series"].(map[string]any)
 	n := int(series["intervals"].(float64))
-	require.Greater(t, n, sim.MaxFioSeries)
+	require.Greater(t, n, fioreport.MaxSeries)
 	require.Contains(t, series["note"], "--write_device_log")
 	require.Nil(t, series["iops"], "no column")
 
@@ -100,4 +101,43 @@ func TestLongSeriesInTheLogOnly(t *testing.T) {
 	rows, err := csv.NewReader(f).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, rows, n+1, "a header and a row an interval")
+}
+
+// A limit given is the limit, up to the machine's memory: no bound of
+// its own in the drive's description refuses a drive first (there was
+// one at 16 GiB of state, which --max_memory=40GiB could not raise). The
+// limit given refuses a drive too big for it, naming itself; a limit
+// above the drive's need lets it be checked and sized; and a limit above
+// the machine's memory is capped there, and the refusal says so.
+func TestGivenMemoryLimitIsHonoured(t *testing.T) {
+	t.Setenv(memlimit.EnvVar, "")
+	code, out, errOut := runCmd(t, "--drive=m4-256", "--capacity=8TiB", "--max_memory=16GiB", "--rw=randwrite", "--runtime=1")
+	require.Equal(t, exitUsage, code, errOut)
+	require.Empty(t, out)
+	oneErrorLine(t, errOut)
+	require.Contains(t, errOut, "--capacity=8TiB: not enough memory: the drive, 8.59 TiB of flash, takes about 17.5")
+	require.Contains(t, errOut, "allowed 16 GiB (set by --max_memory)")
+
+	// The sweep's check of a point: the drive sized, not built.
+	need, err := CommandMemory([]string{"--drive=m4-256", "--capacity=8TiB", "--max_memory=40GiB", "--rw=randwrite", "--runtime=1"}, nil)
+	require.NoError(t, err)
+	require.Greater(t, need, int64(17<<30))
+
+	info, err := memlimit.ReadMeminfo()
+	if err != nil {
+		t.Skip("no /proc/meminfo")
+	}
+	total, err := memlimit.MemTotal(info)
+	require.NoError(t, err)
+	const capacity = "14TiB" // about 30.5 GiB of state, within nand.MaxUnits
+	big, err := CommandMemory([]string{"--drive=m4-256", "--capacity=" + capacity, "--rw=randwrite", "--runtime=1"}, nil)
+	require.NoError(t, err)
+	if float64(total) > float64(big)/1.1 {
+		t.Skipf("this machine has %d bytes of memory, not clearly less than the %d a %s drive takes", total, big, capacity)
+	}
+	code, _, errOut = runCmd(t, "--drive=m4-256", "--capacity="+capacity, "--max_memory=1PiB", "--rw=randwrite", "--runtime=1")
+	require.Equal(t, exitUsage, code, errOut)
+	oneErrorLine(t, errOut)
+	require.Contains(t, errOut, "--capacity="+capacity+": not enough memory")
+	require.Contains(t, errOut, "(--max_memory=1PiB is more than this machine's "+units.FormatBytes(total)+" of memory: capped there)")
 }

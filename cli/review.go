@@ -33,8 +33,8 @@ func parseReview(args []string) (reviewArgs, error) {
 	out := fs.String("out", "review", "report folder")
 	quick := fs.Bool("quick", false, "shrink drives and runs for a first look (same chart shapes)")
 	jobs := fs.Int("jobs", 0, "runs at once (0: one per CPU, at most 4)")
-	resume := fs.Bool("resume", false, "read back the runs an earlier review into the folder wrote, and run only the others")
-	maxMemory := fs.String("max_memory", "", "memory the review may use (default: half of the available memory, or FTLSIM_MAX_MEMORY)")
+	resume := fs.Bool("resume", false, "read back the runs an earlier review into the folder wrote, and run only the others (without it, a folder holding a review's runs is refused)")
+	maxMemory := fs.String("max_memory", "", "memory the review may use, up to the machine's (default: half of the available memory, or FTLSIM_MAX_MEMORY)")
 	endurance := fs.Bool("endurance", false, "also run the accelerated endurance procedure on each drive (read-error model on) and add an Endurance section")
 	if err := fs.Parse(args); err != nil {
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
@@ -61,9 +61,14 @@ func parseReview(args []string) (reviewArgs, error) {
 //
 // Every drive and the folder are checked before any run; each run is
 // written to the folder when it finishes, so that --resume after a stop
-// (SIGINT, a failure) runs only the rest. --endurance adds each drive's
-// accelerated endurance run (ftlsim scenario endurance, quick with
-// --quick) and the report's Endurance section.
+// (SIGINT, a failure) runs only the rest. A folder that holds a review's
+// runs is refused without --resume, and with --resume when the options
+// differ from the saved review's so that none of its runs applies (the
+// line names the differences); when some still apply (a drive added,
+// --endurance changed) they are read back and a line says how many.
+// --endurance adds each drive's accelerated endurance run (ftlsim
+// scenario endurance, quick with --quick) and the report's Endurance
+// section.
 func review(args []string, stdout, stderr io.Writer, set settings) error {
 	a, err := parseReview(args)
 	if err != nil {
@@ -110,14 +115,27 @@ func review(args []string, stdout, stderr io.Writer, set settings) error {
 			fmt.Fprintf(stderr, "ftlsim: review: %d/%d %s %s done after %s\n", n, total, drive, step, time.Since(start).Round(time.Second))
 		}
 	}
+	if limit.Capped {
+		fmt.Fprintf(stderr, "ftlsim: review: memory limit %s\n", limit)
+	}
 	resumed := 0
+	reused := func(diff string, n, total int) {
+		fmt.Fprintf(stderr, "ftlsim: review: --resume: the review saved in %s had other options (%s): %d of this review's %d runs still apply and are read back\n",
+			a.out, diff, n, total)
+	}
 	ds, err := report.Run(report.Options{Drives: a.drives, Out: a.out, Quick: a.quick, Progress: progress, Done: done,
 		Policies: set.policies, Jobs: a.jobs, Resume: a.resume, Context: set.ctx, MaxMemory: limit.Bytes, Endurance: a.endurance,
-		Resumed: func(drive, step string) { resumed++ }})
+		Resumed: func(drive, step string) { resumed++ }, Reused: reused})
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
+	var held *report.HasReviewError
 	switch {
+	case errors.As(err, &held) && held.Differences != "":
+		return usage("--resume: %s holds a review of other options (%s) and none of its %d saved runs applies to this one: give the same options, or another --out",
+			a.out, held.Differences, held.Runs)
+	case errors.As(err, &held):
+		return usage("--out=%s holds %s: pass --resume to read its runs back, or another --out", a.out, held.What())
 	case errors.Is(err, report.ErrOutput):
 		return usage("--out=%s: %w", a.out, err)
 	case errors.Is(err, memlimit.ErrTooLarge):

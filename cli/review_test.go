@@ -96,3 +96,58 @@ func TestParseReviewEndurance(t *testing.T) {
 	_, err = parseReview([]string{"--drive=m4-64", "--endurace"})
 	require.ErrorContains(t, err, "--endurance)")
 }
+
+// A review into a folder that holds a finished review is refused with
+// one line (exit 2) unless --resume is given, as a sweep into a
+// directory with results is; --resume with options none of whose runs
+// the folder holds names the options that differ and refuses, rather
+// than running every run again; --resume with options that leave some
+// saved runs valid reads those back and says how many.
+func TestReviewFolderInUse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick review")
+	}
+	drv := twoDieDrive(t)
+	out := filepath.Join(t.TempDir(), "review")
+	args := []string{"review", "--quick", "--drive=" + drv, "--out=" + out}
+	code, _, errOut := runCmd(t, args...)
+	require.Equal(t, exitOK, code, errOut)
+	report, err := os.ReadFile(filepath.Join(out, "report.md"))
+	require.NoError(t, err)
+
+	// Again, not resumed: refused at once, nothing run again.
+	start := time.Now()
+	code, _, errOut = runUntil(t, 30*time.Second, args...)
+	require.Equal(t, exitUsage, code, errOut)
+	oneErrorLine(t, errOut)
+	require.Contains(t, errOut, "--out="+out+" holds a finished review (--drive="+drv+" --quick)")
+	require.Contains(t, errOut, "pass --resume to read its runs back, or another --out")
+	require.Less(t, time.Since(start), 10*time.Second, "refused before running")
+
+	// Resumed without --quick: none of the saved runs applies.
+	start = time.Now()
+	code, _, errOut = runUntil(t, 30*time.Second, "review", "--resume", "--drive="+drv, "--out="+out)
+	require.Equal(t, exitUsage, code, errOut)
+	oneErrorLine(t, errOut)
+	require.Contains(t, errOut, "--resume: "+out+" holds a review of other options (saved with --quick, now without)")
+	require.Contains(t, errOut, "none of its 15 saved runs applies")
+	require.Less(t, time.Since(start), 10*time.Second, "refused before running")
+
+	// Resumed with a second drive (stopped at once): the first drive's
+	// runs are read back, and the review says so.
+	cfg, err := controller.LoadConfig(drv)
+	require.NoError(t, err)
+	cfg.Name = "another"
+	b, err := cfg.Marshal()
+	require.NoError(t, err)
+	other := filepath.Join(t.TempDir(), "another.yaml")
+	require.NoError(t, os.WriteFile(other, b, 0o644))
+	code, _, errOut = runUntil(t, 0, "review", "--quick", "--resume", "--drive="+drv+","+other, "--out="+out)
+	require.Equal(t, exitInterrupted, code, errOut)
+	require.Contains(t, errOut, "ftlsim: review: --resume: the review saved in "+out+" had other options (saved --drive="+drv+", now --drive="+drv+","+other+
+		"): 15 of this review's 30 runs still apply and are read back\n")
+	require.Contains(t, errOut, "15 of 30 runs finished")
+	again, err := os.ReadFile(filepath.Join(out, "report.md"))
+	require.NoError(t, err)
+	require.Equal(t, string(report), string(again), "the finished report left as it was")
+}

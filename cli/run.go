@@ -17,6 +17,7 @@ import (
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/report"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 	"github.com/ftlsim/ftlsim/sweep"
 	"github.com/ftlsim/ftlsim/workload"
 	"github.com/ftlsim/ftlsim/workload/trace"
@@ -60,11 +61,11 @@ func (o *options) json() bool { return o.format == "json" || o.format == "json+"
 
 // fio converts a result to a fio job object, with json+'s latency bins
 // when asked for.
-func (o *options) fio(r *sim.Result, opts map[string]string) sim.FioJob {
+func (o *options) fio(r *sim.Result, opts map[string]string) fioreport.Job {
 	if o.format == "json+" {
-		return r.FioPlus(opts)
+		return fioreport.JobPlusOf(r, opts)
 	}
-	return r.Fio(opts)
+	return fioreport.JobOf(r, opts)
 }
 
 // Version names this build: the module's version (or "devel") and, when
@@ -351,7 +352,7 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 	wall := time.Now()
 	e := sim.New(c)
 	defer stopOn(set.ctx, e)()
-	preNs, err := prepareDrive(e, o, stderr)
+	prep, err := prepareDrive(e, o, stderr)
 	if err != nil {
 		return err
 	}
@@ -385,15 +386,15 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 	noteOmittedSeries(o, stderr, res)
 	switch {
 	case o.format == "terse":
-		err = sim.WriteFioTerse(out, o.drive, o.fio(res, o.given))
+		err = fioreport.WriteTerse(out, o.drive, o.fio(res, o.given))
 	case o.json():
 		global := map[string]string{"drive": o.drive, "precondition": o.precondition.Kind.String()}
 		if o.precondition.Kind == workload.PreconditionTorture {
 			global["precondition"] = fmt.Sprintf("torture:%ds", o.precondition.TortureNs/1e9)
 		}
-		err = sim.WriteFioJSON(out, global, o.fio(res, o.given))
+		err = writeReport(out, global, o.fio(res, o.given))
 	default:
-		writeText(out, o, c, res, preNs, time.Since(wall), tsrc)
+		writeText(out, o, c, res, prep, time.Since(wall), tsrc)
 	}
 	if err != nil {
 		return err

@@ -2,14 +2,19 @@ package cli
 
 import (
 	"fmt"
-	"github.com/ftlsim/ftlsim/internal/units"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -18,19 +23,20 @@ import (
 //	ftlsim scenario
 //	ftlsim scenario NAME [--PARAM=VALUE ...] [drive and output options]
 func scenario(args []string, stdout io.Writer, set settings) error {
-	if len(args) == 0 {
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SCENARIO\tPARAMETERS (default)\tWHAT IT DOES")
-		for _, s := range workload.Scenarios() {
-			var ps []string
-			for _, p := range s.Params {
-				ps = append(ps, fmt.Sprintf("--%s=%s", p.Name, p.Default))
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, strings.Join(ps, " "), s.Description)
-		}
-		return tw.Flush()
+	switch {
+	case len(args) == 0:
+		return listScenarios(stdout)
+	case isHelp(args[0]):
+		return scenariosHelp(stdout)
 	}
-	sc, overrides, o, err := parseScenario(args, set)
+	sc, err := workload.ScenarioByName(args[0])
+	if err != nil {
+		return usageError{err}
+	}
+	if slices.ContainsFunc(args[1:], isHelp) {
+		return scenarioHelp(stdout, sc)
+	}
+	overrides, o, err := parseScenarioArgs(sc, args[1:], set)
 	if err != nil {
 		return err
 	}
@@ -97,17 +103,30 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 		for k, v := range overrides {
 			global[k] = v
 		}
-		var jobs []sim.FioJob
+		var jobs []fioreport.Job
 		for _, m := range ms {
 			jobs = append(jobs, o.fio(m.Result, map[string]string{"scenario": sc.Name, "step": m.Label}))
 		}
-		rep := sim.NewFioReport(global, jobs...)
+		rep := fioreport.NewReport(global, jobs...)
+		rep.Stamp(reportTime())
 		rep.Interrupted = rep.Interrupted || e.Stopped() // also when stopped in a step without a label
 		if err := rep.Write(out); err != nil {
 			return err
 		}
 		return scenarioDone(outs, e)
 	}
+	writeScenarioText(out, c, sc, ms)
+	if e.Stopped() {
+		fmt.Fprintf(out, "\ninterrupted: the scenario was stopped before its end; the step under way ends there and the steps after it did not run\n")
+	}
+	fmt.Fprintf(out, "\nsimulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
+	return scenarioDone(outs, e)
+}
+
+// writeScenarioText writes a scenario's text report: the drive, a row a
+// measured step, the power cuts, verify and fault lines of each, and the
+// summaries of the steps that have one.
+func writeScenarioText(out io.Writer, c *controller.Controller, sc workload.Scenario, ms []sim.Measurement) {
 	fmt.Fprintf(out, "drive %s\nscenario %s: %s\n\n", describeDrive(c), sc.Name, sc.Description)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "step\tread MB/s\twrite MB/s\tIOPS\tmean latency us\tWA\tpower W\tsimulated s\t")
@@ -147,16 +166,11 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 		}
 		if m.Label == "consistency" || m.Label == "torture" {
 			end := m.Result.EndNs - m.Result.StartNs
-			s := sim.SummarizeConsistency(m.Result.Intervals, end*7/10)
+			s := analysis.SummarizeConsistency(m.Result.Intervals, end*7/10)
 			fmt.Fprintf(out, "\n%s: fresh %.0f IOPS; cliff at %.0f s; steady state from %.0f s: median %.0f IOPS (10th-90th percentile %.0f-%.0f, max %.0f; seconds with I/O: median %.0f), WA %.2f; %d s at 0 IOPS, longest stall %d s\n",
 				m.Label, s.FreshIOPS, float64(s.CliffNs)/1e9, float64(s.SteadyFromNs)/1e9, s.SteadyMedian, s.SteadyP10, s.SteadyP90, s.SteadyMax, s.SteadyActiveMedian, s.SteadyWA, s.ZeroSeconds, s.LongestStall)
 		}
 	}
-	if e.Stopped() {
-		fmt.Fprintf(out, "\ninterrupted: the scenario was stopped before its end; the step under way ends there and the steps after it did not run\n")
-	}
-	fmt.Fprintf(out, "\nsimulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
-	return scenarioDone(outs, e)
 }
 
 // parseScenario parses a scenario's command line (NAME, then its
@@ -164,13 +178,21 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 func parseScenario(args []string, set settings) (workload.Scenario, map[string]string, *options, error) {
 	sc, err := workload.ScenarioByName(args[0])
 	if err != nil {
-		return sc, nil, nil, err
+		return sc, nil, nil, usageError{err}
 	}
+	overrides, o, err := parseScenarioArgs(sc, args[1:], set)
+	return sc, overrides, o, err
+}
+
+// parseScenarioArgs parses the command line of scenario sc after its
+// name: its parameters and the drive and output options, in any order.
+// An unknown option close to a parameter is answered with its name.
+func parseScenarioArgs(sc workload.Scenario, args []string, set settings) (map[string]string, *options, error) {
 	// Scenario parameters are taken out first; the rest are the drive and
 	// output options every command shares.
 	overrides := map[string]string{}
 	var rest []string
-	for _, a := range args[1:] {
+	for _, a := range args {
 		name, val, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		known := false
 		for _, p := range sc.Params {
@@ -182,8 +204,12 @@ func parseScenario(args []string, set settings) (workload.Scenario, map[string]s
 		}
 		rest = append(rest, a)
 	}
-	o, err := parseArgs(rest, modeScenario, set.policies)
-	return sc, overrides, o, err
+	names := make([]string, len(sc.Params))
+	for i, p := range sc.Params {
+		names[i] = p.Name
+	}
+	o, err := parseArgsWith(rest, modeScenario, set.policies, names)
+	return overrides, o, err
 }
 
 // scenarioSteps builds a scenario's steps, with the faults' bakes and,
@@ -232,7 +258,7 @@ func scenarioDone(outs *outputs, e *sim.Engine) error {
 // burst rate and how many GB it lasted, the rate after, and the rate
 // over each GB written (every few GB on a large drive).
 func sustainedSummary(out io.Writer, label string, series []sim.Interval) {
-	s := sim.SummarizeSustained(series)
+	s := analysis.SummarizeSustained(series)
 	if s.Bytes == 0 {
 		return
 	}
@@ -240,7 +266,7 @@ func sustainedSummary(out io.Writer, label string, series []sim.Interval) {
 	if s.Dropped {
 		fmt.Fprintf(out, " for the first %.1f GB, then %.0f MB/s on average\n", float64(s.FastBytes)/1e9, s.AfterMBps)
 	} else {
-		fmt.Fprintf(out, " throughout (the rate never fell below %.0f %% of it)\n", 100*sim.DropShare)
+		fmt.Fprintf(out, " throughout (the rate never fell below %.0f %% of it)\n", 100*analysis.DropShare)
 	}
 	step := max(1, (len(s.PerGB)+19)/20)
 	fmt.Fprintf(out, "%s: MB/s over each GB written", label)
@@ -284,4 +310,115 @@ func writeCurveSummary(out io.Writer, series []sim.Interval) {
 		fmt.Fprintf(out, " %.0f", rate(t.bytes, t.ns))
 	}
 	fmt.Fprintf(out, "; over the first 10 GB: %.1f\n", rate(first.bytes, first.ns))
+}
+
+// isHelp reports whether argument a asks for help.
+func isHelp(a string) bool {
+	return a == "--help" || a == "-h" || a == "-help" || a == "help"
+}
+
+// listScenarios writes the scenarios, their parameters and what they do.
+func listScenarios(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tPARAMETERS (default)\tWHAT IT DOES")
+	for _, s := range workload.Scenarios() {
+		var ps []string
+		for _, p := range s.Params {
+			ps = append(ps, fmt.Sprintf("--%s=%s", p.Name, p.Default))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, strings.Join(ps, " "), s.Description)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nftlsim scenario NAME --help: what a scenario's parameters mean")
+	return err
+}
+
+// helpWidth is the width help text is wrapped to.
+const helpWidth = 100
+
+// scenariosHelp writes every scenario's help: ftlsim scenario --help.
+func scenariosHelp(w io.Writer) error {
+	fmt.Fprint(w, `usage: ftlsim scenario                     list the scenarios
+       ftlsim scenario NAME --help         a scenario's parameters
+       ftlsim scenario NAME [--PARAM=VALUE ...] [options]
+                                           run a review procedure on a fresh drive
+The drive, fault and output options are the command's (ftlsim --help); --randseed seeds the drive
+and each step.
+
+`)
+	for i, sc := range workload.Scenarios() {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		writeScenarioHelp(w, sc)
+	}
+	return nil
+}
+
+// scenarioHelp writes one scenario's help: ftlsim scenario NAME --help.
+func scenarioHelp(w io.Writer, sc workload.Scenario) error {
+	fmt.Fprintf(w, "usage: ftlsim scenario %s", sc.Name)
+	if len(sc.Params) > 0 {
+		fmt.Fprint(w, " [--PARAM=VALUE ...]")
+	}
+	fmt.Fprint(w, " [options: see ftlsim --help]\n\n")
+	writeScenarioHelp(w, sc)
+	return nil
+}
+
+// writeScenarioHelp writes a scenario's name, what it does, and each of
+// its parameters with its default and meaning.
+func writeScenarioHelp(w io.Writer, sc workload.Scenario) {
+	fmt.Fprintf(w, "%s:\n", sc.Name)
+	for _, l := range wrapWords(sc.Description, helpWidth-2) {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	if len(sc.Params) == 0 {
+		fmt.Fprintln(w, "  (no parameters)")
+		return
+	}
+	fmt.Fprintln(w, "  parameters (default):")
+	width := 0
+	for _, p := range sc.Params {
+		width = max(width, len(paramForm(p)))
+	}
+	for _, p := range sc.Params {
+		lines := wrapWords(p.Help, helpWidth-6-width)
+		for i, l := range lines {
+			form := ""
+			if i == 0 {
+				form = paramForm(p)
+			}
+			fmt.Fprintf(w, "    %-*s  %s\n", width, form, l)
+		}
+	}
+}
+
+// paramForm is how a parameter and its default are written in help.
+func paramForm(p workload.Param) string {
+	return "--" + p.Name + "=" + p.Default
+}
+
+// wrapWords splits text into lines of at most width characters, at
+// spaces (a longer word stands on its own line).
+func wrapWords(text string, width int) []string {
+	var lines []string
+	var line strings.Builder
+	for _, word := range strings.Fields(text) {
+		n := utf8.RuneCountInString(line.String())
+		if n > 0 && n+1+utf8.RuneCountInString(word) > width {
+			lines = append(lines, line.String())
+			line.Reset()
+		}
+		if line.Len() > 0 {
+			line.WriteByte(' ')
+		}
+		line.WriteString(word)
+	}
+	if line.Len() > 0 {
+		lines = append(lines, line.String())
+	}
+	return lines
 }

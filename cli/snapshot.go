@@ -100,28 +100,37 @@ func preparation(o *options) (text, key string) {
 	return text, hex.EncodeToString(sum[:])
 }
 
+// prepared is what a drive's preparation did: the simulated time it took,
+// and whether a signal stopped it before it finished.
+type prepared struct {
+	ns      int64
+	stopped bool
+}
+
 // prepareDrive brings the drive of engine e to the state the job starts
-// from and returns the simulated time its preparation took: a secure
-// erase and the precondition, whose result --save_state saves; or the
-// state --load_state holds, with the preparation time it records.
-func prepareDrive(e *sim.Engine, o *options, stderr io.Writer) (int64, error) {
+// from and says what that took: a secure erase and the precondition,
+// whose result --save_state saves; or the state --load_state holds, with
+// the preparation time it records.
+func prepareDrive(e *sim.Engine, o *options, stderr io.Writer) (prepared, error) {
 	if o.loadState != "" {
-		return loadState(e, o, stderr)
+		ns, err := loadState(e, o, stderr)
+		return prepared{ns: ns}, err
 	}
 	if o.saveState != "" {
 		// The file can be written: known before the preparation runs.
 		if err := check("save_state="+o.saveState, o.saveState); err != nil {
-			return 0, err
+			return prepared{}, err
 		}
 	}
 	preNs, err := prepare(e, o.precondition)
+	p := prepared{ns: preNs, stopped: e.Stopped()}
 	if err != nil || o.saveState == "" {
-		return preNs, err
+		return p, err
 	}
-	if e.Stopped() {
-		return 0, fmt.Errorf("%w: the preparation was stopped; --save_state=%s was not written", errInterrupted, o.saveState)
+	if p.stopped {
+		return prepared{}, fmt.Errorf("%w: the preparation was stopped; --save_state=%s was not written", errInterrupted, o.saveState)
 	}
-	return preNs, saveState(e, o, preNs, stderr)
+	return p, saveState(e, o, preNs, stderr)
 }
 
 // saveState writes the state of engine e's prepared drive to
@@ -223,12 +232,12 @@ func loadState(e *sim.Engine, o *options, stderr io.Writer) (int64, error) {
 func prepareOnly(o *options, c *controller.Controller, stdout, stderr io.Writer, set settings) error {
 	e := sim.New(c)
 	defer stopOn(set.ctx, e)()
-	preNs, err := prepareDrive(e, o, stderr)
+	prep, err := prepareDrive(e, o, stderr)
 	if err != nil {
 		return err
 	}
 	if o.format == "normal" {
-		writeDriveText(stdout, o, c, preNs)
+		writeDriveText(stdout, o, c, prep)
 		fmt.Fprintf(stdout, "state saved to %s; run jobs from it with --load_state=%s\n", o.saveState, o.saveState)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/internal/memlimit"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/sweep"
@@ -43,7 +44,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer, set settings) error {
 	fs.IntVar(jobs, "jobs", runtime.NumCPU(), "points at once")
 	shardFlag := fs.String("shard", "", "run shard I of N (I/N)")
 	resume := fs.Bool("resume", false, "continue a study: run only the points without a result")
-	maxMemory := fs.String("max_memory", "", "memory the points running at once may use together")
+	maxMemory := fs.String("max_memory", "", "memory the points running at once may use together, up to the machine's")
 	keep := fs.Bool("keep_states", false, "keep the drive snapshots of forked points")
 	list := fs.Bool("list", false, "list the points and their command lines; run nothing")
 	pos, err := parseInterspersed(fs, args)
@@ -80,10 +81,10 @@ func sweepCmd(args []string, stdout, stderr io.Writer, set settings) error {
 	}
 	o := sweep.Options{Out: dir, Jobs: *jobs, MemoryBytes: limit.Bytes, Shard: shard.Index, Shards: shard.Count,
 		Resume: *resume, Version: buildVersion(), KeepStates: *keep, Progress: stderr, Bar: isTerminal(stderr),
-		Main: func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-			return Main(args, stdout, stderr, WithContext(ctx), WithPolicies(set.policies))
-		},
-		Memory: func(args []string) (int64, error) { return estimateMemory(args, set) },
+		Main: Command, Memory: CommandMemory, Policies: set.policies,
+	}
+	if limit.Capped {
+		fmt.Fprintf(stderr, "ftlsim: sweep %s: memory budget %s\n", s.Name, limit)
 	}
 	if shard.Count > 1 {
 		fmt.Fprintf(stderr, "ftlsim: sweep %s: shard %s (from %s)\n", s.Name, shard, shard.From)
@@ -205,13 +206,23 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// estimateMemory checks one command line of a sweep as the command would
-// (options, drive description, scenario parameters) and returns the
-// memory its run plans to use: the drive's state and the statistics.
-func estimateMemory(args []string, set settings) (int64, error) {
+// Command runs one ftlsim command line as Main does, stopped by ctx, with
+// the victim policies registered in policies known to it (nil: the
+// built-in ones): a sweep's points from Go (sweep.Options.Main).
+func Command(ctx context.Context, args []string, policies *ftl.Registry, stdout, stderr io.Writer) int {
+	return Main(args, stdout, stderr, WithContext(ctx), WithPolicies(policies))
+}
+
+// CommandMemory checks one command line as the command would (options,
+// drive description, scenario parameters, the policies of policies) and
+// returns the memory its run plans to use: memlimit.EstimateRun of its
+// drive and jobs (sweep.Options.Memory).
+func CommandMemory(args []string, policies *ftl.Registry) (int64, error) {
+	set := settings{policies: policies}
 	var o *options
-	var jobs []*workload.Job
-	if len(args) > 0 && args[0] == "scenario" {
+	w := memlimit.Work{IntervalNs: sim.Second}
+	scenario := len(args) > 0 && args[0] == "scenario"
+	if scenario {
 		if len(args) < 2 {
 			return 0, usage("scenario: no name")
 		}
@@ -220,10 +231,12 @@ func estimateMemory(args []string, set settings) (int64, error) {
 			return 0, err
 		}
 		o = so
-		if _, ok, err := sc.Endurance(overrides); ok {
+		if spec, ok, err := sc.Endurance(overrides); ok {
 			if err != nil {
 				return 0, err
 			}
+			// A round's statistics are summed up and dropped before the next.
+			w.Jobs, w.OneAtATime = []*workload.Job{spec.Fill, spec.Precondition, spec.Write, spec.Read}, true
 		} else {
 			steps, err := scenarioSteps(sc, overrides, o)
 			if err != nil {
@@ -231,7 +244,7 @@ func estimateMemory(args []string, set settings) (int64, error) {
 			}
 			for _, st := range steps {
 				if st.Kind == workload.RunJob {
-					jobs = append(jobs, st.Job)
+					w.Jobs = append(w.Jobs, st.Job)
 					o.trackData = o.trackData || st.Job.Verify || len(st.Job.PowerLossNs) > 0
 				}
 			}
@@ -243,7 +256,7 @@ func estimateMemory(args []string, set settings) (int64, error) {
 		}
 		o = jo
 		o.trackData = o.job.Verify || len(o.job.PowerLossNs) > 0
-		jobs = []*workload.Job{o.job}
+		w = work(o, []*workload.Job{o.job}, o.intervalMsec*1e6)
 	}
 	cfg, _, err := resolveDrive(o)
 	if err != nil {
@@ -253,13 +266,12 @@ func estimateMemory(args []string, set settings) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if len(args) == 0 || args[0] != "scenario" {
+	if !scenario {
 		if err := o.job.Resolve(int64(r.Config.Capacity)); err != nil {
 			return 0, err
 		}
 	}
-	stats, _ := statsMemory(o, jobs, sim.Second)
-	return memlimit.Drive(r, o.trackData) + stats, nil
+	return memlimit.EstimateRun(r, w).Bytes(), nil
 }
 
 // sweepPlot draws a study's charts: the one the options describe, or

@@ -12,6 +12,7 @@ import (
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 	"github.com/ftlsim/ftlsim/workload"
 	"github.com/ftlsim/ftlsim/workload/trace"
 )
@@ -29,8 +30,8 @@ func describeDrive(c *controller.Controller) string {
 	return s
 }
 
-func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result, preNs int64, wall time.Duration, ts *trace.Source) {
-	writeDriveText(w, o, c, preNs)
+func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result, prep prepared, wall time.Duration, ts *trace.Source) {
+	writeDriveText(w, o, c, prep)
 	j := o.job
 	if ts != nil {
 		s := ts.Summary()
@@ -45,21 +46,25 @@ func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result,
 	} else {
 		writeJobText(w, o, r)
 	}
-	writeDiskStats(w, sim.DiskUtil(o.drive, r.Fio(nil)))
+	writeDiskStats(w, fioreport.SumDiskUtil(o.drive, fioreport.JobOf(r, nil)))
 	ios := r.Read.IOs + r.Write.IOs + r.Trim.IOs
 	fmt.Fprintf(w, "simulated %.1f s in %.2f s of wall time (%.0f host I/Os per second)\n",
 		float64(r.EndNs-r.StartNs)/1e9, wall.Seconds(), float64(ios)/max(wall.Seconds(), 1e-9))
 }
 
 // writeDriveText describes the drive and its preparation.
-func writeDriveText(w io.Writer, o *options, c *controller.Controller, preNs int64) {
+func writeDriveText(w io.Writer, o *options, c *controller.Controller, prep prepared) {
 	fmt.Fprintf(w, "drive %s\n", describeDrive(c))
+	done := fmt.Sprintf("%.1f s simulated", float64(prep.ns)/1e9)
+	if prep.stopped {
+		done = fmt.Sprintf("stopped after %.1f s simulated: interrupted before it finished", float64(prep.ns)/1e9)
+	}
 	switch o.precondition.Kind {
 	case workload.PreconditionFill:
-		fmt.Fprintf(w, "precondition: sequential fill (%.1f s simulated)\n", float64(preNs)/1e9)
+		fmt.Fprintf(w, "precondition: sequential fill (%s)\n", done)
 	case workload.PreconditionTorture:
-		fmt.Fprintf(w, "precondition: fill, then %s of 4 KiB random writes at QD 32 (%.1f s simulated)\n",
-			time.Duration(o.precondition.TortureNs), float64(preNs)/1e9)
+		fmt.Fprintf(w, "precondition: fill, then %s of 4 KiB random writes at QD 32 (%s)\n",
+			time.Duration(o.precondition.TortureNs), done)
 	}
 }
 
@@ -149,7 +154,7 @@ func writeResults(w io.Writer, r *sim.Result) {
 		dv.WriteAmplification, units.FormatBytes(dv.HostWriteBytes), units.FormatBytes(dv.NANDWriteBytes), units.FormatBytes(dv.NANDReadBytes),
 		dv.GCCopiedUnits, dv.GCRuns, dv.BackgroundGCRuns, dv.Erases, dv.FreeBlocksMin, dv.FreeBlocksEnd)
 	if ss := r.SteadyState; ss != nil {
-		f := sim.FioSteady(ss)
+		f := fioreport.Steady(ss)
 		attained := "no"
 		if ss.Attained {
 			attained = "yes"
@@ -179,7 +184,7 @@ func writeResults(w io.Writer, r *sim.Result) {
 }
 
 // writeDiskStats writes fio's "Disk stats" lines for the simulated drive.
-func writeDiskStats(w io.Writer, d sim.FioDiskUtil) {
+func writeDiskStats(w io.Writer, d fioreport.DiskUtil) {
 	fmt.Fprintf(w, "\nDisk stats (read/write):\n  %s: ios=%d/%d, sectors=%d/%d, merge=%d/%d, ticks=%d/%d, in_queue=%d, util=%.2f%%\n",
 		d.Name, d.ReadIOs, d.WriteIOs, d.ReadSectors, d.WriteSectors, d.ReadMerges, d.WriteMerges, d.ReadTicks, d.WriteTicks, d.InQueue, d.Util)
 }

@@ -93,7 +93,10 @@
 // (background work, secure erase), raise.go (parity), mapcache.go
 // (DRAM-less mapping cache, host memory buffer), nvme.go (the NVMe
 // interface and PCIe link arithmetic), limits.go (random-read ceilings
-// from a description), power.go, config.go, sizing.go, lines.go.
+// from a description), power.go, config.go, sizing.go, lines.go; the
+// description's fields: fields.go (the table), validate.go (rules between
+// fields), load.go (reading YAML, base), fielderr.go (errors that name
+// file, line and field), fieldref.go (docs/drive-fields.md).
 //
 // # Drive descriptions
 //
@@ -113,4 +116,12 @@
 // never changing the description; New resolves what it is given.
 // Config.Resized describes the same drive at another capacity and spare
 // area.
+//
+// Each field of a description is declared once, on the struct field that
+// holds it: its yaml tag names it, and its range, unit, default, layer
+// (NAND part, controller, firmware, board) and one-line doc are tags
+// beside it. Fields returns that table; Resolve's range checks, FTLConfig's
+// copies (the ftl tag), the sweep's drive axes and docs/drive-fields.md
+// are derived from it. A description may build on another ("base: NAME");
+// every error names the file, the line, the field and what is allowed.
 package controller

@@ -177,8 +177,9 @@ func (l Line) Expand(v Variant) (Config, error) {
 	// against the geometry; --op and --capacity resize from it).
 	spare := spareOf(int64(v.Raw), l.Firmware.RaiseStripe, v.Capacity)
 	if v.Capacity <= 0 || spare <= 0 {
-		return Config{}, fmt.Errorf("%w: %s: capacity = %s does not fit raw = %s (firmware.raise_stripe = %d)",
-			ErrConfig, v.Name, v.Capacity, v.Raw, l.Firmware.RaiseStripe)
+		var c Config
+		return Config{}, fmt.Errorf("%w: %s: capacity = %s does not fit raw = %s (%s = %d)",
+			ErrConfig, v.Name, v.Capacity, v.Raw, c.FieldPath(&c.Firmware.RaiseStripe), l.Firmware.RaiseStripe)
 	}
 	t := p.Timing
 	if l.BusMBps > 0 {

@@ -64,17 +64,19 @@ var pcieLanes = []int{1, 2, 4, 8, 16}
 // DefaultPCIeEfficiencyPercent), rounded down. A 3.0 ×4 link: 8000 MT/s ×
 // 4 × 128/130 / 8 = 3938 MB/s coded, 3426 MB/s of payload at 87 %.
 func PCIeLinkMBps(gen, lanes, efficiencyPercent int) (int64, error) {
+	var c Config
+	h := &c.Host
 	if gen < 1 || gen >= len(pcieLane) {
-		return 0, fmt.Errorf("%w: host.pcie_gen = %d, allowed 1..%d", ErrConfig, gen, len(pcieLane)-1)
+		return 0, fmt.Errorf("%w: %s = %d, allowed 1..%d", ErrConfig, c.FieldPath(&h.PCIeGen), gen, len(pcieLane)-1)
 	}
 	if !slices.Contains(pcieLanes, lanes) {
-		return 0, fmt.Errorf("%w: host.pcie_lanes = %d, allowed 1, 2, 4, 8 or 16", ErrConfig, lanes)
+		return 0, fmt.Errorf("%w: %s = %d, allowed 1, 2, 4, 8 or 16", ErrConfig, c.FieldPath(&h.PCIeLanes), lanes)
 	}
 	if efficiencyPercent == 0 {
 		efficiencyPercent = DefaultPCIeEfficiencyPercent
 	}
 	if efficiencyPercent < 1 || efficiencyPercent > 100 {
-		return 0, fmt.Errorf("%w: host.pcie_efficiency_percent = %d, allowed 1..100 (0: %d)", ErrConfig, efficiencyPercent, DefaultPCIeEfficiencyPercent)
+		return 0, fmt.Errorf("%w: %s = %d, allowed 1..100 (0: %d)", ErrConfig, c.FieldPath(&h.PCIeEfficiencyPercent), efficiencyPercent, DefaultPCIeEfficiencyPercent)
 	}
 	l := pcieLane[gen]
 	return int64(lanes) * l.mtps * l.num * int64(efficiencyPercent) / (l.den * 8 * 100), nil
@@ -85,39 +87,38 @@ func PCIeLinkMBps(gen, lanes, efficiencyPercent int) (int64, error) {
 // Fields only NVMe has are refused on SATA.
 func (c *Config) resolveHost() error {
 	h := &c.Host
+	iface := c.FieldPath(&h.Interface)
 	switch h.Interface {
 	case "", SATA:
-		for _, f := range []struct {
-			name string
-			v    int
-		}{{"host.pcie_gen", h.PCIeGen}, {"host.pcie_lanes", h.PCIeLanes}, {"host.pcie_efficiency_percent", h.PCIeEfficiencyPercent}} {
-			if f.v != 0 {
-				return fmt.Errorf("%w: %s = %d on SATA, allowed only with host.interface: nvme", ErrConfig, f.name, f.v)
+		for _, p := range []*int{&h.PCIeGen, &h.PCIeLanes, &h.PCIeEfficiencyPercent} {
+			if *p != 0 {
+				return c.errAt(p, "%s = %d on SATA, allowed only with %s: %s", c.FieldPath(p), *p, iface, NVMe)
 			}
 		}
 		if h.Queues < 0 || h.Queues > 1 {
-			return fmt.Errorf("%w: host.queues = %d on SATA, allowed 1 (host.interface: nvme allows 1..65535)", ErrConfig, h.Queues)
+			return c.errAt(&h.Queues, "%s = %d on SATA, allowed 1 (%s: %s allows 1..65535)", c.FieldPath(&h.Queues), h.Queues, iface, NVMe)
 		}
 		if c.Firmware.HMB != 0 {
-			return fmt.Errorf("%w: firmware.hmb = %d on SATA, allowed only with host.interface: nvme", ErrConfig, c.Firmware.HMB)
+			return c.errAt(&c.Firmware.HMB, "%s = %d on SATA, allowed only with %s: %s", c.FieldPath(&c.Firmware.HMB), c.Firmware.HMB, iface, NVMe)
 		}
 		return nil
 	case NVMe:
 	default:
-		return fmt.Errorf("%w: host.interface = %q, allowed sata or nvme", ErrConfig, h.Interface)
+		return c.errAt(&h.Interface, "%s = %q, allowed %s or %s", iface, h.Interface, SATA, NVMe)
 	}
-	if h.Queues < 0 || h.Queues > 65535 {
-		return fmt.Errorf("%w: host.queues = %d, allowed 1..65535", ErrConfig, h.Queues)
+	if err := c.checkRange(&h.Queues); err != nil {
+		return err
 	}
 	if h.LinkMBps != 0 && h.PCIeGen == 0 && h.PCIeLanes == 0 && h.PCIeEfficiencyPercent == 0 {
 		return nil // the bandwidth given, no PCIe link described
 	}
 	mbps, err := PCIeLinkMBps(h.PCIeGen, h.PCIeLanes, h.PCIeEfficiencyPercent)
 	if err != nil && h.LinkMBps == 0 {
-		return fmt.Errorf("%w (an NVMe link needs host.pcie_gen and host.pcie_lanes, or host.link_mbps)", err)
+		return c.located(fmt.Errorf("%w (an NVMe link needs %s and %s, or %s)", err,
+			c.FieldPath(&h.PCIeGen), c.FieldPath(&h.PCIeLanes), c.FieldPath(&h.LinkMBps)))
 	}
 	if err != nil {
-		return err
+		return c.located(err)
 	}
 	if h.LinkMBps == 0 {
 		h.LinkMBps = mbps
@@ -128,16 +129,17 @@ func (c *Config) resolveHost() error {
 // validateHMB checks the host memory buffer: on NVMe only (resolveHost),
 // with a mapping cache for it to back, from one mapping page to 1 TiB.
 func (c *Config) validateHMB() error {
-	f, g := c.Firmware, c.NAND.Geometry
+	f, g := &c.Firmware, c.NAND.Geometry
 	switch {
 	case f.HMB == 0:
 		if f.HMBNs != 0 {
-			return fmt.Errorf("%w: firmware.hmb_ns = %d needs firmware.hmb", ErrConfig, f.HMBNs)
+			return c.errAt(&f.HMBNs, "%s = %d needs %s", c.FieldPath(&f.HMBNs), f.HMBNs, c.FieldPath(&f.HMB))
 		}
 	case f.MapCache == 0:
-		return fmt.Errorf("%w: firmware.hmb = %d bytes needs firmware.map_cache (a DRAM-less drive's mapping cache, which the HMB backs)", ErrConfig, f.HMB)
-	case f.HMB < 0 || int64(f.HMB) < int64(g.PageBytes) || f.HMB > 1<<40:
-		return fmt.Errorf("%w: firmware.hmb = %d bytes, allowed 0 (none) or %d (one mapping page) .. 1TiB", ErrConfig, f.HMB, g.PageBytes)
+		return c.errAt(&f.HMB, "%s = %d bytes needs %s (a DRAM-less drive's mapping cache, which the HMB backs)",
+			c.FieldPath(&f.HMB), f.HMB, c.FieldPath(&f.MapCache))
+	case int64(f.HMB) < int64(g.PageBytes):
+		return c.errAt(&f.HMB, "%s = %d bytes, allowed 0 (none) or %d (one mapping page) .. 1TiB", c.FieldPath(&f.HMB), f.HMB, g.PageBytes)
 	}
 	return nil
 }

@@ -103,8 +103,8 @@ func TestNVMeDescriptionErrors(t *testing.T) {
 		{"generic-nvme", func(c *controller.Config) { c.Host.PCIeLanes = 12 }, "host.pcie_lanes = 12, allowed 1, 2, 4, 8 or 16"},
 		{"generic-nvme", func(c *controller.Config) { c.Host.PCIeEfficiencyPercent = 120 }, "host.pcie_efficiency_percent = 120, allowed 1..100"},
 		{"generic-nvme", func(c *controller.Config) { c.Host.LinkMBps = 2500; c.Host.PCIeLanes = 5 }, "host.pcie_lanes = 5"},
-		{"generic-nvme", func(c *controller.Config) { c.Host.Queues = 65536 }, "host.queues = 65536, allowed 1..65535"},
-		{"generic-nvme", func(c *controller.Config) { c.Host.Queues = -1 }, "host.queues = -1, allowed 1..65535"},
+		{"generic-nvme", func(c *controller.Config) { c.Host.Queues = 65536 }, "host.queues = 65536, allowed 0..65535"},
+		{"generic-nvme", func(c *controller.Config) { c.Host.Queues = -1 }, "host.queues = -1, allowed 0..65535"},
 		{"generic-nvme", func(c *controller.Config) { c.Host.QueueDepth = 65537 }, "host.queue_depth = 65537, allowed 1..65536"},
 		{"generic-nvme", func(c *controller.Config) { c.Host.QueueDepth = 0 }, "host.queue_depth = 0, allowed 1..65536"},
 		{"generic-nvme", func(c *controller.Config) { c.Firmware.DoorbellNs = -1 }, "firmware.doorbell_ns = -1, allowed 0..10000000"},
@@ -129,7 +129,7 @@ func TestNVMeDescriptionErrors(t *testing.T) {
 	// In YAML, an unknown interface is refused as it is read.
 	_, err := controller.ParseConfig("d.yaml", []byte("capacity: 16GiB\nhost:\n  interface: scsi\n"))
 	require.ErrorIs(t, err, controller.ErrConfig)
-	require.ErrorContains(t, err, `d.yaml: invalid drive description: interface "scsi", allowed sata or nvme`)
+	require.ErrorContains(t, err, `d.yaml:3: invalid drive description: host.interface = scsi, allowed sata or nvme`)
 	c, err := controller.ParseConfig("d.yaml", []byte("host:\n  interface: nvme\n  pcie_gen: 4\n  pcie_lanes: 2\n"))
 	require.NoError(t, err)
 	require.Equal(t, controller.NVMe, c.Host.Interface)

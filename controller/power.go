@@ -2,8 +2,10 @@ package controller
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/ftlsim/ftlsim/ftl"
+	"github.com/ftlsim/ftlsim/internal/fields"
 )
 
 // Power holds a drive's power parameters. Flash energy is counted per
@@ -11,36 +13,33 @@ import (
 // active power while a command is outstanding and their idle power
 // otherwise. Energies are in nanojoules, powers in milliwatts.
 type Power struct {
-	ReadPageNJ         int64   `yaml:"read_page_nj"`     // one page read from the array (per plane)
-	ProgramPageNJ      int64   `yaml:"program_page_nj"`  // one page programmed (per plane)
-	EraseBlockNJ       int64   `yaml:"erase_block_nj"`   // one block erased
-	TransferByteNJ     float64 `yaml:"transfer_byte_nj"` // one byte over a flash channel
-	ControllerActiveMW int64   `yaml:"controller_active_mw"`
-	ControllerIdleMW   int64   `yaml:"controller_idle_mw"`
-	DRAMActiveMW       int64   `yaml:"dram_active_mw"` // 0 for DRAM-less controllers
-	DRAMIdleMW         int64   `yaml:"dram_idle_mw"`
+	ReadPageNJ         int64   `yaml:"read_page_nj" layer:"part" unit:"nJ" range:"0..1000000000" doc:"one page read from the array (per plane)"`
+	ProgramPageNJ      int64   `yaml:"program_page_nj" layer:"part" unit:"nJ" range:"0..1000000000" doc:"one page programmed (per plane)"`
+	EraseBlockNJ       int64   `yaml:"erase_block_nj" layer:"part" unit:"nJ" range:"0..1000000000" doc:"one block erased"`
+	TransferByteNJ     float64 `yaml:"transfer_byte_nj" layer:"part" unit:"nJ" range:"0..1000" doc:"one byte over a flash channel"`
+	ControllerActiveMW int64   `yaml:"controller_active_mw" layer:"controller" unit:"mW" range:"0..1000000000" doc:"controller and host PHY while a command is outstanding"`
+	ControllerIdleMW   int64   `yaml:"controller_idle_mw" layer:"controller" unit:"mW" range:"0..1000000000" doc:"controller and host PHY while idle: at most the active power"`
+	DRAMActiveMW       int64   `yaml:"dram_active_mw" layer:"board" unit:"mW" range:"0..1000000000" default:"0: DRAM-less" doc:"DRAM while a command is outstanding"`
+	DRAMIdleMW         int64   `yaml:"dram_idle_mw" layer:"board" unit:"mW" range:"0..1000000000" doc:"DRAM while idle: at most the active power"`
 }
 
-// Validate reports the first parameter out of range.
+// Validate reports the first parameter out of range, or idle power above
+// active power.
 func (p Power) Validate() error {
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{
-		{"power.read_page_nj", p.ReadPageNJ}, {"power.program_page_nj", p.ProgramPageNJ},
-		{"power.erase_block_nj", p.EraseBlockNJ}, {"power.controller_active_mw", p.ControllerActiveMW},
-		{"power.controller_idle_mw", p.ControllerIdleMW}, {"power.dram_active_mw", p.DRAMActiveMW},
-		{"power.dram_idle_mw", p.DRAMIdleMW},
-	} {
-		if f.v < 0 || f.v > 1e9 {
-			return fmt.Errorf("%w: %s = %d, allowed 0..1000000000", ErrConfig, f.name, f.v)
+	var c Config
+	c.Power = p
+	if err := fields.MustOf(reflect.TypeFor[Power]()).Check(&c.Power, c.FieldPath(&c.Power)+"."); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return c.Power.rules(&c)
+}
+
+// rules checks that idle power is not above active power; p is c.Power.
+func (p *Power) rules(c *Config) error {
+	for _, pair := range [][2]*int64{{&p.ControllerIdleMW, &p.ControllerActiveMW}, {&p.DRAMIdleMW, &p.DRAMActiveMW}} {
+		if *pair[0] > *pair[1] {
+			return c.errAt(pair[0], "%s = %d, allowed 0..%s (%d)", c.FieldPath(pair[0]), *pair[0], c.FieldPath(pair[1]), *pair[1])
 		}
-	}
-	if p.TransferByteNJ < 0 || p.TransferByteNJ > 1e3 {
-		return fmt.Errorf("%w: power.transfer_byte_nj = %g, allowed 0..1000", ErrConfig, p.TransferByteNJ)
-	}
-	if p.ControllerIdleMW > p.ControllerActiveMW || p.DRAMIdleMW > p.DRAMActiveMW {
-		return fmt.Errorf("%w: power: idle power above active power", ErrConfig)
 	}
 	return nil
 }

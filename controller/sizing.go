@@ -77,22 +77,25 @@ type Resolved struct {
 // derives are filled in on the returned copy. Errors wrap ErrConfig and
 // name the field and its allowed range.
 func (c Config) Resolve() (Resolved, error) {
+	r, err := c.resolve()
+	return r, c.located(err)
+}
+
+func (c *Config) resolve() (Resolved, error) {
 	if err := c.checkFinite(); err != nil {
 		return Resolved{}, err
 	}
-	if c.Sizing != "" && !c.Sizing.valid() {
-		return Resolved{}, fmt.Errorf("%w: sizing = %q, allowed %s", ErrConfig, c.Sizing, sizingNames())
+	// The sizes the sizing works from; the rest is checked on the drive
+	// as built, once the derived sizes are filled in.
+	for _, p := range []any{&c.Sizing, &c.OPPercent, &c.Capacity} {
+		if err := c.checkRange(p); err != nil {
+			return Resolved{}, err
+		}
 	}
-	if c.OPPercent < 0 || c.OPPercent > 400 || math.IsNaN(c.OPPercent) {
-		return Resolved{}, fmt.Errorf("%w: op_percent = %g, allowed 0..400", ErrConfig, c.OPPercent)
+	if c.Capacity%512 != 0 {
+		return Resolved{}, c.errAt(&c.Capacity, "%s = %d bytes, must be a multiple of 512", c.FieldPath(&c.Capacity), c.Capacity)
 	}
-	if c.Capacity < 0 {
-		return Resolved{}, fmt.Errorf("%w: capacity = %d, must be positive", ErrConfig, c.Capacity)
-	}
-	if c.Capacity > 0 && c.Capacity%512 != 0 {
-		return Resolved{}, fmt.Errorf("%w: capacity = %d bytes, must be a multiple of 512", ErrConfig, c.Capacity)
-	}
-	built := c
+	built := *c
 	switch c.Sizing {
 	case SizeFlash, "":
 		bpp, err := c.flashBlocks()
@@ -111,32 +114,32 @@ func (c Config) Resolve() (Resolved, error) {
 		}
 		built.Capacity = capacity
 	}
+	if err := built.resolveHost(); err != nil {
+		return Resolved{}, err
+	}
+	if err := built.checkRanges(); err != nil {
+		return Resolved{}, err
+	}
 	g := built.NAND.Geometry
 	if err := built.NAND.Validate(); err != nil {
-		return Resolved{}, fmt.Errorf("%w: nand.%w", ErrConfig, err)
+		return Resolved{}, built.located(err)
 	}
 	// The FTL maps whole units; a capacity that is not a whole number of
 	// units is rounded down, as drives report whole sectors.
 	whole := built.Capacity / Size(g.UnitBytes) * Size(g.UnitBytes)
 	if whole == 0 {
-		return Resolved{}, fmt.Errorf("%w: capacity = %d bytes is less than one mapping unit (nand.geometry.unit_bytes = %d)",
-			ErrConfig, built.Capacity, g.UnitBytes)
+		return Resolved{}, built.errAt(&built.Capacity, "%s = %d bytes is less than one mapping unit (%s = %d)",
+			c.FieldPath(&c.Capacity), built.Capacity, c.FieldPath(&c.NAND.Geometry.UnitBytes), g.UnitBytes)
 	}
 	built.Capacity = whole
-	if err := built.resolveHost(); err != nil {
-		return Resolved{}, err
-	}
 	if err := built.validateFirmwareData(); err != nil {
 		return Resolved{}, err
 	}
-	if mem := MemoryEstimate(built.DeviceConfig().Geometry); mem > MaxMemoryBytes {
-		return Resolved{}, fmt.Errorf("%w: %s of flash takes about %s of memory to simulate, allowed %s", ErrConfig,
-			units.FormatBytes(g.Bytes()), units.FormatBytes(mem), units.FormatBytes(MaxMemoryBytes))
-	}
-	if err := built.validateRest(); err != nil {
+	if err := built.validateRules(); err != nil {
 		return Resolved{}, err
 	}
 	built.Sizing = SizeSpare
+	built.origin = nil // the drive as built is not the text read
 	return Resolved{Config: built, SparePercent: spareOf(g.Bytes(), built.Firmware.RaiseStripe, built.Capacity)}, nil
 }
 
@@ -165,35 +168,26 @@ func (c Config) Resized(capacity Size, opPercent float64) Config {
 
 // flashBlocks returns the blocks per plane that hold capacity × (1 + OP)
 // (SizeFlash).
-func (c Config) flashBlocks() (int, error) {
+func (c *Config) flashBlocks() (int, error) {
 	g := c.NAND.Geometry
+	n := c.names()
 	if c.Capacity == 0 {
-		return 0, fmt.Errorf("%w: capacity = 0: sizing: %s sizes the flash from capacity and op_percent; allowed a positive multiple of 512 bytes",
-			ErrConfig, SizeFlash)
+		return 0, c.errAt(&c.Capacity, "%s = 0: %s: %s sizes the flash from %s and %s; allowed a positive multiple of 512 bytes",
+			n.capacity, n.sizing, SizeFlash, n.capacity, n.op)
 	}
 	if g.BlocksPerPlane != 0 {
-		return 0, fmt.Errorf("%w: nand.geometry.blocks_per_plane = %d: sizing: %s derives it from capacity and op_percent; leave it 0, or set sizing: %s to keep the geometry and derive the spare area",
-			ErrConfig, g.BlocksPerPlane, SizeFlash, SizeSpare)
+		return 0, c.errAt(&c.NAND.Geometry.BlocksPerPlane, "%s = %d: %s: %s derives it from %s and %s; leave it 0, or set %s: %s to keep the geometry and derive the spare area",
+			n.blocks, g.BlocksPerPlane, n.sizing, SizeFlash, n.capacity, n.op, n.sizing, SizeSpare)
 	}
 	g.BlocksPerPlane = 1 // placeholder so the rest of the geometry validates
 	if err := g.Validate(); err != nil {
-		return 0, fmt.Errorf("%w: %w", ErrConfig, err)
+		return 0, c.located(err)
 	}
 	perBlockRow := float64(g.Dies()) * float64(g.PlanesPerDie) * float64(g.BlockBytes())
 	want := float64(c.Capacity) * (1 + c.OPPercent/100) / dataShare(c.Firmware.RaiseStripe)
 	bpp := math.Ceil(want / perBlockRow)
-	probe := g
-	probe.BlocksPerPlane = int(min(bpp, 1<<40))
-	if c.Firmware.Compression && c.Firmware.CompressionSlot > 0 {
-		probe.UnitBytes = int(c.Firmware.CompressionSlot)
-	}
-	if mem := MemoryEstimate(probe); mem > MaxMemoryBytes {
-		return 0, fmt.Errorf("%w: capacity = %s with %g %% spare needs %s of flash, which takes about %s of memory to simulate; allowed %s",
-			ErrConfig, units.FormatBytes(int64(c.Capacity)), c.OPPercent, units.FormatBytes(probe.Bytes()),
-			units.FormatBytes(mem), units.FormatBytes(MaxMemoryBytes))
-	}
 	if bpp > 1<<20 {
-		return 0, fmt.Errorf("%w: capacity = %d bytes needs %g blocks per plane, allowed at most %d", ErrConfig, c.Capacity, bpp, 1<<20)
+		return 0, c.errAt(&c.Capacity, "%s = %d bytes needs %g blocks per plane, allowed at most %d", n.capacity, c.Capacity, bpp, 1<<20)
 	}
 	return int(bpp), nil
 }
@@ -201,25 +195,26 @@ func (c Config) flashBlocks() (int, error) {
 // checkSpare checks that the capacity fits the geometry and, when
 // op_percent is given, that it agrees with the spare area the geometry
 // leaves (SizeSpare).
-func (c Config) checkSpare() error {
+func (c *Config) checkSpare() error {
 	g := c.NAND.Geometry
+	n := c.names()
 	if c.Capacity == 0 {
-		return fmt.Errorf("%w: capacity = 0: sizing: %s derives the spare area from capacity and the geometry; allowed a positive multiple of 512 bytes",
-			ErrConfig, SizeSpare)
+		return c.errAt(&c.Capacity, "%s = 0: %s: %s derives the spare area from %s and the geometry; allowed a positive multiple of 512 bytes",
+			n.capacity, n.sizing, SizeSpare, n.capacity)
 	}
 	if err := c.NAND.Validate(); err != nil {
-		return fmt.Errorf("%w: nand.%w", ErrConfig, err)
+		return c.located(err)
 	}
 	phys := g.Bytes()
 	if int64(c.Capacity) >= phys {
-		return fmt.Errorf("%w: capacity = %s does not fit the geometry's %s of flash (%d dies × %d planes × %d blocks × %d pages × %d bytes)",
-			ErrConfig, units.FormatBytes(int64(c.Capacity)), units.FormatBytes(phys), g.Dies(), g.PlanesPerDie,
+		return c.errAt(&c.Capacity, "%s = %s does not fit the geometry's %s of flash (%d dies × %d planes × %d blocks × %d pages × %d bytes)",
+			n.capacity, units.FormatBytes(int64(c.Capacity)), units.FormatBytes(phys), g.Dies(), g.PlanesPerDie,
 			g.BlocksPerPlane, g.PagesPerBlock, g.PageBytes)
 	}
 	share := dataShare(c.Firmware.RaiseStripe)
 	if data := int64(float64(phys) * share); int64(c.Capacity) >= data {
-		return fmt.Errorf("%w: capacity = %s does not fit the %s of flash the geometry leaves beside RAISE parity (firmware.raise_stripe = %d)",
-			ErrConfig, units.FormatBytes(int64(c.Capacity)), units.FormatBytes(data), c.Firmware.RaiseStripe)
+		return c.errAt(&c.Capacity, "%s = %s does not fit the %s of flash the geometry leaves beside RAISE parity (%s = %d)",
+			n.capacity, units.FormatBytes(int64(c.Capacity)), units.FormatBytes(data), c.FieldPath(&c.Firmware.RaiseStripe), c.Firmware.RaiseStripe)
 	}
 	if c.OPPercent == 0 {
 		return nil // not stated: the geometry decides
@@ -228,25 +223,35 @@ func (c Config) checkSpare() error {
 	row := float64(g.Dies()) * float64(g.PlanesPerDie) * float64(g.BlockBytes())
 	sized := int(math.Ceil(float64(c.Capacity) * (1 + c.OPPercent/100) / share / row))
 	if math.Abs(c.OPPercent-derived) > 0.01 && sized != g.BlocksPerPlane {
-		return fmt.Errorf("%w: op_percent = %g does not match the geometry, which leaves %.3f %% spare; set op_percent to that, or sizing: %s with blocks_per_plane: 0 to size the flash from op_percent",
-			ErrConfig, c.OPPercent, derived, SizeFlash)
+		return c.errAt(&c.OPPercent, "%s = %g does not match the geometry, which leaves %.3f %% spare; set %s to that, or %s: %s with %s: 0 to size the flash from %s",
+			n.op, c.OPPercent, derived, n.op, n.sizing, SizeFlash, n.blocksLeaf, n.op)
 	}
 	return nil
 }
 
 // geometryCapacity returns the user capacity the geometry holds with
 // op_percent of spare area (SizeCapacity).
-func (c Config) geometryCapacity() (Size, error) {
+func (c *Config) geometryCapacity() (Size, error) {
 	g := c.NAND.Geometry
-	if c.Capacity != 0 {
-		return 0, fmt.Errorf("%w: capacity = %s: sizing: %s derives it from the geometry and op_percent; leave it 0, or set sizing: %s to keep it and derive the spare area",
-			ErrConfig, c.Capacity, SizeCapacity, SizeSpare)
+	if n := c.names(); c.Capacity != 0 {
+		return 0, c.errAt(&c.Capacity, "%s = %s: %s: %s derives it from the geometry and %s; leave it 0, or set %s: %s to keep it and derive the spare area",
+			n.capacity, c.Capacity, n.sizing, SizeCapacity, n.op, n.sizing, SizeSpare)
 	}
 	if err := c.NAND.Validate(); err != nil {
-		return 0, fmt.Errorf("%w: nand.%w", ErrConfig, err)
+		return 0, c.located(err)
 	}
 	u := float64(g.Bytes()) * dataShare(c.Firmware.RaiseStripe) / (1 + c.OPPercent/100)
 	return Size(int64(u) / int64(g.UnitBytes) * int64(g.UnitBytes)), nil
+}
+
+// sizeNames are the names of the fields the sizing relates, as errors
+// write them.
+type sizeNames struct{ capacity, op, sizing, blocks, blocksLeaf string }
+
+func (c *Config) names() sizeNames {
+	g := &c.NAND.Geometry
+	return sizeNames{capacity: c.FieldPath(&c.Capacity), op: c.FieldPath(&c.OPPercent), sizing: c.FieldPath(&c.Sizing),
+		blocks: c.FieldPath(&g.BlocksPerPlane), blocksLeaf: fieldName(g, &g.BlocksPerPlane)}
 }
 
 // dataShare is the share of the flash that can hold data: all of it, less

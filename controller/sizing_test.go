@@ -178,7 +178,7 @@ func TestResolveErrorsNameTheField(t *testing.T) {
 		{"generic-mlc-small", func(c *controller.Config) { c.Sizing = "blocks" }, `sizing = "blocks", allowed flash, spare or capacity`},
 		{"generic-mlc-small", func(c *controller.Config) { c.OPPercent = math.NaN() }, "op_percent = NaN, allowed a finite number"},
 		{"generic-mlc-small", func(c *controller.Config) { c.OPPercent = 401 }, "op_percent = 401, allowed 0..400"},
-		{"generic-mlc-small", func(c *controller.Config) { c.Capacity = -512 }, "capacity = -512, must be positive"},
+		{"generic-mlc-small", func(c *controller.Config) { c.Capacity = -512 }, "capacity = -512, allowed at least 0"},
 		{"generic-mlc-small", func(c *controller.Config) { c.Capacity = 1000 }, "capacity = 1000 bytes, must be a multiple of 512"},
 		{"generic-mlc-small", func(c *controller.Config) { c.Capacity = 0 }, "capacity = 0: sizing: flash"},
 		{"generic-mlc-small", func(c *controller.Config) { c.Capacity = 512 }, "capacity = 512 bytes is less than one mapping unit"},
@@ -202,7 +202,7 @@ func TestResolveErrorsNameTheField(t *testing.T) {
 	_, err := controller.ParseConfig("x.yaml", []byte("name: x\nsizing: blocks\n"))
 	require.ErrorIs(t, err, controller.ErrConfig)
 	require.ErrorContains(t, err, "x.yaml")
-	require.ErrorContains(t, err, `sizing "blocks", allowed flash, spare or capacity`)
+	require.ErrorContains(t, err, `x.yaml:2: invalid drive description: sizing = blocks, allowed flash, spare or capacity`)
 }
 
 // TestResized: resizing keeps the drive and its dies and sizes the flash

@@ -1,8 +1,6 @@
 package controller
 
 import (
-	"fmt"
-
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/nand"
 )
@@ -18,24 +16,24 @@ import (
 type SLCCache struct {
 	// Static is the cache that is always there, taken out of the spare
 	// area (the description's op_percent must leave room for it).
-	Static Size `yaml:"static,omitempty"`
+	Static Size `yaml:"static,omitempty" layer:"firmware" unit:"bytes" range:"0.." default:"0: none" doc:"SLC cache always there, taken out of the spare area; at most half the blocks"`
 	// DynamicMax is the most the dynamic region adds beyond Static. It
 	// borrows free blocks: a die lends one only while enough stay free to
 	// fold everything the cache holds and keep gc_high_water, so the
 	// region shrinks as the drive fills, to nothing on a full drive.
-	DynamicMax Size `yaml:"dynamic_max,omitempty"`
+	DynamicMax Size `yaml:"dynamic_max,omitempty" layer:"firmware" unit:"bytes" range:"0.." default:"0: none" doc:"most the dynamic region adds, borrowing free blocks"`
 	// DynamicReserve is free space, in native capacity, the dynamic
 	// region never borrows: with it the cache shrinks to Static while
 	// that much is still free, as firmware that keeps free space for
 	// itself does (linearly in the data stored, from DynamicMax down).
-	DynamicReserve Size `yaml:"dynamic_reserve,omitempty"`
+	DynamicReserve Size `yaml:"dynamic_reserve,omitempty" layer:"firmware" unit:"bytes" range:"0.." default:"0: none" doc:"free native space the dynamic region never borrows"`
 	// WhenFull is what host writes do once the cache is full: "fold"
 	// (the default) keeps writing in SLC mode, so every unit is
 	// programmed twice, while the die folds its oldest SLC block a little
 	// after each host page (from one block of room left; a whole block
 	// while the host waits if that does not keep up); "direct" writes
 	// them straight to native blocks.
-	WhenFull string `yaml:"when_full,omitempty"`
+	WhenFull string `yaml:"when_full,omitempty" layer:"firmware" range:"fold|direct" default:"fold" doc:"what host writes do once the cache is full"`
 }
 
 // slcGroupBytes is the host data one plane group holds in SLC mode.
@@ -69,35 +67,32 @@ func (c *Config) slcGroups(size Size) int {
 // validateSLCCache checks the SLC cache against the part and the
 // geometry.
 func (c *Config) validateSLCCache() error {
-	s := c.Firmware.SLCCache
-	switch s.WhenFull {
-	case "", "fold", "direct":
-	default:
-		return fmt.Errorf("%w: firmware.slc_cache.when_full = %q, allowed fold, direct", ErrConfig, s.WhenFull)
-	}
+	s := &c.Firmware.SLCCache
 	if s.Static == 0 && s.DynamicMax == 0 {
 		if s.WhenFull != "" || s.DynamicReserve != 0 {
-			return fmt.Errorf("%w: firmware.slc_cache.when_full and dynamic_reserve need a cache (static or dynamic_max)", ErrConfig)
+			return c.errAt(s, "%s.%s and %s need a cache (%s or %s)", c.FieldPath(s), fieldName(s, &s.WhenFull),
+				fieldName(s, &s.DynamicReserve), fieldName(s, &s.Static), fieldName(s, &s.DynamicMax))
 		}
 		return nil
 	}
 	t := c.NAND.Timing
 	if _, ok := t.SLCMode(); !ok || t.Cell == nand.SLC {
-		return fmt.Errorf("%w: firmware.slc_cache needs a part with an SLC mode: nand.timing.cell mlc, tlc or qlc with slc_read_ns, slc_prog_ns and slc_rated_cycles", ErrConfig)
+		return c.errAt(s, "%s needs a part with an SLC mode: %s mlc, tlc or qlc with %s, %s and %s", c.FieldPath(s),
+			c.FieldPath(&c.NAND.Timing.Cell), fieldName(&t, &t.SLCReadNs), fieldName(&t, &t.SLCProgNs), fieldName(&t, &t.SLCRatedCycles))
 	}
 	g := c.NAND.Geometry
 	per := c.slcGroupBytes() * int64(g.Dies())
 	for _, f := range []struct {
-		name, why string
-		v         Size
-		max       int64
+		v   *Size
+		why string
+		max int64
 	}{
-		{"static", "half the blocks in SLC mode", s.Static, int64(g.BlocksPerPlane/2) * per},
-		{"dynamic_max", "every block in SLC mode", s.DynamicMax, int64(g.BlocksPerPlane) * per},
-		{"dynamic_reserve", "every block in native mode", s.DynamicReserve, int64(g.BlocksPerPlane) * per * int64(t.WordLinePages())},
+		{&s.Static, "half the blocks in SLC mode", int64(g.BlocksPerPlane/2) * per},
+		{&s.DynamicMax, "every block in SLC mode", int64(g.BlocksPerPlane) * per},
+		{&s.DynamicReserve, "every block in native mode", int64(g.BlocksPerPlane) * per * int64(t.WordLinePages())},
 	} {
-		if f.v < 0 || int64(f.v) > f.max {
-			return fmt.Errorf("%w: firmware.slc_cache.%s = %s, allowed 0..%s (%s)", ErrConfig, f.name, units.FormatBytes(int64(f.v)), units.FormatBytes(f.max), f.why)
+		if int64(*f.v) > f.max {
+			return c.errAt(f.v, "%s = %s, allowed 0..%s (%s)", c.FieldPath(f.v), units.FormatBytes(int64(*f.v)), units.FormatBytes(f.max), f.why)
 		}
 	}
 	return nil

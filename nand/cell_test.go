@@ -234,7 +234,7 @@ func TestTimingValidateNewFields(t *testing.T) {
 			*tm = Timing{Cell: SLC, ReadNs: 1, EraseNs: 1, BusMBps: 1, RatedCycles: 1, Program: OneShot, ProgWordLineNs: 1}
 		},
 			[]string{"timing.program = one-shot, allowed only for mlc, tlc, qlc"}},
-		{"unknown program mode", func(tm *Timing) { tm.Program = 9 }, []string{"timing.program = 9, allowed multi-pass, one-shot"}},
+		{"unknown program mode", func(tm *Timing) { tm.Program = 9 }, []string{"timing.program = 9, allowed multi-pass or one-shot"}},
 		{"slc mode without endurance", func(tm *Timing) { tm.SLCReadNs, tm.SLCProgNs = 20_000, 100_000 },
 			[]string{"timing.slc_rated_cycles = 0, allowed 1..10000000"}},
 		{"slc mode without program", func(tm *Timing) { tm.SLCReadNs, tm.SLCRatedCycles = 20_000, 30_000 },
@@ -244,8 +244,8 @@ func TestTimingValidateNewFields(t *testing.T) {
 		}, []string{"timing.slc_erase_ns = -1, allowed 0..1000000000"}},
 		{"slc mode of an slc part", func(tm *Timing) {
 			*tm = Timing{Cell: SLC, ReadNs: 1, ProgLSBNs: 1, ProgMSBNs: 1, EraseNs: 1, BusMBps: 1, RatedCycles: 1, SLCRatedCycles: 5}
-		}, []string{"timing.slc_* fields", "allowed only for mlc, tlc, qlc parts"}},
-		{"bad cell", func(tm *Timing) { tm.Cell = 5 }, []string{"timing.cell = 5, allowed slc, mlc, tlc, qlc"}},
+		}, []string{"timing.slc_read_ns and the other SLC-mode times", "allowed only for mlc, tlc, qlc parts"}},
+		{"bad cell", func(tm *Timing) { tm.Cell = 5 }, []string{"timing.cell = 5, allowed slc, mlc, tlc or qlc"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,7 +3,10 @@ package nand
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+
+	"github.com/ftlsim/ftlsim/internal/fields"
 )
 
 // ErrConfig is wrapped by every configuration validation error.
@@ -15,15 +18,15 @@ const MaxUnits = 1<<32 - 2
 
 // Geometry is the physical organisation of the flash array.
 type Geometry struct {
-	Channels          int `yaml:"channels" json:"channels"`                       // independent buses
-	TargetsPerChannel int `yaml:"targets_per_channel" json:"targets_per_channel"` // chip enables on each bus
-	DiesPerTarget     int `yaml:"dies_per_target" json:"dies_per_target"`         // LUNs behind each chip enable
-	PlanesPerDie      int `yaml:"planes_per_die" json:"planes_per_die"`           // planes operated together by multi-plane commands
-	BlocksPerPlane    int `yaml:"blocks_per_plane" json:"blocks_per_plane"`       // erase blocks in each plane
-	PagesPerBlock     int `yaml:"pages_per_block" json:"pages_per_block"`         // program pages in each block
-	PageBytes         int `yaml:"page_bytes" json:"page_bytes"`                   // user data bytes per page
-	SpareBytes        int `yaml:"spare_bytes" json:"spare_bytes"`                 // OOB bytes per page (ECC, tags)
-	UnitBytes         int `yaml:"unit_bytes" json:"unit_bytes"`                   // mapping unit; PageBytes must be a multiple
+	Channels          int `yaml:"channels" json:"channels" layer:"board" range:"1..64" doc:"independent flash buses"`
+	TargetsPerChannel int `yaml:"targets_per_channel" json:"targets_per_channel" layer:"board" range:"1..16" doc:"chip enables on each bus"`
+	DiesPerTarget     int `yaml:"dies_per_target" json:"dies_per_target" layer:"board" range:"1..16" doc:"dies (LUNs) behind each chip enable"`
+	PlanesPerDie      int `yaml:"planes_per_die" json:"planes_per_die" layer:"part" range:"1..8" doc:"planes operated together by multi-plane commands"`
+	BlocksPerPlane    int `yaml:"blocks_per_plane" json:"blocks_per_plane" layer:"part" range:"1..1048576" default:"derived (sizing: flash)" doc:"erase blocks in each plane"`
+	PagesPerBlock     int `yaml:"pages_per_block" json:"pages_per_block" layer:"part" range:"1..4096" doc:"program pages in each block"`
+	PageBytes         int `yaml:"page_bytes" json:"page_bytes" layer:"part" unit:"bytes" range:"1..1048576" doc:"user data bytes per page"`
+	SpareBytes        int `yaml:"spare_bytes" json:"spare_bytes" layer:"part" unit:"bytes" range:"0..1048576" doc:"out-of-band bytes per page (ECC, tags), at most page_bytes"`
+	UnitBytes         int `yaml:"unit_bytes" json:"unit_bytes" layer:"firmware" unit:"bytes" range:"1..1048576" doc:"mapping unit: a multiple of 512 that divides page_bytes"`
 }
 
 // Dies is the number of dies in the array.
@@ -54,42 +57,43 @@ func (g Geometry) BlockBytes() int64 { return int64(g.PagesPerBlock) * int64(g.P
 
 // Validate reports the first field that is out of range.
 func (g Geometry) Validate() error {
-	pos := []struct {
-		name string
-		v    int
-		max  int
-	}{
-		{"channels", g.Channels, 64},
-		{"targets_per_channel", g.TargetsPerChannel, 16},
-		{"dies_per_target", g.DiesPerTarget, 16},
-		{"planes_per_die", g.PlanesPerDie, 8},
-		{"blocks_per_plane", g.BlocksPerPlane, 1 << 20},
-		{"pages_per_block", g.PagesPerBlock, 4096},
-		{"page_bytes", g.PageBytes, 1 << 20},
-		{"unit_bytes", g.UnitBytes, 1 << 20},
+	if err := fields.MustOf(reflect.TypeFor[Geometry]()).Check(&g, sectionPath(func(c *Config) any { return &c.Geometry })); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	for _, p := range pos {
-		if p.v < 1 || p.v > p.max {
-			return fmt.Errorf("%w: geometry.%s = %d, allowed 1..%d", ErrConfig, p.name, p.v, p.max)
-		}
-	}
-	if g.SpareBytes < 0 || g.SpareBytes > g.PageBytes {
-		return fmt.Errorf("%w: geometry.spare_bytes = %d, allowed 0..page_bytes (%d)", ErrConfig, g.SpareBytes, g.PageBytes)
+	name := func(ptr any) string { return g.name(ptr) }
+	if g.SpareBytes > g.PageBytes {
+		return fmt.Errorf("%w: %s = %d, allowed 0..%s (%d)", ErrConfig, name(&g.SpareBytes), g.SpareBytes, g.leaf(&g.PageBytes), g.PageBytes)
 	}
 	if g.UnitBytes%512 != 0 {
-		return fmt.Errorf("%w: geometry.unit_bytes = %d, must be a multiple of 512", ErrConfig, g.UnitBytes)
+		return fmt.Errorf("%w: %s = %d, must be a multiple of 512", ErrConfig, name(&g.UnitBytes), g.UnitBytes)
 	}
 	if g.PageBytes%g.UnitBytes != 0 {
-		return fmt.Errorf("%w: geometry.page_bytes = %d, must be a multiple of unit_bytes (%d)", ErrConfig, g.PageBytes, g.UnitBytes)
+		return fmt.Errorf("%w: %s = %d, must be a multiple of %s (%d)", ErrConfig, name(&g.PageBytes), g.PageBytes, g.leaf(&g.UnitBytes), g.UnitBytes)
 	}
 	if n := g.UnitsPerPage() * g.PlanesPerDie; n > 64 {
-		return fmt.Errorf("%w: geometry.planes_per_die × page_bytes/unit_bytes = %d mapping units per multi-plane page, allowed 1..64", ErrConfig, n)
+		return fmt.Errorf("%w: %s × %s/%s = %d mapping units per multi-plane page, allowed 1..64", ErrConfig,
+			name(&g.PlanesPerDie), g.leaf(&g.PageBytes), g.leaf(&g.UnitBytes), n)
 	}
 	if u := g.Units(); u > MaxUnits {
-		return fmt.Errorf("%w: geometry holds %d mapping units, allowed at most %d (use larger unit_bytes)", ErrConfig, u, int64(MaxUnits))
+		return fmt.Errorf("%w: geometry holds %d mapping units, allowed at most %d (use larger %s)", ErrConfig, u, int64(MaxUnits), g.leaf(&g.UnitBytes))
 	}
 	return nil
 }
+
+// sectionPath is the path, with a trailing dot, of the section of a
+// Config that at returns ("geometry.").
+func sectionPath(at func(*Config) any) string {
+	var c Config
+	return fields.PathOf(&c, at(&c)) + "."
+}
+
+// name is the path of field ptr of g in a Config ("geometry.unit_bytes").
+func (g *Geometry) name(ptr any) string {
+	return sectionPath(func(c *Config) any { return &c.Geometry }) + g.leaf(ptr)
+}
+
+// leaf is the name of field ptr of g ("unit_bytes").
+func (g *Geometry) leaf(ptr any) string { return fields.PathOf(g, ptr) }
 
 // CellType is the number of bits stored per cell, which decides how many
 // pages share a word line and so which pages program and read fast
@@ -212,61 +216,65 @@ func (m *ProgramMode) UnmarshalText(b []byte) error {
 // ProgNs). The SLC-mode fields describe the part's blocks written one bit
 // per cell (an SLC cache); SLCMode returns that timing.
 type Timing struct {
-	Cell        CellType `yaml:"cell" json:"cell"`
-	ReadNs      int64    `yaml:"read_ns" json:"read_ns"`               // tR: array to page register (see ReadNsByPage)
-	ProgLSBNs   int64    `yaml:"prog_lsb_ns" json:"prog_lsb_ns"`       // tPROG of a lower (fast) page
-	ProgMSBNs   int64    `yaml:"prog_msb_ns" json:"prog_msb_ns"`       // tPROG of an upper (slow) page
-	EraseNs     int64    `yaml:"erase_ns" json:"erase_ns"`             // tBERS
-	BusMBps     int64    `yaml:"bus_mbps" json:"bus_mbps"`             // channel transfer rate, 10^6 bytes/s
-	CommandNs   int64    `yaml:"command_ns" json:"command_ns"`         // command and address cycles per operation
-	RatedCycles int      `yaml:"rated_cycles" json:"rated_cycles"`     // rated program/erase endurance
-	PlaneNs     int64    `yaml:"plane_extra_ns" json:"plane_extra_ns"` // extra time a multi-plane operation takes per additional plane
+	Cell        CellType `yaml:"cell" json:"cell" layer:"part" range:"slc|mlc|tlc|qlc" doc:"bits per cell"`
+	ReadNs      int64    `yaml:"read_ns" json:"read_ns" layer:"part" unit:"ns" range:"1..1000000000" doc:"tR: array to page register"`                                                      // tR: array to page register (see ReadNsByPage)
+	ProgLSBNs   int64    `yaml:"prog_lsb_ns" json:"prog_lsb_ns" layer:"part" unit:"ns" range:"0..1000000000" doc:"tPROG of a lower (fast) page; multi-pass parts without prog_ns_by_page"`  // tPROG of a lower (fast) page
+	ProgMSBNs   int64    `yaml:"prog_msb_ns" json:"prog_msb_ns" layer:"part" unit:"ns" range:"0..1000000000" doc:"tPROG of an upper (slow) page; multi-pass parts without prog_ns_by_page"` // tPROG of an upper (slow) page
+	EraseNs     int64    `yaml:"erase_ns" json:"erase_ns" layer:"part" unit:"ns" range:"1..1000000000" doc:"tBERS: block erase"`                                                            // tBERS
+	BusMBps     int64    `yaml:"bus_mbps" json:"bus_mbps" layer:"part" unit:"MB/s" range:"1..100000" doc:"channel transfer rate"`                                                           // channel transfer rate, 10^6 bytes/s
+	CommandNs   int64    `yaml:"command_ns" json:"command_ns" layer:"part" unit:"ns" range:"0..1000000000" doc:"command and address cycles per operation"`                                  // command and address cycles per operation
+	RatedCycles int      `yaml:"rated_cycles" json:"rated_cycles" layer:"part" unit:"P/E cycles" range:"1..10000000" doc:"rated program/erase endurance"`                                   // rated program/erase endurance
+	PlaneNs     int64    `yaml:"plane_extra_ns" json:"plane_extra_ns" layer:"part" unit:"ns" range:"0..1000000000" doc:"extra time of a multi-plane operation per additional plane"`        // extra time a multi-plane operation takes per additional plane
 	// ReadNsByPage is tR of each page type, lower page first: one value
 	// per bit of the cell (lower, upper on MLC; lower, middle, upper on
 	// TLC; lower, middle, upper, top on QLC). Empty: ReadNs for every
 	// page. ReadNs stays the time of a read whose page is not known
 	// (mapping pages, the mount scan).
-	ReadNsByPage []int64 `yaml:"read_ns_by_page,omitempty" json:"read_ns_by_page,omitempty"`
+	ReadNsByPage []int64 `yaml:"read_ns_by_page,omitempty" json:"read_ns_by_page,omitempty" layer:"part" unit:"ns" range:"1..1000000000" default:"read_ns for every page" doc:"tR of each page type, lower page first: one value per bit of the cell"`
 	// ProgNsByPage is tPROG of each page type of a multi-pass part, in
 	// the order of ReadNsByPage. Empty: derived from ProgLSBNs and
 	// ProgMSBNs, which must then be given (and must not be otherwise).
-	ProgNsByPage []int64 `yaml:"prog_ns_by_page,omitempty" json:"prog_ns_by_page,omitempty"`
+	ProgNsByPage []int64 `yaml:"prog_ns_by_page,omitempty" json:"prog_ns_by_page,omitempty" layer:"part" unit:"ns" range:"1..1000000000" default:"from prog_lsb_ns and prog_msb_ns" doc:"tPROG of each page type of a multi-pass part, lower page first"`
 	// Program is multi-pass (the default) or one-shot.
-	Program ProgramMode `yaml:"program,omitempty" json:"program,omitempty"`
+	Program ProgramMode `yaml:"program,omitempty" json:"program,omitempty" layer:"part" range:"multi-pass|one-shot" doc:"how the pages of a word line are programmed"`
 	// ProgWordLineNs is tPROG of a whole word line of a one-shot part
 	// (Program: one-shot), which takes no per-page program times.
-	ProgWordLineNs int64 `yaml:"prog_word_line_ns,omitempty" json:"prog_word_line_ns,omitempty"`
+	ProgWordLineNs int64 `yaml:"prog_word_line_ns,omitempty" json:"prog_word_line_ns,omitempty" layer:"part" unit:"ns" range:"0..1000000000" doc:"tPROG of a whole word line of a one-shot part"`
 	// SLCReadNs, SLCProgNs and SLCEraseNs are tR, tPROG and tBERS of a
 	// block used in SLC mode (one bit per cell, as an SLC cache writes
 	// it); SLCRatedCycles is the program/erase endurance of such a block.
 	// All zero: the part states no SLC mode. Otherwise read, program and
 	// endurance are all needed; erase defaults to EraseNs. Only parts of
 	// two or more bits per cell have them. See SLCMode.
-	SLCReadNs      int64 `yaml:"slc_read_ns,omitempty" json:"slc_read_ns,omitempty"`
-	SLCProgNs      int64 `yaml:"slc_prog_ns,omitempty" json:"slc_prog_ns,omitempty"`
-	SLCEraseNs     int64 `yaml:"slc_erase_ns,omitempty" json:"slc_erase_ns,omitempty"`
-	SLCRatedCycles int   `yaml:"slc_rated_cycles,omitempty" json:"slc_rated_cycles,omitempty"`
+	SLCReadNs      int64 `yaml:"slc_read_ns,omitempty" json:"slc_read_ns,omitempty" layer:"part" unit:"ns" range:"0..1000000000" default:"0: no SLC mode" doc:"tR of a block used in SLC mode"`
+	SLCProgNs      int64 `yaml:"slc_prog_ns,omitempty" json:"slc_prog_ns,omitempty" layer:"part" unit:"ns" range:"0..1000000000" default:"0: no SLC mode" doc:"tPROG of a block used in SLC mode"`
+	SLCEraseNs     int64 `yaml:"slc_erase_ns,omitempty" json:"slc_erase_ns,omitempty" layer:"part" unit:"ns" range:"0..1000000000" default:"erase_ns" doc:"tBERS of a block used in SLC mode"`
+	SLCRatedCycles int   `yaml:"slc_rated_cycles,omitempty" json:"slc_rated_cycles,omitempty" layer:"part" unit:"P/E cycles" range:"0..10000000" default:"0: no SLC mode" doc:"program/erase endurance of a block used in SLC mode"`
 	// BadBlockPermille is the share of blocks, in thousandths, that leave
 	// the factory bad (data sheets give a minimum of valid blocks: 4,016
 	// of 4,096 is at most 19.5 ‰). Each block is bad with that
 	// probability, drawn from Config.Seed. 0: none.
-	BadBlockPermille int `yaml:"bad_block_permille,omitempty" json:"bad_block_permille,omitempty"`
+	BadBlockPermille int `yaml:"bad_block_permille,omitempty" json:"bad_block_permille,omitempty" layer:"part" unit:"‰ of blocks" range:"0..100" default:"0: none" doc:"blocks that leave the factory bad"`
 	// GrownBadPermille is the share of blocks, in thousandths, whose
 	// erase has failed by the time they reach RatedCycles: a failed erase
 	// makes the block bad. The hazard grows with the cube of the erase
 	// count (wear-out), so few blocks fail early. 0: none.
-	GrownBadPermille int `yaml:"grown_bad_permille,omitempty" json:"grown_bad_permille,omitempty"`
+	GrownBadPermille int `yaml:"grown_bad_permille,omitempty" json:"grown_bad_permille,omitempty" layer:"part" unit:"‰ of blocks" range:"0..999" default:"0: none" doc:"blocks whose erase has failed by rated_cycles"`
 	// ProgramFailPermille is the share of blocks, in thousandths, with a
 	// page whose program has failed by the time they reach RatedCycles:
 	// the page's data is not stored and the block is bad. The hazard
 	// grows with the cube of the erase count, like erase failures. 0:
 	// none.
-	ProgramFailPermille int `yaml:"program_fail_permille,omitempty" json:"program_fail_permille,omitempty"`
+	ProgramFailPermille int `yaml:"program_fail_permille,omitempty" json:"program_fail_permille,omitempty" layer:"part" unit:"‰ of blocks" range:"0..999" default:"0: none" doc:"blocks with a failed page program by rated_cycles"`
 }
 
 // maxNs is the longest time a timing field may hold: one second, which
-// no real operation takes.
-const maxNs = int64(1e9)
+// no real operation takes (the range tags state it); maxCycles is the
+// highest endurance.
+const (
+	maxNs     = int64(1e9)
+	maxCycles = 10_000_000
+)
 
 // pageTypeNames names the page types of a word line of n pages.
 func pageTypeNames(n int) string {
@@ -283,132 +291,89 @@ func pageTypeNames(n int) string {
 
 // Validate reports the first field that is out of range.
 func (t Timing) Validate() error {
-	if t.Cell < SLC || t.Cell > QLC {
-		return fmt.Errorf("%w: timing.cell = %d, allowed slc, mlc, tlc, qlc", ErrConfig, int(t.Cell))
+	if err := fields.MustOf(reflect.TypeFor[Timing]()).Check(&t, sectionPath(func(c *Config) any { return &c.Timing })); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	ns := []struct {
-		name string
-		v    int64
-		min  int64
-	}{
-		{"read_ns", t.ReadNs, 1},
-		{"erase_ns", t.EraseNs, 1},
-		{"command_ns", t.CommandNs, 0},
-		{"plane_extra_ns", t.PlaneNs, 0},
-	}
-	for _, f := range ns {
-		if f.v < f.min || f.v > maxNs {
-			return fmt.Errorf("%w: timing.%s = %d, allowed %d..%d", ErrConfig, f.name, f.v, f.min, maxNs)
-		}
-	}
-	if err := validatePerPage("read_ns_by_page", t.ReadNsByPage, t.Cell); err != nil {
+	if err := t.validatePerPage(&t.ReadNsByPage); err != nil {
 		return err
 	}
 	if err := t.validateProgram(); err != nil {
 		return err
 	}
-	if t.BusMBps < 1 || t.BusMBps > 100000 {
-		return fmt.Errorf("%w: timing.bus_mbps = %d, allowed 1..100000", ErrConfig, t.BusMBps)
-	}
-	if t.RatedCycles < 1 || t.RatedCycles > 10_000_000 {
-		return fmt.Errorf("%w: timing.rated_cycles = %d, allowed 1..10000000", ErrConfig, t.RatedCycles)
-	}
-	if err := t.validateSLC(); err != nil {
-		return err
-	}
-	if t.BadBlockPermille < 0 || t.BadBlockPermille > 100 {
-		return fmt.Errorf("%w: timing.bad_block_permille = %d, allowed 0..100", ErrConfig, t.BadBlockPermille)
-	}
-	if t.GrownBadPermille < 0 || t.GrownBadPermille > 999 {
-		return fmt.Errorf("%w: timing.grown_bad_permille = %d, allowed 0..999", ErrConfig, t.GrownBadPermille)
-	}
-	if t.ProgramFailPermille < 0 || t.ProgramFailPermille > 999 {
-		return fmt.Errorf("%w: timing.program_fail_permille = %d, allowed 0..999", ErrConfig, t.ProgramFailPermille)
-	}
-	return nil
+	return t.validateSLC()
 }
 
-// validatePerPage checks a per-page-type list: empty, or one time in
-// 1..maxNs per page type of the cell.
-func validatePerPage(name string, v []int64, c CellType) error {
-	if len(v) == 0 {
-		return nil
-	}
-	if len(v) != c.Bits() {
-		return fmt.Errorf("%w: timing.%s has %d values, allowed %d (one per page type of a %s word line: %s)",
-			ErrConfig, name, len(v), c.Bits(), c, pageTypeNames(c.Bits()))
-	}
-	for i, x := range v {
-		if x < 1 || x > maxNs {
-			return fmt.Errorf("%w: timing.%s[%d] = %d, allowed 1..%d", ErrConfig, name, i, x, maxNs)
-		}
+// name is the path of field ptr of t in a Config ("timing.read_ns").
+func (t *Timing) name(ptr any) string {
+	return sectionPath(func(c *Config) any { return &c.Timing }) + t.leaf(ptr)
+}
+
+// leaf is the name of field ptr of t ("read_ns").
+func (t *Timing) leaf(ptr any) string { return fields.PathOf(t, ptr) }
+
+// validatePerPage checks the length of a per-page-type list of t (its
+// values are in range): empty, or one time per page type of the cell.
+func (t *Timing) validatePerPage(list *[]int64) error {
+	if n := len(*list); n != 0 && n != t.Cell.Bits() {
+		return fmt.Errorf("%w: %s has %d values, allowed %d (one per page type of a %s word line: %s)",
+			ErrConfig, t.name(list), n, t.Cell.Bits(), t.Cell, pageTypeNames(t.Cell.Bits()))
 	}
 	return nil
 }
 
 // validateProgram checks the program times that the programming mode
 // needs, and that no other program time is given.
-func (t Timing) validateProgram() error {
+func (t *Timing) validateProgram() error {
 	switch t.Program {
 	case MultiPass:
 		if t.ProgWordLineNs != 0 {
-			return fmt.Errorf("%w: timing.prog_word_line_ns = %d, allowed only with program: one-shot", ErrConfig, t.ProgWordLineNs)
+			return fmt.Errorf("%w: %s = %d, allowed only with %s: %s", ErrConfig, t.name(&t.ProgWordLineNs), t.ProgWordLineNs, t.leaf(&t.Program), OneShot)
 		}
 		if len(t.ProgNsByPage) > 0 {
 			if t.ProgLSBNs != 0 || t.ProgMSBNs != 0 {
-				return fmt.Errorf("%w: timing.prog_lsb_ns and prog_msb_ns (%d, %d) given with prog_ns_by_page, allowed one or the other",
-					ErrConfig, t.ProgLSBNs, t.ProgMSBNs)
+				return fmt.Errorf("%w: %s and %s (%d, %d) given with %s, allowed one or the other",
+					ErrConfig, t.name(&t.ProgLSBNs), t.leaf(&t.ProgMSBNs), t.ProgLSBNs, t.ProgMSBNs, t.leaf(&t.ProgNsByPage))
 			}
-			return validatePerPage("prog_ns_by_page", t.ProgNsByPage, t.Cell)
+			return t.validatePerPage(&t.ProgNsByPage)
 		}
-		for _, f := range []struct {
-			name string
-			v    int64
-		}{{"prog_lsb_ns", t.ProgLSBNs}, {"prog_msb_ns", t.ProgMSBNs}} {
-			if f.v < 1 || f.v > maxNs {
-				return fmt.Errorf("%w: timing.%s = %d, allowed 1..%d", ErrConfig, f.name, f.v, maxNs)
+		for _, p := range []*int64{&t.ProgLSBNs, &t.ProgMSBNs} {
+			if *p < 1 {
+				return fmt.Errorf("%w: %s = %d, allowed 1..%d", ErrConfig, t.name(p), *p, maxNs)
 			}
 		}
 		return nil
 	case OneShot:
 		if t.Cell == SLC {
-			return fmt.Errorf("%w: timing.program = one-shot, allowed only for mlc, tlc, qlc (an slc word line holds one page)", ErrConfig)
+			return fmt.Errorf("%w: %s = %s, allowed only for mlc, tlc, qlc (an slc word line holds one page)", ErrConfig, t.name(&t.Program), OneShot)
 		}
-		if t.ProgWordLineNs < 1 || t.ProgWordLineNs > maxNs {
-			return fmt.Errorf("%w: timing.prog_word_line_ns = %d, allowed 1..%d with program: one-shot", ErrConfig, t.ProgWordLineNs, maxNs)
+		if t.ProgWordLineNs < 1 {
+			return fmt.Errorf("%w: %s = %d, allowed 1..%d with %s: %s", ErrConfig, t.name(&t.ProgWordLineNs), t.ProgWordLineNs, maxNs, t.leaf(&t.Program), OneShot)
 		}
 		if t.ProgLSBNs != 0 || t.ProgMSBNs != 0 || len(t.ProgNsByPage) > 0 {
-			return fmt.Errorf("%w: timing.prog_lsb_ns, prog_msb_ns and prog_ns_by_page are per-page times, allowed only with program: multi-pass (a one-shot part gives prog_word_line_ns)", ErrConfig)
+			return fmt.Errorf("%w: %s, %s and %s are per-page times, allowed only with %s: %s (a one-shot part gives %s)", ErrConfig,
+				t.name(&t.ProgLSBNs), t.leaf(&t.ProgMSBNs), t.leaf(&t.ProgNsByPage), t.leaf(&t.Program), MultiPass, t.leaf(&t.ProgWordLineNs))
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: timing.program = %d, allowed multi-pass, one-shot", ErrConfig, int(t.Program))
+	return fmt.Errorf("%w: %s = %d, allowed %s, %s", ErrConfig, t.name(&t.Program), int(t.Program), MultiPass, OneShot)
 }
 
 // validateSLC checks the SLC-mode fields: none, or read, program and
 // endurance (erase optional) on a part of two or more bits per cell.
-func (t Timing) validateSLC() error {
+func (t *Timing) validateSLC() error {
 	if !t.HasSLCMode() {
 		return nil
 	}
 	if t.Cell == SLC {
-		return fmt.Errorf("%w: timing.slc_* fields describe an SLC mode, allowed only for mlc, tlc, qlc parts", ErrConfig)
+		return fmt.Errorf("%w: %s and the other SLC-mode times describe an SLC mode, allowed only for mlc, tlc, qlc parts", ErrConfig, t.name(&t.SLCReadNs))
 	}
-	for _, f := range []struct {
-		name string
-		v    int64
-		min  int64
-	}{
-		{"slc_read_ns", t.SLCReadNs, 1},
-		{"slc_prog_ns", t.SLCProgNs, 1},
-		{"slc_erase_ns", t.SLCEraseNs, 0},
-	} {
-		if f.v < f.min || f.v > maxNs {
-			return fmt.Errorf("%w: timing.%s = %d, allowed %d..%d when the part has an SLC mode", ErrConfig, f.name, f.v, f.min, maxNs)
+	for _, p := range []*int64{&t.SLCReadNs, &t.SLCProgNs} {
+		if *p < 1 {
+			return fmt.Errorf("%w: %s = %d, allowed 1..%d when the part has an SLC mode", ErrConfig, t.name(p), *p, maxNs)
 		}
 	}
-	if t.SLCRatedCycles < 1 || t.SLCRatedCycles > 10_000_000 {
-		return fmt.Errorf("%w: timing.slc_rated_cycles = %d, allowed 1..10000000 when the part has an SLC mode", ErrConfig, t.SLCRatedCycles)
+	if t.SLCRatedCycles < 1 {
+		return fmt.Errorf("%w: %s = %d, allowed 1..%d when the part has an SLC mode", ErrConfig, t.name(&t.SLCRatedCycles), t.SLCRatedCycles, maxCycles)
 	}
 	return nil
 }
@@ -445,15 +410,15 @@ func (t Timing) SLCMode() (slc Timing, ok bool) {
 
 // Config describes a flash array.
 type Config struct {
-	Geometry Geometry `yaml:"geometry" json:"geometry"`
-	Timing   Timing   `yaml:"timing" json:"timing"`
+	Geometry Geometry `yaml:"geometry" json:"geometry" doc:"the organisation of the flash array"`
+	Timing   Timing   `yaml:"timing" json:"timing" doc:"the latencies of one die and of its bus"`
 	// TrackData keeps a 32-bit payload token per unit so that reads return
 	// what was written. Tests use it; simulations leave it off to save memory.
 	TrackData bool `yaml:"-" json:"-"`
 	// Seed draws the factory bad blocks (Timing.BadBlockPermille).
 	Seed uint64 `yaml:"-" json:"-"`
 	// Reliability is the part's raw bit-error model (zero: none).
-	Reliability Reliability `yaml:"reliability,omitempty" json:"reliability,omitempty"`
+	Reliability Reliability `yaml:"reliability,omitempty" json:"reliability,omitempty" doc:"the raw bit-error model (none: every read is correct)"`
 	// TrackAge keeps, per block, the reads since its erase and the time
 	// it was last programmed (the inputs of Reliability.RBER); a
 	// controller that models read errors sets it.

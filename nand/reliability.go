@@ -3,6 +3,10 @@ package nand
 import (
 	"fmt"
 	"math"
+	"reflect"
+	"strings"
+
+	"github.com/ftlsim/ftlsim/internal/fields"
 )
 
 // Reliability is a NAND part's raw bit-error model: how many of the bits
@@ -37,23 +41,23 @@ import (
 type Reliability struct {
 	// FreshRBER is the RBER of a block never cycled, read right after
 	// programming.
-	FreshRBER float64 `yaml:"fresh_rber,omitempty" json:"fresh_rber,omitempty"`
+	FreshRBER float64 `yaml:"fresh_rber,omitempty" json:"fresh_rber,omitempty" layer:"part" unit:"bit errors/bit" range:"0..0.1" doc:"RBER of a block never cycled, read right after programming; at most rated_rber"`
 	// RatedRBER is the RBER at Timing.RatedCycles, read right after
 	// programming; 0 turns the model off.
-	RatedRBER float64 `yaml:"rated_rber,omitempty" json:"rated_rber,omitempty"`
+	RatedRBER float64 `yaml:"rated_rber,omitempty" json:"rated_rber,omitempty" layer:"part" unit:"bit errors/bit" range:"0..0.1" default:"0: no error model" doc:"RBER at the rated cycles, read right after programming"`
 	// WearExponent is the power of the wear term (0 means 1: linear).
-	WearExponent float64 `yaml:"wear_exponent,omitempty" json:"wear_exponent,omitempty"`
+	WearExponent float64 `yaml:"wear_exponent,omitempty" json:"wear_exponent,omitempty" layer:"part" range:"0..10" default:"0 means 1 (linear)" doc:"power of the wear term"`
 	// RetentionRBER is the RBER a year of retention adds at the rated
 	// cycles.
-	RetentionRBER float64 `yaml:"retention_rber,omitempty" json:"retention_rber,omitempty"`
+	RetentionRBER float64 `yaml:"retention_rber,omitempty" json:"retention_rber,omitempty" layer:"part" unit:"bit errors/bit" range:"0..0.1" doc:"RBER a year of retention adds at the rated cycles"`
 	// DisturbRBER is the RBER DisturbReads reads since the block's erase
 	// add at the rated cycles (read disturb grows linearly with reads).
-	DisturbRBER float64 `yaml:"read_disturb_rber,omitempty" json:"read_disturb_rber,omitempty"`
+	DisturbRBER float64 `yaml:"read_disturb_rber,omitempty" json:"read_disturb_rber,omitempty" layer:"part" unit:"bit errors/bit" range:"0..0.1" doc:"RBER 100,000 reads since the erase add at the rated cycles"`
 	// RetrySteps is the read-retry steps the part offers (0: none).
-	RetrySteps int `yaml:"read_retry_steps,omitempty" json:"read_retry_steps,omitempty"`
+	RetrySteps int `yaml:"read_retry_steps,omitempty" json:"read_retry_steps,omitempty" layer:"part" range:"0..64" default:"0: none" doc:"read-retry steps the part offers"`
 	// RetryGain is what each read-retry step divides the shift part
 	// (retention and read disturb) of the RBER by (0 means 2).
-	RetryGain float64 `yaml:"read_retry_gain,omitempty" json:"read_retry_gain,omitempty"`
+	RetryGain float64 `yaml:"read_retry_gain,omitempty" json:"read_retry_gain,omitempty" layer:"part" range:"0|1..100" default:"0 means 2" doc:"what each read-retry step divides the retention and read-disturb RBER by"`
 }
 
 // The fixed scales of the model.
@@ -71,35 +75,20 @@ func (r Reliability) Enabled() bool { return r.RatedRBER > 0 }
 
 // Validate reports the first field that is out of range.
 func (r Reliability) Validate() error {
-	rates := []struct {
-		name string
-		v    float64
-	}{
-		{"fresh_rber", r.FreshRBER}, {"rated_rber", r.RatedRBER},
-		{"retention_rber", r.RetentionRBER}, {"read_disturb_rber", r.DisturbRBER},
+	section := sectionPath(func(c *Config) any { return &c.Reliability })
+	if err := fields.MustOf(reflect.TypeFor[Reliability]()).Check(&r, section); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	for _, f := range rates {
-		if math.IsNaN(f.v) || f.v < 0 || f.v > 0.1 {
-			return fmt.Errorf("%w: reliability.%s = %g, allowed 0..0.1", ErrConfig, f.name, f.v)
-		}
-	}
+	name := func(ptr any) string { return section + fields.PathOf(&r, ptr) }
 	if !r.Enabled() {
 		if r != (Reliability{}) {
-			return fmt.Errorf("%w: reliability.rated_rber = 0 turns the error model off; set it (allowed above 0 up to 0.1) or leave the other reliability fields out", ErrConfig)
+			return fmt.Errorf("%w: %s = 0 turns the error model off; set it (allowed above 0 up to 0.1) or leave the other %s fields out",
+				ErrConfig, name(&r.RatedRBER), strings.TrimSuffix(section, "."))
 		}
 		return nil
 	}
 	if r.FreshRBER > r.RatedRBER {
-		return fmt.Errorf("%w: reliability.fresh_rber = %g, allowed 0..rated_rber (%g)", ErrConfig, r.FreshRBER, r.RatedRBER)
-	}
-	if math.IsNaN(r.WearExponent) || r.WearExponent < 0 || r.WearExponent > 10 {
-		return fmt.Errorf("%w: reliability.wear_exponent = %g, allowed 0 (linear) .. 10", ErrConfig, r.WearExponent)
-	}
-	if r.RetrySteps < 0 || r.RetrySteps > 64 {
-		return fmt.Errorf("%w: reliability.read_retry_steps = %d, allowed 0..64", ErrConfig, r.RetrySteps)
-	}
-	if math.IsNaN(r.RetryGain) || (r.RetryGain != 0 && (r.RetryGain < 1 || r.RetryGain > 100)) {
-		return fmt.Errorf("%w: reliability.read_retry_gain = %g, allowed 0 (2) or 1..100", ErrConfig, r.RetryGain)
+		return fmt.Errorf("%w: %s = %g, allowed 0..%s (%g)", ErrConfig, name(&r.FreshRBER), r.FreshRBER, fields.PathOf(&r, &r.RatedRBER), r.RatedRBER)
 	}
 	return nil
 }

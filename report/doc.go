@@ -29,12 +29,23 @@
 // is written, and each file is written whole (a temporary file renamed
 // into place).
 //
-// A review keeps what it computed: the drives and the folder are checked
-// before any run starts, and each run, as soon as it finishes, is written
-// to the folder — its data files and its full results (runs/DRIVE_RUN.gob)
-// — so that a review stopped part way (Options.Context, a failed run) has
-// lost only the runs under way, and Options.Resume reads the finished
-// ones back instead of running them again.
+// A review is a built-in study: its points are the suite's runs of each
+// drive (coordinates drive and run), and it runs on the sweep package's
+// Scheduler, the run organiser sweeps use — the jobs limit, a memory
+// budget weighted by each run's estimate (memlimit.EstimateRun), and
+// resume keyed by a hash of each run's inputs (the drive's description as
+// reviewed, the run, its parameters, the mode). It keeps what it
+// computed: the drives and the folder are checked before any run starts,
+// and each run, as soon as it finishes, is written to the folder — its
+// data files, its full results (runs/DRIVE_RUN.gob) and a line in
+// runs/results.jsonl — so that a review stopped part way
+// (Options.Context, a failed run) has lost only the runs under way, and
+// Options.Resume reads the finished ones back instead of running them
+// again. A folder that holds a review's runs is refused without Resume
+// (HasReviewError), and with Resume when the options differ from the
+// saved review's (runs/review.yaml) so that none of its runs applies;
+// when some do (a drive added, the endurance runs added or left out)
+// they are read back and Options.Reused is told how the options differ.
 //
 // With Options.Endurance each drive also runs the accelerated endurance
 // procedure (workload.NewEndurance; sim.Engine.Endurance) on its own copy

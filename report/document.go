@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/ftlsim/ftlsim/internal/units"
-	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -78,6 +78,30 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 		}
 		return block{charts: out}
 	}
+	b := introBlocks(o, drives)
+	for _, section := range []func([]Drive, suiteParams, func(...string) block) ([]block, error){
+		fourCornersSection, accessSection, asSSDSection, attoSection, hdTachSection, sustainedSection,
+		consistencySection, trimSection, benchSection, powerSection,
+	} {
+		sb, err := section(drives, sp, pick)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, sb...)
+	}
+	// Endurance (Options.Endurance).
+	if hasEndurance(drives) {
+		eb, err := enduranceBlocks(o, drives, pick)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, eb...)
+	}
+	return b, nil
+}
+
+// introBlocks are the report's title, how it was made, and the drives.
+func introBlocks(o Options, drives []Drive) []block {
 	mode := "the reviews' full procedure and run lengths"
 	flag := ""
 	if o.Quick {
@@ -95,9 +119,11 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 	for _, d := range drives {
 		dl = append(dl, "- "+describe(d))
 	}
-	b = append(b, block{heading: "## The drives"}, block{para: strings.Join(dl, "\n")})
+	return append(b, block{heading: "## The drives"}, block{para: strings.Join(dl, "\n")})
+}
 
-	// Four corners.
+// fourCornersSection is Iometer's four corners.
+func fourCornersSection(drives []Drive, sp suiteParams, pick func(...string) block) ([]block, error) {
 	t := [][]string{{"drive", "128K seq read MB/s", "128K seq write MB/s", "4K rand read IOPS QD3 / QD32", "4K rand write IOPS QD3 / QD32"}}
 	for _, d := range drives {
 		r, err := d.results(RunFourCorners, LabelSeqRead128kQD1, LabelSeqWrite128kQD1,
@@ -109,13 +135,15 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 			f0(iops(r[2])) + " / " + f0(iops(r[3])),
 			f0(iops(r[4])) + " / " + f0(iops(r[5]))})
 	}
-	b = append(b, block{heading: "## Four corners (Iometer)"},
-		block{para: fmt.Sprintf("On a secure-erased drive: 128 KiB sequential writes at QD 1 for %s, 4 KiB random writes over %s at QD 3 and QD 32 for %s each; then a fill, and the reads alike. Data pattern written: %s.",
+	return []block{{heading: "## Four corners (Iometer)"},
+		{para: fmt.Sprintf("On a secure-erased drive: 128 KiB sequential writes at QD 1 for %s, 4 KiB random writes over %s at QD 3 and QD 32 for %s each; then a fill, and the reads alike. Data pattern written: %s.",
 			sp.dur(RunFourCorners, "seq_time"), units.FormatBytes(mustSize(sp.param(RunFourCorners, "span"))), sp.dur(RunFourCorners, "random_time"), sp.param(RunFourCorners, "data"))},
-		block{table: t}, pick("four-corners-seq", "four-corners-random"), dataLinks(drives, RunFourCorners))
+		{table: t}, pick("four-corners-seq", "four-corners-random"), dataLinks(drives, RunFourCorners)}, nil
+}
 
-	// Access patterns.
-	t = [][]string{{"drive", "pattern"}}
+// accessSection is TechReport's access patterns.
+func accessSection(drives []Drive, sp suiteParams, pick func(...string) block) ([]block, error) {
+	t := [][]string{{"drive", "pattern"}}
 	for _, qd := range accessQDs() {
 		t[0] = append(t[0], fmt.Sprintf("QD %d IOPS", qd))
 	}
@@ -132,12 +160,14 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 			t = append(t, row)
 		}
 	}
-	b = append(b, block{heading: "## Access patterns (TechReport)"},
-		block{para: describeScenario(RunAccessPatterns) + "; " + sp.dur(RunAccessPatterns, "time") + " at each queue depth."},
-		block{table: t}, pick("access-patterns"), dataLinks(drives, RunAccessPatterns))
+	return []block{{heading: "## Access patterns (TechReport)"},
+		{para: describeScenario(RunAccessPatterns) + "; " + sp.dur(RunAccessPatterns, "time") + " at each queue depth."},
+		{table: t}, pick("access-patterns"), dataLinks(drives, RunAccessPatterns)}, nil
+}
 
-	// AS-SSD.
-	t = [][]string{{"drive", "seq read MB/s", "seq write MB/s"}}
+// asSSDSection is AS-SSD's sequential runs.
+func asSSDSection(drives []Drive, _ suiteParams, pick func(...string) block) ([]block, error) {
+	t := [][]string{{"drive", "seq read MB/s", "seq write MB/s"}}
 	for _, d := range drives {
 		r, err := d.results(RunASSSD, LabelSeqRead, LabelSeqWrite)
 		if err != nil {
@@ -145,13 +175,15 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 		}
 		t = append(t, []string{d.Name, f0(mbps(r[0])), f0(mbps(r[1]))})
 	}
-	b = append(b, block{heading: "## AS-SSD"},
-		block{para: describeScenario(RunASSSD) + ": drives that compress what they store gain nothing from it here."},
-		block{table: t}, pick("as-ssd"), dataLinks(drives, RunASSSD))
+	return []block{{heading: "## AS-SSD"},
+		{para: describeScenario(RunASSSD) + ": drives that compress what they store gain nothing from it here."},
+		{table: t}, pick("as-ssd"), dataLinks(drives, RunASSSD)}, nil
+}
 
-	// ATTO.
+// attoSection is ATTO's transfer sizes.
+func attoSection(drives []Drive, sp suiteParams, pick func(...string) block) ([]block, error) {
 	shown := []string{"512", "4k", "8k", "128k", "1m", "8m"}
-	t = [][]string{{"drive", "direction"}}
+	t := [][]string{{"drive", "direction"}}
 	for _, s := range shown {
 		t[0] = append(t[0], units.FormatBytes(mustSize(s))+" MB/s")
 	}
@@ -168,13 +200,15 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 			t = append(t, row)
 		}
 	}
-	b = append(b, block{heading: "## ATTO"},
-		block{para: fmt.Sprintf("Sequential write then read of %s at each transfer size from %s to %s, QD 4, data pattern %s: throughput rises with transfer size until the flash, the controller or the link bounds it.",
+	return []block{{heading: "## ATTO"},
+		{para: fmt.Sprintf("Sequential write then read of %s at each transfer size from %s to %s, QD 4, data pattern %s: throughput rises with transfer size until the flash, the controller or the link bounds it.",
 			units.FormatBytes(mustSize(sp.param(RunATTO, "length"))), units.FormatBytes(mustSize(attoSizes()[0])), units.FormatBytes(mustSize(attoSizes()[len(attoSizes())-1])), sp.param(RunATTO, "data"))},
-		block{table: t}, pick("atto"), dataLinks(drives, RunATTO))
+		{table: t}, pick("atto"), dataLinks(drives, RunATTO)}, nil
+}
 
-	// HD Tach.
-	t = [][]string{{"drive", "full-span read MB/s", "full-span write MB/s", "access time 512 B µs", "4 KiB µs", "64 KiB µs", "1 MiB µs"}}
+// hdTachSection is HD Tach's curves and access times.
+func hdTachSection(drives []Drive, _ suiteParams, pick func(...string) block) ([]block, error) {
+	t := [][]string{{"drive", "full-span read MB/s", "full-span write MB/s", "access time 512 B µs", "4 KiB µs", "64 KiB µs", "1 MiB µs"}}
 	for _, d := range drives {
 		r, err := d.results(RunHDTach, LabelReadCurve, LabelWriteCurve, LabelAccess512, LabelAccess4k, LabelAccess64k, LabelAccess1m)
 		if err != nil {
@@ -183,26 +217,22 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 		t = append(t, []string{d.Name, f0(mbps(r[0])), f0(mbps(r[1])),
 			us(r[2].Read.Latency.Mean), us(r[3].Read.Latency.Mean), us(r[4].Read.Latency.Mean), us(r[5].Read.Latency.Mean)})
 	}
-	b = append(b, block{heading: "## HD Tach"},
-		block{para: "On a secure-erased drive: a 64 KiB sequential write of the whole span, then a read of it, and random reads of 512 B, 4 KiB, 64 KiB and 1 MiB (access times)."},
-		block{table: t}, pick("hdtach"), dataLinks(drives, RunHDTach))
+	return []block{{heading: "## HD Tach"},
+		{para: "On a secure-erased drive: a 64 KiB sequential write of the whole span, then a read of it, and random reads of 512 B, 4 KiB, 64 KiB and 1 MiB (access times)."},
+		{table: t}, pick("hdtach"), dataLinks(drives, RunHDTach)}, nil
+}
 
-	// Sustained write.
-	sw, err := sustainedSection(drives, sp, pick)
-	if err != nil {
-		return nil, err
-	}
-	b = append(b, sw...)
-
-	// Performance consistency.
-	t = [][]string{{"drive", "spare area", "fresh IOPS", "cliff at s", "steady median IOPS", "10th-90th percentile", "steady max IOPS", "seconds at 0", "longest stall s", "steady WA"}}
+// consistencySection is the performance-consistency runs, with the
+// drive's own spare area and with 25 % more.
+func consistencySection(drives []Drive, sp suiteParams, pick func(...string) block) ([]block, error) {
+	t := [][]string{{"drive", "spare area", "fresh IOPS", "cliff at s", "steady median IOPS", "10th-90th percentile", "steady max IOPS", "seconds at 0", "longest stall s", "steady WA"}}
 	for _, d := range drives {
 		for _, run := range []RunName{RunConsistency, RunConsistency25} {
 			r, err := d.Result(run, LabelConsistency)
 			if err != nil {
 				return nil, err
 			}
-			s := sim.SummarizeConsistency(r.Intervals, steadyFrom(r))
+			s := analysis.SummarizeConsistency(r.Intervals, steadyFrom(r))
 			spare := "drive's own"
 			if run == RunConsistency25 {
 				spare = "+25 % (partitioned)"
@@ -223,14 +253,16 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 	if reviews := paramsOf(false).ns(RunConsistency, "time"); reviews != runLen {
 		full = " (the reviews run " + seconds(reviews) + ")"
 	}
-	b = append(b, block{heading: "## Performance consistency"},
-		block{para: fmt.Sprintf("Secure erase, sequential fill, then 4 KiB random writes at QD 32 over every LBA for %s%s, IOPS each second; again with 25 %% of the LBAs left unwritten (spare area by partitioning). "+
+	return []block{{heading: "## Performance consistency"},
+		{para: fmt.Sprintf("Secure erase, sequential fill, then 4 KiB random writes at QD 32 over every LBA for %s%s, IOPS each second; again with 25 %% of the LBAs left unwritten (spare area by partitioning). "+
 			"The steady-state window is the last %d %% of the run (from %s of %s). The whole-run chart has a log time axis, so that the fresh plateau and the cliff in the first seconds are as wide as the last minutes.",
 			seconds(runLen), full, 100-steadyFromPct, seconds(runLen*steadyFromPct/100), seconds(runLen))},
-		block{table: t}, pick("consistency-log", "consistency-steady-log", "consistency-steady-linear", "latency-cdf"), dataLinks(drives, RunConsistency, RunConsistency25))
+		{table: t}, pick("consistency-log", "consistency-steady-log", "consistency-steady-linear", "latency-cdf"), dataLinks(drives, RunConsistency, RunConsistency25)}, nil
+}
 
-	// TRIM validation.
-	t = [][]string{{"drive", "clean MB/s", "dirty MB/s", "after TRIM MB/s"}}
+// trimSection is the TRIM validation.
+func trimSection(drives []Drive, sp suiteParams, pick func(...string) block) ([]block, error) {
+	t := [][]string{{"drive", "clean MB/s", "dirty MB/s", "after TRIM MB/s"}}
 	for _, d := range drives {
 		r, err := d.results(RunTRIMValidation, LabelClean, LabelDirty, LabelAfterTrim)
 		if err != nil {
@@ -238,14 +270,16 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 		}
 		t = append(t, []string{d.Name, f0(mbps(r[0])), f0(mbps(r[1])), f0(mbps(r[2]))})
 	}
-	b = append(b, block{heading: "## TRIM validation"},
-		block{para: fmt.Sprintf("128 KiB sequential writes at QD 1 for %s each: on a clean drive; after a fill and a torture of 4 KiB random writes at QD 32 over every LBA for %s; and after a TRIM of every LBA.",
+	return []block{{heading: "## TRIM validation"},
+		{para: fmt.Sprintf("128 KiB sequential writes at QD 1 for %s each: on a clean drive; after a fill and a torture of 4 KiB random writes at QD 32 over every LBA for %s; and after a TRIM of every LBA.",
 			sp.dur(RunTRIMValidation, "measure_time"), sp.dur(RunTRIMValidation, "torture_time"))},
-		block{table: t}, pick("trim-validation"), dataLinks(drives, RunTRIMValidation))
+		{table: t}, pick("trim-validation"), dataLinks(drives, RunTRIMValidation)}, nil
+}
 
-	// Storage Bench.
+// benchSection is the synthesised Storage Bench suites.
+func benchSection(drives []Drive, sp suiteParams, pick func(...string) block) ([]block, error) {
 	runs, suites := benchRuns()
-	t = [][]string{{"drive", "suite", "read MB/s", "write MB/s", "combined MB/s", "busy s", "average service time µs"}}
+	t := [][]string{{"drive", "suite", "read MB/s", "write MB/s", "combined MB/s", "busy s", "average service time µs"}}
 	for _, d := range drives {
 		for k, run := range runs {
 			r, err := d.Result(run, LabelBench)
@@ -271,13 +305,15 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 			lens[k] = suites[k] + " " + lens[k]
 		}
 	}
-	b = append(b, block{heading: "## Storage Bench (synthesised)"},
-		block{para: "AnandTech's Storage Bench 2011 Heavy and Light and The Destroyer, as workloads synthesised from the suites' published statistics (request counts, read share, size mix, queue depths; `ftlsim scenario` lists them and the assumptions), each after a fill: " +
+	return []block{{heading: "## Storage Bench (synthesised)"},
+		{para: "AnandTech's Storage Bench 2011 Heavy and Light and The Destroyer, as workloads synthesised from the suites' published statistics (request counts, read share, size mix, queue depths; `ftlsim scenario` lists them and the assumptions), each after a fill: " +
 			strings.Join(lens, "; ") + ". Data rates are over busy time, idle excluded."},
-		block{table: t}, pick("storage-bench"), dataLinks(drives, runs...))
+		{table: t}, pick("storage-bench"), dataLinks(drives, runs...)}, nil
+}
 
-	// Power.
-	t = [][]string{{"drive", "idle W", "sequential write W", "random write W", "J per GB written (sequential)"}}
+// powerSection is the power runs.
+func powerSection(drives []Drive, sp suiteParams, pick func(...string) block) ([]block, error) {
+	t := [][]string{{"drive", "idle W", "sequential write W", "random write W", "J per GB written (sequential)"}}
 	for _, d := range drives {
 		r, err := d.results(RunPower, LabelIdle, LabelSeqWrite, LabelRandomWrite)
 		if err != nil {
@@ -286,19 +322,9 @@ func blocks(o Options, drives []Drive, charts []*figure, sp suiteParams) ([]bloc
 		t = append(t, []string{d.Name, fmt.Sprintf("%.2f", r[0].Power.AverageW), fmt.Sprintf("%.2f", r[1].Power.AverageW),
 			fmt.Sprintf("%.2f", r[2].Power.AverageW), fmt.Sprintf("%.1f", r[1].Power.JoulesPerGBWritten)})
 	}
-	b = append(b, block{heading: "## Power"},
-		block{para: fmt.Sprintf("Average power from the drive's rail, %s each: idle, 128 KiB sequential writes at QD 1, and 4 KiB random writes at QD 32 on a fresh drive.", sp.dur(RunPower, "time"))},
-		block{table: t}, pick("power"), dataLinks(drives, RunPower))
-
-	// Endurance (Options.Endurance).
-	if hasEndurance(drives) {
-		eb, err := enduranceBlocks(o, drives, pick)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, eb...)
-	}
-	return b, nil
+	return []block{{heading: "## Power"},
+		{para: fmt.Sprintf("Average power from the drive's rail, %s each: idle, 128 KiB sequential writes at QD 1, and 4 KiB random writes at QD 32 on a fresh drive.", sp.dur(RunPower, "time"))},
+		{table: t}, pick("power"), dataLinks(drives, RunPower)}, nil
 }
 
 // writeMarkdown writes the report's blocks as Markdown.

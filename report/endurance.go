@@ -16,7 +16,6 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/chart"
-	"github.com/ftlsim/ftlsim/internal/memlimit"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
@@ -341,21 +340,6 @@ func addEnduranceData(files fileSet, drive string, res *sim.EnduranceResult) err
 	}
 	files[enduranceCSV(drive)] = c.Bytes()
 	return nil
-}
-
-// enduranceMemory estimates the most memory the endurance run holds on
-// the drive r (built with read errors): the drive, and the statistics of
-// its longest job (each round's results are summed up and dropped).
-func enduranceMemory(r controller.Resolved, quick bool) (int64, error) {
-	spec, err := workload.NewEndurance(quick)
-	if err != nil {
-		return 0, fmt.Errorf("report: %w", err)
-	}
-	var stats int64
-	for _, j := range []*workload.Job{spec.Fill, spec.Precondition, spec.Write, spec.Read} {
-		stats = max(stats, sim.StreamMemoryBytes((j.RuntimeNs+j.RampNs)/sim.Second+1))
-	}
-	return memlimit.Drive(r, r.Config.NAND.TrackData) + stats, nil
 }
 
 // runEndurance runs the endurance procedure (quick or not) on a fresh

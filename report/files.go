@@ -3,13 +3,12 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/ftlsim/ftlsim/internal/atomicfile"
-	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 )
 
 // write renders the report folder's files (charts, report.md,
@@ -59,19 +58,8 @@ type fileSet map[string][]byte
 // writeTo writes the files into dir, each whole: written to a temporary
 // file beside its place, then renamed over it.
 func (fs fileSet) writeTo(dir string) error {
-	names := make([]string, 0, len(fs))
-	for n := range fs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		path := filepath.Join(dir, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		if err := atomicfile.WriteFile(path, fs[n]); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
+	if err := atomicfile.WriteTree(dir, fs); err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	return nil
 }
@@ -86,13 +74,13 @@ func addData(files fileSet, drives []Drive) error {
 		}
 		sort.Slice(runs, func(i, j int) bool { return runs[i] < runs[j] })
 		for _, s := range runs {
-			var jobs []sim.FioJob
+			var jobs []fioreport.Job
 			for _, m := range d.Runs[s] {
-				jobs = append(jobs, m.Result.Fio(map[string]string{"scenario": string(s), "step": m.Label}))
+				jobs = append(jobs, fioreport.JobOf(m.Result, map[string]string{"scenario": string(s), "step": m.Label}))
 				files[dataCSV(d.Name, s, Label(m.Label))] = seriesCSV(m.Result.Intervals)
 			}
 			var b bytes.Buffer
-			if err := sim.WriteFioJSON(&b, map[string]string{"drive": d.Name, "scenario": string(s)}, jobs...); err != nil {
+			if err := fioreport.WriteJSON(&b, map[string]string{"drive": d.Name, "scenario": string(s)}, jobs...); err != nil {
 				return fmt.Errorf("report: %s %s: %w", d.Name, s, err)
 			}
 			files[dataJSON(d.Name, s)] = b.Bytes()

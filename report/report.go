@@ -5,19 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/ftl"
-	"github.com/ftlsim/ftlsim/internal/memlimit"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
-	"github.com/ftlsim/ftlsim/workload"
 )
 
 // Options choose a review's drives, length and output.
@@ -44,14 +38,24 @@ type Options struct {
 	Jobs int
 	// Resume reads back the runs a review into Out has already written
 	// (runs/, for the same drive description, run, parameters and mode)
-	// instead of running them again.
+	// instead of running them again. Without it, an Out that holds a
+	// review's runs is an error (HasReviewError), before any run.
 	Resume bool
 	// Resumed, when set, is told each run read back (Resume).
 	Resumed func(drive, step string)
+	// Reused, when set, is told before any run that Resume found in Out
+	// a review of other options (another drive, the endurance runs
+	// added or left out, a drive's description changed) of which some
+	// runs still apply to this one: how the options differ (one line, in
+	// the command's terms) and how many of this review's runs it reads
+	// back. A saved review none of whose runs applies is an error
+	// (HasReviewError).
+	Reused func(differences string, reused, total int)
 	// MaxMemory, when positive, is the memory the review may plan to use:
 	// a drive whose runs need more is refused before any run (an error
-	// wrapping memlimit's ErrTooLarge), and fewer runs run at once than
-	// Jobs when that many would need more.
+	// wrapping memlimit's ErrTooLarge), and a run starts only when its
+	// estimate (memlimit.EstimateRun) fits beside those running, so that
+	// fewer run at once than Jobs when that many would need more.
 	MaxMemory int64
 	// Context, when set, stops the review when it is done: the runs under
 	// way stop at their next event and are dropped, no other starts, and
@@ -245,245 +249,6 @@ func QuickCapacity(c controller.Config) int64 {
 	return max(8<<30, int64(g.Dies())*perDie)
 }
 
-// Run runs the suite on every drive and writes the report folder. The
-// runs are independent (each scenario starts from a fresh drive), so up
-// to Options.Jobs of them run at once. Every drive is looked up and the
-// folder checked (ErrOutput) before any run starts; each run is written
-// to the folder as soon as it finishes (see ErrInterrupted and
-// Options.Resume), and the report itself once all have.
-func Run(o Options) ([]Drive, error) {
-	if len(o.Drives) == 0 {
-		return nil, fmt.Errorf("report: no drives")
-	}
-	if o.Jobs < 0 {
-		return nil, fmt.Errorf("report: jobs = %d, allowed 0 (automatic) or more", o.Jobs)
-	}
-	jobs := o.Jobs
-	if jobs == 0 {
-		jobs = min(runtime.GOMAXPROCS(0), 4)
-	}
-	drives := make([]Drive, len(o.Drives))
-	cfgs := make([]controller.Config, len(o.Drives))
-	ecfgs := make([]controller.Config, len(o.Drives)) // the endurance runs' drives
-	for i, name := range o.Drives {
-		cfg, err := controller.Lookup(name)
-		if err != nil {
-			return nil, fmt.Errorf("report: drive %s: %w", name, err)
-		}
-		if o.Quick {
-			// Keep the drive's spare area and dies; shrink its blocks.
-			if cfg.Sizing == controller.SizeSpare && cfg.OPPercent == 0 {
-				return nil, fmt.Errorf("%w: %s: quick mode keeps the drive's op_percent, which it does not state (sizing: %s derives it)",
-					controller.ErrConfig, name, controller.SizeSpare)
-			}
-			cfg = cfg.Resized(controller.Size(QuickCapacity(cfg)), cfg.OPPercent)
-		}
-		cfg.Policies = o.Policies
-		r, err := cfg.Resolve()
-		if err != nil {
-			return nil, fmt.Errorf("report: drive %s: %w", name, err)
-		}
-		var er controller.Resolved
-		if o.Endurance {
-			ecfgs[i] = cfg
-			ecfgs[i].Firmware.ReadErrors = true
-			if er, err = ecfgs[i].Resolve(); err != nil {
-				return nil, fmt.Errorf("report: drive %s: the endurance run models read errors: %w", name, err)
-			}
-		}
-		if o.MaxMemory > 0 {
-			need, err := runMemory(r, o.Quick)
-			if err != nil {
-				return nil, err
-			}
-			if o.Endurance {
-				e, err := enduranceMemory(er, o.Quick)
-				if err != nil {
-					return nil, err
-				}
-				need = max(need, e)
-			}
-			if need > o.MaxMemory {
-				return nil, fmt.Errorf("report: drive %s: %w: a run of the suite takes about %s to simulate; allowed %s", name,
-					memlimit.ErrTooLarge, units.FormatBytes(need), units.FormatBytes(o.MaxMemory))
-			}
-			jobs = max(1, min(jobs, int(o.MaxMemory/need))) // each run holds its own drive
-		}
-		cfgs[i] = cfg
-		drives[i] = Drive{Name: name, Runs: map[RunName][]sim.Measurement{}}
-	}
-	if err := checkOut(o.Out); err != nil {
-		return nil, fmt.Errorf("report: %s: %w", o.Out, err)
-	}
-	ctx := o.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	st := suite(o.Quick)
-	// A task is a run of the suite (run indexes st) or a drive's
-	// endurance run (run is enduranceTask). The endurance runs, the
-	// longest, go first, so that the others fill the other jobs beside
-	// them rather than one job running on alone at the end.
-	const enduranceTask = -1
-	type task struct{ drive, run int }
-	var tasks []task
-	finished := 0
-	if o.Endurance {
-		for i := range drives {
-			if o.Resume {
-				if res, ok := loadEndurance(o, cfgs[i], o.Drives[i]); ok {
-					drives[i].Endurance = res
-					finished++
-					if o.Resumed != nil {
-						o.Resumed(o.Drives[i], string(RunEndurance))
-					}
-					continue
-				}
-			}
-			tasks = append(tasks, task{i, enduranceTask})
-		}
-	}
-	for i := range drives {
-		for j, s := range st {
-			if o.Resume {
-				if cfg, ms, ok := loadRun(o, cfgs[i], s, o.Drives[i]); ok {
-					drives[i].Config = cfg
-					drives[i].Runs[s.name] = ms
-					finished++
-					if o.Resumed != nil {
-						o.Resumed(o.Drives[i], string(s.name))
-					}
-					continue
-				}
-			}
-			tasks = append(tasks, task{i, j})
-		}
-	}
-	total := len(drives) * len(st)
-	if o.Endurance {
-		total += len(drives)
-	}
-	var (
-		mu       sync.Mutex // guards drives, started, finished, firstErr and Progress
-		started  = finished
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	progress := func(drive, step string, done, total int, simNs int64) {
-		if o.Progress != nil {
-			o.Progress(drive, step, done, total, simNs)
-		}
-	}
-	work := make(chan task)
-	for range min(jobs, len(tasks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range work {
-				name, step := o.Drives[t.drive], RunEndurance
-				if t.run != enduranceTask {
-					step = st[t.run].name
-				}
-				mu.Lock()
-				skip := firstErr != nil || ctx.Err() != nil
-				n := started
-				started++
-				if !skip {
-					progress(name, string(step), n, total, 0)
-				}
-				mu.Unlock()
-				if skip {
-					continue
-				}
-				at := func(simNs int64) {
-					mu.Lock()
-					progress(name, string(step), n, total, simNs)
-					mu.Unlock()
-				}
-				// keep records the finished run (under mu).
-				var keep func(d *Drive)
-				var err error
-				if t.run == enduranceTask {
-					var res *sim.EnduranceResult
-					res, err = runEndurance(ctx, ecfgs[t.drive], o.Quick, at)
-					if err == nil {
-						err = saveEndurance(o, cfgs[t.drive], name, res)
-					}
-					keep = func(d *Drive) { d.Endurance = res }
-				} else {
-					s := st[t.run]
-					var cfg controller.Config
-					var ms []sim.Measurement
-					cfg, ms, err = runOne(ctx, cfgs[t.drive], s, at)
-					if err == nil {
-						err = saveRun(o, cfgs[t.drive], s, name, cfg, ms)
-					}
-					keep = func(d *Drive) {
-						d.Config = cfg
-						d.Runs[s.name] = ms
-					}
-				}
-				mu.Lock()
-				if err != nil && firstErr == nil && !errors.Is(err, ErrInterrupted) {
-					firstErr = fmt.Errorf("%s %s: %w", name, step, err)
-				}
-				if err == nil {
-					keep(&drives[t.drive])
-					finished++
-					if o.Done != nil {
-						o.Done(name, string(step), finished, total)
-					}
-				}
-				mu.Unlock()
-				// Each scenario builds a fresh drive; give its memory back
-				// before the next (a 256 GiB drive holds 0.6 GB).
-				debug.FreeOSMemory()
-			}
-		}()
-	}
-	for _, t := range tasks {
-		work <- t
-	}
-	close(work)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if ctx.Err() != nil && finished < total {
-		return nil, fmt.Errorf("%w: %d of %d runs finished and written to %s", ErrInterrupted, finished, total,
-			filepath.Join(o.Out, "runs"))
-	}
-	if err := write(o, drives); err != nil {
-		return nil, err
-	}
-	return drives, nil
-}
-
-// runMemory estimates the most memory a run of the suite holds on the
-// drive r: the drive, and the statistics of the longest run's jobs (their
-// latency histograms and one-second series).
-func runMemory(r controller.Resolved, quick bool) (int64, error) {
-	var most int64
-	for _, s := range suite(quick) {
-		sc, err := workload.ScenarioByName(s.name.scenario())
-		if err != nil {
-			return 0, fmt.Errorf("report: %w", err)
-		}
-		steps, err := sc.Steps(s.params)
-		if err != nil {
-			return 0, fmt.Errorf("report: %s: %w", s.name, err)
-		}
-		var stats int64
-		for _, st := range steps {
-			if st.Kind == workload.RunJob {
-				stats += sim.StreamMemoryBytes((st.Job.RuntimeNs+st.Job.RampNs)/sim.Second + 1)
-			}
-		}
-		most = max(most, stats)
-	}
-	return memlimit.Drive(r, r.Config.NAND.TrackData) + most, nil
-}
-
 // runOne runs one run of the suite on a fresh drive built from cfg,
 // telling at the simulated time every simulated second. A label
 // repeated over a scenario's phases gives one measurement, its series on
@@ -491,13 +256,9 @@ func runMemory(r controller.Resolved, quick bool) (int64, error) {
 //
 // A run stopped by ctx returns an error wrapping ErrInterrupted.
 func runOne(ctx context.Context, cfg controller.Config, s suiteRun, at func(simNs int64)) (controller.Config, []sim.Measurement, error) {
-	sc, err := workload.ScenarioByName(s.name.scenario())
+	steps, err := s.steps()
 	if err != nil {
-		return cfg, nil, fmt.Errorf("report: %w", err)
-	}
-	steps, err := sc.Steps(s.params)
-	if err != nil {
-		return cfg, nil, fmt.Errorf("report: %s: %w", s.name, err)
+		return cfg, nil, err
 	}
 	c, err := controller.New(cfg)
 	if err != nil {

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/ftlsim/ftlsim/internal/testdrive"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ftlsim/ftlsim/internal/testdrive"
 
 	"github.com/stretchr/testify/require"
 
@@ -88,11 +89,33 @@ func TestQuickReview(t *testing.T) {
 	saved, _ := filepath.Glob(filepath.Join(dir, "runs", "*.gob"))
 	require.Len(t, saved, len(suite(true)))
 
+	// Into the same folder again, not resumed: refused before any run,
+	// saying it holds a finished review.
+	_, err = Run(Options{Drives: []string{drv}, Out: dir, Quick: true,
+		Progress: func(string, string, int, int, int64) { t.Error("a run started") }})
+	var held *HasReviewError
+	require.ErrorAs(t, err, &held)
+	require.ErrorIs(t, err, ErrHasReview)
+	require.Equal(t, "a finished review (--drive="+drv+" --quick)", held.What())
+	require.Equal(t, len(suite(true)), held.Runs)
+	// Resumed in full mode: no saved run applies, and the review says
+	// which options differ instead of running every one again.
+	_, err = Run(Options{Drives: []string{drv}, Out: dir, Resume: true,
+		Progress: func(string, string, int, int, int64) { t.Error("a run started") }})
+	require.ErrorAs(t, err, &held)
+	require.Equal(t, "saved with --quick, now without", held.Differences)
+	require.ErrorContains(t, err, fmt.Sprintf("none of its %d saved runs applies", len(suite(true))))
+
 	// Runs at once or one at a time, run or read back (--resume): the
-	// same report, the same series. Every other run's saved results are
-	// copied to a new folder, which a review resumes.
+	// same report, the same series. The results and every other run's
+	// saved results are copied to a new folder, which a review resumes.
 	one := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(one, "runs"), 0o755))
+	for _, f := range []string{resultsFile, recordFile} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(one, f), b, 0o644))
+	}
 	var copied []string
 	for i, f := range saved {
 		if i%2 == 0 {
@@ -102,7 +125,7 @@ func TestQuickReview(t *testing.T) {
 			copied = append(copied, f)
 		}
 	}
-	// A stale saved run (another mode) is not read back but run again.
+	// A saved run that no longer reads back is run again.
 	stale := filepath.Join(one, "runs", filepath.Base(saved[1]))
 	require.NoError(t, os.WriteFile(stale, []byte("not a saved run"), 0o644))
 	var finished []int

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
 )
 
 // sustainedWrite is a sustained write the section shows: the run, the
@@ -39,7 +39,7 @@ func sustainedSection(drives []Drive, sp suiteParams, pick func(files ...string)
 			if err != nil {
 				return nil, err
 			}
-			s := sim.SummarizeSustained(r.Intervals)
+			s := analysis.SummarizeSustained(r.Intervals)
 			fast, after := "the whole write", "–"
 			if s.Dropped {
 				fast, after = gb1(float64(s.FastBytes)/1e9), f0(s.AfterMBps)
@@ -52,7 +52,7 @@ func sustainedSection(drives []Drive, sp suiteParams, pick func(files ...string)
 			"On a secure-erased drive, the whole span; on a drive filled to %s %% (then idle %s), the rest; and on a secure-erased drive, %s %% of the span, then, after %s idle, %s %% more. "+
 			"Full speed lasts while the drive's fast path does (an SLC cache, free blocks); a drop is three seconds in a row below %.0f %% of it. "+
 			"An SLC cache borrows free space, so it is smaller on a fuller drive, and it comes back as the idle drive folds it.",
-			sp.param(RunSustained80, "fill"), sp.dur(RunSustained80, "settle"), sp.param(RunSustainedIdle, "span"), sp.dur(RunSustainedIdle, "idle"), sp.param(RunSustainedIdle, "burst"), 100*sim.DropShare)},
+			sp.param(RunSustained80, "fill"), sp.dur(RunSustained80, "settle"), sp.param(RunSustainedIdle, "span"), sp.dur(RunSustainedIdle, "idle"), sp.param(RunSustainedIdle, "burst"), 100*analysis.DropShare)},
 		{table: t}, pick("sustained-write"), dataLinks(drives, RunSustainedWrite, RunSustained80, RunSustainedIdle)}, nil
 }
 
@@ -78,7 +78,7 @@ func sustainedChart(drives []Drive, sp suiteParams) ([]*figure, error) {
 			}
 			bin := math.Max(total/200, 50e6)
 			var pts plotter.XYs
-			for k, v := range sim.RateOver(r.Intervals, bin) {
+			for k, v := range analysis.RateOver(r.Intervals, bin) {
 				pts = append(pts, plotter.XY{X: math.Min(float64(k+1)*bin, total) / 1e9, Y: v})
 			}
 			l, err := line(pts, driveColor(di), false)

@@ -38,4 +38,11 @@
 // into an engine whose drive was built from the same description, in
 // place: runs from the restored engine give byte-identical results to runs
 // from the saved one. A drive prepared once can so be run many times.
+//
+// # Beside the engine
+//
+// Two packages read what the engine returns and change nothing:
+// sim/fioreport writes results as fio does (JSON, json+, terse,
+// disk_util), and sim/analysis reads per-interval series as reviewers
+// read their charts (performance consistency, sustained writes).
 package sim

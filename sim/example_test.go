@@ -6,6 +6,7 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -27,11 +28,11 @@ func ExampleEngine() {
 	if err != nil {
 		panic(err)
 	}
-	s := sim.SummarizeConsistency(r.Intervals, 40*sim.Second)
+	s := analysis.SummarizeConsistency(r.Intervals, 40*sim.Second)
 	fmt.Printf("fresh %.0f IOPS, cliff at %d s, steady %.0f IOPS, WA %.1f\n",
 		s.FreshIOPS, s.CliffNs/sim.Second, s.SteadyMedian, s.SteadyWA)
 	// Output:
-	// fresh 43328 IOPS, cliff at 6 s, steady 2928 IOPS, WA 12.5
+	// fresh 43331 IOPS, cliff at 6 s, steady 2928 IOPS, WA 12.5
 }
 
 // Prepare a drive once and run from its state: the state saved after the

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 )
 
 func TestStreamMemoryGrowsWithTheSeries(t *testing.T) {
@@ -20,13 +21,13 @@ func TestStreamMemoryGrowsWithTheSeries(t *testing.T) {
 // A series longer than MaxFioSeries is left out of the JSON, with a note;
 // one of MaxFioSeries intervals is kept.
 func TestLongSeriesLeftOutOfTheJSON(t *testing.T) {
-	for _, n := range []int{sim.MaxFioSeries, sim.MaxFioSeries + 1} {
+	for _, n := range []int{fioreport.MaxSeries, fioreport.MaxSeries + 1} {
 		r := &sim.Result{Name: "long", RuntimeNs: int64(n) * sim.Second, EndNs: int64(n) * sim.Second}
 		for i := range n {
 			r.Intervals = append(r.Intervals, sim.Interval{StartNs: int64(i) * sim.Second, EndNs: int64(i+1) * sim.Second, IOPS: 1})
 		}
 		var b bytes.Buffer
-		require.NoError(t, sim.WriteFioJSON(&b, nil, r.Fio(nil)))
+		require.NoError(t, fioreport.WriteJSON(&b, nil, fioreport.JobOf(r, nil)))
 		var doc struct {
 			Jobs []struct {
 				Series map[string]any `json:"series"`
@@ -35,7 +36,7 @@ func TestLongSeriesLeftOutOfTheJSON(t *testing.T) {
 		require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
 		s := doc.Jobs[0].Series
 		require.Equal(t, 1000.0, s["interval_ms"])
-		if n <= sim.MaxFioSeries {
+		if n <= fioreport.MaxSeries {
 			require.Len(t, s["iops"], n)
 			require.NotContains(t, s, "note")
 			continue

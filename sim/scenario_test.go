@@ -9,6 +9,7 @@ import (
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/testtier"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -98,8 +99,8 @@ func TestScenarioConsistency(t *testing.T) {
 	e, full := runScenario(t, "consistency", map[string]string{"time": run})
 	_, spare := runScenario(t, "consistency", map[string]string{"time": run, "spare": "25"})
 	from := int64(secs) * 7 / 10 * sim.Second
-	a := sim.SummarizeConsistency(full["consistency"].Intervals, from)
-	b := sim.SummarizeConsistency(spare["consistency"].Intervals, from)
+	a := analysis.SummarizeConsistency(full["consistency"].Intervals, from)
+	b := analysis.SummarizeConsistency(spare["consistency"].Intervals, from)
 	// The plateau writes into the flash the fill left free. Cleaning
 	// starts once a die is down to gc_pace_water free groups, besides the
 	// two groups it keeps open, and must keep up once all is written; the
@@ -184,7 +185,7 @@ func TestScenarioSustainedWrite(t *testing.T) {
 	_, r := runScenario(t, "sustained-write", nil)
 	w := r["sustained"]
 	require.Equal(t, int64(4<<30), w.Write.Bytes)
-	s := sim.SummarizeSustained(w.Intervals)
+	s := analysis.SummarizeSustained(w.Intervals)
 	require.Equal(t, w.Write.Bytes, s.Bytes)
 	require.False(t, s.Dropped, "no cache to run out of: %+v", s)
 	require.InDelta(t, s.BurstMBps, s.AverageMBps, 0.1*s.BurstMBps)

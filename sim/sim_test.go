@@ -14,6 +14,7 @@ import (
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/testtier"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -245,30 +246,6 @@ func TestSpareAreaRaisesSteadyState(t *testing.T) {
 	require.Less(t, spareWA, fullWA)
 }
 
-func TestSummarizeConsistency(t *testing.T) {
-	var series []sim.Interval
-	iops := []float64{100, 100, 100, 40, 0, 10, 20, 10, 0, 0, 20, 10, 5}
-	for i, v := range iops {
-		series = append(series, sim.Interval{StartNs: int64(i) * sim.Second, EndNs: int64(i+1) * sim.Second, IOPS: v, WriteAmplification: 3})
-	}
-	series[len(series)-1].EndNs -= sim.Second / 2 // a partial last interval is left out
-	s := sim.SummarizeConsistency(series, 5*sim.Second)
-	require.Equal(t, 100.0, s.FreshIOPS)
-	require.Equal(t, 4*sim.Second, s.CliffNs)
-	require.Equal(t, 3, s.ZeroSeconds)
-	require.Equal(t, 2, s.LongestStall)
-	// The window from 5 s: 10 20 10 0 0 20 10.
-	require.Equal(t, 10.0, s.SteadyMedian)
-	require.Equal(t, 0.0, s.SteadyP10)
-	require.Equal(t, 20.0, s.SteadyP90)
-	require.Equal(t, 20.0, s.SteadyMax)
-	require.Equal(t, 10.0, s.SteadyActiveMedian)
-	require.InDelta(t, 70.0/7, s.SteadyMean, 1e-9)
-	require.Equal(t, 3.0, s.SteadyWA)
-	flat := sim.SummarizeConsistency(series[:3], 0)
-	require.Equal(t, int64(-1), flat.CliffNs)
-}
-
 // TestRunGroupSharesTheDrive runs a reader and a writer at once: each has
 // its own queue depth and statistics, together they never exceed the
 // drive's command queue, and reads slow down beside writes.
@@ -408,7 +385,7 @@ func TestSteadyStateStopsTheJob(t *testing.T) {
 	require.True(t, r.SteadyState.Attained)
 	require.InDelta(t, 5*sim.Second, r.RuntimeNs, 1e7, "stops once steady (then drains what is in flight)")
 	require.Len(t, r.SteadyState.IOPS, 5)
-	f := r.Fio(nil).SteadyState
+	f := fioreport.JobOf(r, nil).SteadyState
 	require.Equal(t, "iops:5.000000%", f.SS)
 	require.Equal(t, 1, f.Attained)
 	require.Equal(t, int64(5), f.Duration)
@@ -424,7 +401,7 @@ func TestSteadyStateStopsTheJob(t *testing.T) {
 
 	r = run("ss", "lat:5%")
 	require.True(t, r.SteadyState.Attained, "steady latency too")
-	lf := r.Fio(nil).SteadyState
+	lf := fioreport.JobOf(r, nil).SteadyState
 	require.Len(t, lf.Data.LatNs, 5)
 	require.InEpsilon(t, r.Read.Latency.Mean, float64(*lf.Data.LatMean), 0.05)
 
@@ -481,11 +458,11 @@ func TestLatencyBins(t *testing.T) {
 	require.Equal(t, r.Read.IOs, sum(r.Read.Latency.Bins))
 	require.Equal(t, r.Write.IOs, sum(r.Write.Latency.Bins))
 	var jsonSum int64
-	for _, c := range r.FioPlus(nil).Read.ClatNs.Bins {
+	for _, c := range fioreport.JobPlusOf(r, nil).Read.ClatNs.Bins {
 		jsonSum += c
 	}
 	require.Equal(t, r.Read.IOs, jsonSum)
-	require.Nil(t, r.Fio(nil).Read.ClatNs.Bins, "plain json has no bins")
+	require.Nil(t, fioreport.JobOf(r, nil).Read.ClatNs.Bins, "plain json has no bins")
 	c := sim.Combine(parts)
 	require.Equal(t, parts[0].Write.IOs+parts[1].Write.IOs, sum(c.Write.Latency.Bins))
 }
@@ -511,7 +488,7 @@ func TestFlushPutsTheBufferOnFlash(t *testing.T) {
 	require.GreaterOrEqual(t, synced.Sync.Latency.Mean, float64(tm.ProgLSBNs), "a flush waits at least a page program")
 	require.Less(t, synced.Write.IOPS, plain.Write.IOPS/10)
 	require.Greater(t, synced.Device.PaddedUnits, int64(0), "each flush pads its page")
-	require.Equal(t, synced.Sync.IOs, synced.Fio(nil).Sync.TotalIOs)
+	require.Equal(t, synced.Sync.IOs, fioreport.JobOf(synced, nil).Sync.TotalIOs)
 }
 
 // rewriter passes a generator's requests on but stamps its writes with
@@ -553,7 +530,7 @@ func TestVerifyReadsBackTheLastWrites(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(64<<20)/d.UnitBytes(), r.Verify.Mismatches)
 	require.Equal(t, int64(0), r.Verify.FirstMismatch)
-	require.Equal(t, 84, r.Fio(nil).Error, "fio's EILSEQ")
+	require.Equal(t, 84, fioreport.JobOf(r, nil).Error, "fio's EILSEQ")
 	// verify_write_sequence=0 takes any write's data.
 	j = job(t, "rw", "write", "bs", "128k", "size", "64m", "verify", "md5", "verify_write_sequence", "0")
 	require.NoError(t, j.Resolve(d.CapacityBytes()))
@@ -611,7 +588,7 @@ func TestSPRandomSkipsTheCliff(t *testing.T) {
 // TestNumericKeysInFiosOrder: percentile keys and json+ bins encode in
 // numeric order, as fio writes them.
 func TestNumericKeysInFiosOrder(t *testing.T) {
-	b, err := json.Marshal(sim.NumericKeyed{"40.000000": 4, "5.000000": 2, "99.990000": 9, "1.000000": 1, "100": 3})
+	b, err := json.Marshal(fioreport.NumericKeyed{"40.000000": 4, "5.000000": 2, "99.990000": 9, "1.000000": 1, "100": 3})
 	require.NoError(t, err)
 	require.Equal(t, `{"1.000000":1,"5.000000":2,"40.000000":4,"99.990000":9,"100":3}`, string(b))
 	var back map[string]int64
@@ -634,7 +611,7 @@ func TestDiskUtil(t *testing.T) {
 	}
 	rs, err := e.RunGroup(streams)
 	require.NoError(t, err)
-	d := sim.DiskUtil("x", rs[0].Fio(nil), rs[1].Fio(nil))
+	d := fioreport.SumDiskUtil("x", fioreport.JobOf(rs[0], nil), fioreport.JobOf(rs[1], nil))
 	require.Equal(t, rs[0].Read.IOs, d.ReadIOs)
 	require.Equal(t, rs[1].Write.IOs, d.WriteIOs)
 	require.Equal(t, rs[1].Write.Bytes/512, d.WriteSectors)
@@ -644,7 +621,7 @@ func TestDiskUtil(t *testing.T) {
 
 	paced, err := e.RunJob(job(t, "rw", "randread", "rate_iops", "100", "runtime", "1", "time_based", "1"), sim.Hooks{})
 	require.NoError(t, err)
-	require.Less(t, sim.DiskUtil("x", paced.Fio(nil)).Util, 10.0, "100 reads a second leave the drive idle")
+	require.Less(t, fioreport.SumDiskUtil("x", fioreport.JobOf(paced, nil)).Util, 10.0, "100 reads a second leave the drive idle")
 }
 
 // TestPercentileOptions: percentile_list sets the percentiles reported,
@@ -652,10 +629,10 @@ func TestDiskUtil(t *testing.T) {
 // at all — as fio's JSON places them.
 func TestPercentileOptions(t *testing.T) {
 	e := sim.New(smallDrive(t, nil))
-	run := func(kv ...string) sim.FioDir {
+	run := func(kv ...string) fioreport.Dir {
 		r, err := e.RunJob(job(t, append([]string{"rw", "randwrite", "number_ios", "2000", "iodepth", "8"}, kv...)...), sim.Hooks{})
 		require.NoError(t, err)
-		return r.Fio(nil).Write
+		return fioreport.JobOf(r, nil).Write
 	}
 	d := run("percentile_list", "50:99.9:99.999")
 	require.Equal(t, []string{"50.000000", "99.900000", "99.999000"}, slices.Sorted(maps.Keys(d.ClatNs.Percentile)))
@@ -736,7 +713,7 @@ func TestRateMin(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, slow.RateMinFailed, "rate_min=10737418240B/s not met")
 	require.Less(t, slow.RuntimeNs, int64(0.6e9), "stopped after the first cycle")
-	require.Equal(t, 5, slow.Fio(nil).Error)
+	require.Equal(t, 5, fioreport.JobOf(slow, nil).Error)
 	iops, err := e.RunJob(job(t, "rw", "randread", "runtime", "2", "time_based", "1", "rate_iops_min", "1000000"), sim.Hooks{})
 	require.NoError(t, err)
 	require.Contains(t, iops.RateMinFailed, "rate_iops_min")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -40,7 +41,7 @@ func TestStopDuringRun(t *testing.T) {
 	require.Zero(t, r.Issued)
 
 	var b bytes.Buffer
-	require.NoError(t, sim.WriteFioJSON(&b, nil, r.Fio(nil)))
+	require.NoError(t, fioreport.WriteJSON(&b, nil, fioreport.JobOf(r, nil)))
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
 	require.Equal(t, true, doc["interrupted"])
@@ -54,7 +55,7 @@ func TestNotInterrupted(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, r.Interrupted)
 	var b bytes.Buffer
-	require.NoError(t, sim.WriteFioJSON(&b, nil, r.Fio(nil)))
+	require.NoError(t, fioreport.WriteJSON(&b, nil, fioreport.JobOf(r, nil)))
 	require.NotContains(t, b.String(), "interrupted")
 }
 

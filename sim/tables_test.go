@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 )
 
 // fio's tables (stat.h, stat.c): latency buckets at 2, 4, 10, 20, 50,
@@ -57,6 +58,6 @@ func TestTablesAreCopies(t *testing.T) {
 		n += c
 	}
 	require.Equal(t, r.Write.IOs, n, "every completion in a bucket")
-	f := r.Fio(nil)
+	f := fioreport.JobOf(r, nil)
 	require.Len(t, f.IODepthLevel, len(sim.DepthLevels()))
 }

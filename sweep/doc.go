@@ -25,15 +25,26 @@
 // which machine, shard or order ran it. Every point is a command line of
 // its own (Point.Command), so any one of them can be run again by hand.
 //
-// Run executes the points through a function with the signature of
-// cli.Main (the sweep package does not import the command): -j points at
-// once, no more at a time than a memory budget allows (each point's
-// estimate comes from Options.Memory), with a progress line and an ETA.
-// Each finished point appends one JSON line to the results file
-// (Result: coordinates, summary figures, the point's configuration hash,
-// the ftlsim version and the path of its full fio-shaped JSON); a result
-// already present with the same hash and version is not run again
-// (Options.Resume), so an interrupted study continues where it stopped.
+// Run executes the points through Options.Main, cli.Command (the sweep
+// package does not import the command), with the victim policies of
+// Options.Policies known to it, so that a policy a program registered in
+// Go runs in its sweeps: -j points at once, no more at a time than a
+// memory budget allows (each point's estimate comes from Options.Memory,
+// cli.CommandMemory), with a progress line and an ETA. Each finished
+// point appends one JSON line to the results file (Result: coordinates,
+// summary figures, the point's configuration hash, the ftlsim version and
+// the path of its full fio-shaped JSON); a result already present with
+// the same hash and version is not run again (Options.Resume), so an
+// interrupted study continues where it stopped.
+//
+// The Scheduler that Run uses is ftlsim's one run organiser: the review
+// (package report) runs its suite on it too, as a built-in study whose
+// points are each drive's runs. It runs Tasks — a hash of their inputs,
+// a memory estimate, a function that runs them, optional shared
+// preparation — under a jobs limit and a weighted memory budget, writes
+// each finished task's files whole and appends its Result, stops on the
+// context (and, with FailFast, on the first failure), and Plan sorts
+// tasks into those a saved result stands for and those to run.
 //
 // Points that share a drive and its preconditioning and differ only in
 // their workload are forked from one drive snapshot (--save_state,

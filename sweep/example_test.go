@@ -3,7 +3,6 @@ package sweep_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log"
 	"os"
 
@@ -12,7 +11,8 @@ import (
 )
 
 // A study driven from Go: the points of a small grid, run two at a time
-// by the command's own Main, and their table.
+// by the command's own entry point (cli.Command, each point checked and
+// its memory estimated first by cli.CommandMemory), and their table.
 func ExampleRun() {
 	study, err := sweep.Parse("example.yaml", []byte(`
 drive: generic-mlc-small
@@ -31,10 +31,7 @@ seed: 1
 	}
 	defer os.RemoveAll(out)
 	_, err = sweep.Run(context.Background(), study, sweep.Options{
-		Out: out, Jobs: 2, Version: cli.Version(),
-		Main: func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-			return cli.Main(args, stdout, stderr, cli.WithContext(ctx))
-		},
+		Out: out, Jobs: 2, Version: cli.Version(), Main: cli.Command, Memory: cli.CommandMemory,
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -13,6 +13,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/internal/cmdline"
+	"github.com/ftlsim/ftlsim/nand"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -102,16 +104,7 @@ func resolveFiles(args []string, dir string) []string {
 }
 
 // Label is the point's coordinates as name=value pairs.
-func (p Point) Label() string {
-	var b strings.Builder
-	for i, c := range p.Coords {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(c.Axis + "=" + c.Value)
-	}
-	return b.String()
-}
+func (p Point) Label() string { return Coords(p.Coords).Label() }
 
 // keyKind is what a study key sets.
 type keyKind int
@@ -126,34 +119,22 @@ const (
 // commandOptions are the command's own options a study may set (besides
 // fio's job options): the drive's sizing and firmware, faults and the
 // preconditioning.
-var commandOptions = []string{"capacity", "op", "gc", "faults", "precondition", "device_log_msec", "numjobs", "group_reporting"}
+var commandOptions = cmdline.StudyOptions(cmdline.Job)
 
 // scenarioOptions are the command options that also apply to scenarios.
-var scenarioOptions = []string{"capacity", "op", "gc", "faults", "randseed"}
+var scenarioOptions = cmdline.StudyOptions(cmdline.Scenario)
 
-// workloadOnly are the options that change only what the host does, not
-// the drive nor its preparation: points that differ only in these fork
-// from one snapshot of their drive.
-var workloadOnly = setOf(`name rw readwrite bs blocksize bssplit bsrange blocksize_range blockalign ba iodepth
-		runtime timeout time_based ramp_time rwmixread rwmixwrite random_distribution norandommap randrepeat
-		random_generator percentage_random numjobs group_reporting rate rate_iops rate_min ratemin rate_iops_min
-		ratecycle rate_process thinktime thinktime_blocks thinktime_spin startdelay fsync fdatasync sync
-		end_fsync io_size number_ios loops buffer_compress_percentage buffer_compress_chunk dedupe_percentage
-		dedupe_mode dedupe_working_set_percentage data buffer_pattern writefua readfua percentile_list
-		clat_percentiles lat_percentiles steadystate ss steadystate_duration ss_dur steadystate_ramp_time ss_ramp
-		steadystate_check_interval ss_interval device_log_msec randseed num_range random_sequence_stride`)
-
-func setOf(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, k := range strings.Fields(words) {
-		m[k] = true
-	}
-	return m
+// workloadOnly reports whether option key changes only what the host
+// does, not the drive nor its preparation: points that differ only in
+// such options fork from one snapshot of their drive.
+func workloadOnly(key string) bool {
+	return workload.IsWorkloadOnly(key) || cmdline.IsWorkloadOnly(key)
 }
 
 // classify says what key sets at a point running scenario sc ("" for a
-// job), for base drive description tree base.
-func classify(key, sc string, base *yaml.Node) (keyKind, string, error) {
+// job): a drive field is one the table of description fields holds
+// (controller.Fields).
+func classify(key, sc string) (keyKind, string, error) {
 	if key == "scenario" {
 		return kindScenario, "", nil
 	}
@@ -173,51 +154,70 @@ func classify(key, sc string, base *yaml.Node) (keyKind, string, error) {
 	} else if slices.Contains(workload.Options(), key) || slices.Contains(commandOptions, key) {
 		return kindOption, key, nil
 	}
-	if p, ok := strings.CutPrefix(key, "drive."); ok {
+	if p, ok := driveField(key); ok {
 		return kindDrive, p, nil
 	}
-	if strings.Contains(key, ".") {
-		return kindDrive, key, nil
-	}
-	if key == "dies" {
-		return kindDrive, "nand.geometry.dies", nil
-	}
-	if paths := findLeaf(base, key, ""); len(paths) == 1 {
-		return kindDrive, paths[0], nil
-	} else if len(paths) > 1 {
+	if fs := controller.FieldsNamed(key); len(fs) > 1 {
+		var paths []string
+		for _, f := range fs {
+			paths = append(paths, f.Path)
+		}
 		return 0, "", fmt.Errorf("%q names several drive fields (%s); give the path", key, strings.Join(paths, ", "))
 	}
 	what := "job option"
 	if sc != "" {
 		what = "parameter of scenario " + sc
 	}
-	return 0, "", fmt.Errorf("%q is neither a %s, a command option (%s) nor a field of the drive description (give a path such as nand.geometry.channels)",
-		key, what, strings.Join(commandOptions, ", "))
+	return 0, "", fmt.Errorf("%q is neither a %s, a command option (%s) nor a field of the drive description (docs/drive-fields.md lists them; give a path such as %s)",
+		key, what, strings.Join(commandOptions, ", "), geometryPath(func(g *nand.Geometry) any { return &g.Channels }))
 }
 
-// findLeaf returns the paths of the mapping keys called key in tree n.
-func findLeaf(n *yaml.Node, key, prefix string) []string {
-	if n == nil {
+// diesAxis is the sweep's name for the die count: not a field of the
+// description, it sets the geometry's dies per target (see setPath).
+const diesAxis = "dies"
+
+// driveField returns the description field that key names: its path
+// (with or without "drive." before it), or the name of a field no other
+// field shares, or the die count.
+func driveField(key string) (string, bool) {
+	key = strings.TrimPrefix(key, "drive.")
+	if f, ok := controller.LookupField(key); ok {
+		return f.Path, true
+	}
+	dies := geometryPath(nil)
+	if key == diesAxis || key == dies {
+		return dies, true
+	}
+	if fs := controller.FieldsNamed(key); len(fs) == 1 {
+		return fs[0].Path, true
+	}
+	return "", false
+}
+
+// geometryPath is the path of the geometry field at returns, or of the
+// die-count axis under the geometry when at is nil
+// ("nand.geometry.dies").
+func geometryPath(at func(*nand.Geometry) any) string {
+	var c controller.Config
+	g := &c.NAND.Geometry
+	if at == nil {
+		return c.FieldPath(g) + "." + diesAxis
+	}
+	return c.FieldPath(at(g))
+}
+
+// checkDriveValue checks value against the range of the description
+// field at path, before any point runs.
+func checkDriveValue(path, value string) error {
+	if path == geometryPath(nil) {
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%s = %s: allowed a whole number of dies, at least 1", path, value)
+		}
 		return nil
 	}
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		return findLeaf(n.Content[0], key, prefix)
-	}
-	if n.Kind != yaml.MappingNode {
-		return nil
-	}
-	var out []string
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		p := n.Content[i].Value
-		if prefix != "" {
-			p = prefix + "." + p
-		}
-		if n.Content[i].Value == key {
-			out = append(out, p)
-		}
-		out = append(out, findLeaf(n.Content[i+1], key, p)...)
-	}
-	return out
+	f, _ := controller.LookupField(path)
+	return f.CheckText(value)
 }
 
 // baseDrive returns the study's base drive description as a YAML tree,
@@ -249,20 +249,25 @@ func (s *Sweep) baseDrive() (*yaml.Node, string, []byte, error) {
 }
 
 // setPath sets the field at dotted path p of description tree doc to
-// value, creating missing mappings on the way. nand.geometry.dies sets
-// dies_per_target so that channels × targets_per_channel × dies_per_target
-// is the value.
+// value, creating missing mappings on the way. The die-count axis sets
+// the geometry's dies per target so that channels × targets per channel ×
+// dies per target is the value.
 func setPath(doc *yaml.Node, p, value string) error {
-	if p == "nand.geometry.dies" {
-		g := lookupPath(doc, "nand.geometry")
-		ch, _ := strconv.Atoi(scalar(lookupPath(g, "channels")))
-		tpc, _ := strconv.Atoi(scalar(lookupPath(g, "targets_per_channel")))
+	if p == geometryPath(nil) {
+		chPath := geometryPath(func(g *nand.Geometry) any { return &g.Channels })
+		tpcPath := geometryPath(func(g *nand.Geometry) any { return &g.TargetsPerChannel })
+		ch, _ := strconv.Atoi(scalar(lookupPath(doc, chPath)))
+		tpc, _ := strconv.Atoi(scalar(lookupPath(doc, tpcPath)))
 		n, err := strconv.Atoi(value)
 		per := max(ch, 1) * max(tpc, 1)
 		if err != nil || n < 1 || n%per != 0 {
-			return fmt.Errorf("nand.geometry.dies = %s: allowed a multiple of channels × targets_per_channel = %d", value, per)
+			return fmt.Errorf("%s = %s: allowed a multiple of %s × %s = %d", p, value, chPath, tpcPath, per)
 		}
-		return setPath(doc, "nand.geometry.dies_per_target", strconv.Itoa(n/per))
+		dpt := geometryPath(func(g *nand.Geometry) any { return &g.DiesPerTarget })
+		if err := checkDriveValue(dpt, strconv.Itoa(n/per)); err != nil {
+			return fmt.Errorf("%s = %s: %w", p, value, err)
+		}
+		return setPath(doc, dpt, strconv.Itoa(n/per))
 	}
 	n := doc
 	if n.Kind == yaml.DocumentNode {
@@ -446,7 +451,7 @@ func (s *Sweep) point(i int, coords []Coord, rep int, base *yaml.Node, baseName 
 		*list = append(*list, kv{k, v})
 	}
 	for _, st := range settings {
-		kind, name, err := classify(st.Key, sc, base)
+		kind, name, err := classify(st.Key, sc)
 		if err != nil {
 			if st.Line > 0 {
 				return Point{}, fmt.Errorf("line %d: %w", st.Line, err)
@@ -459,6 +464,12 @@ func (s *Sweep) point(i int, coords []Coord, rep int, base *yaml.Node, baseName 
 		case kindParam:
 			set(&params, name, st.Value)
 		case kindDrive:
+			if err := checkDriveValue(name, st.Value); err != nil {
+				if st.Line > 0 {
+					return Point{}, fmt.Errorf("line %d: %w", st.Line, err)
+				}
+				return Point{}, err
+			}
 			set(&drive, name, st.Value)
 		}
 	}
@@ -480,11 +491,11 @@ func (s *Sweep) point(i int, coords []Coord, rep int, base *yaml.Node, baseName 
 		if err != nil {
 			return Point{}, err
 		}
-		if _, err := controller.ParseConfig(drive[0].k, b); err != nil {
-			return Point{}, err
-		}
 		driveID = hashOf(b)
 		p.Drive, p.DriveFile = b, "drives/"+driveID[:16]+".yaml"
+		if _, err := controller.ParseConfig(p.DriveFile, b); err != nil {
+			return Point{}, err
+		}
 		driveArg = p.DriveFile
 	}
 	seedGiven := false
@@ -509,7 +520,7 @@ func (s *Sweep) point(i int, coords []Coord, rep int, base *yaml.Node, baseName 
 	precondition := false
 	for _, o := range opts {
 		args = append(args, "--"+o.k+"="+o.v)
-		if !workloadOnly[o.k] {
+		if !workloadOnly(o.k) {
 			groupID = append(groupID, o.k+"="+o.v)
 		}
 		precondition = precondition || (o.k == "precondition" && o.v != "none")
@@ -525,7 +536,7 @@ func (s *Sweep) point(i int, coords []Coord, rep int, base *yaml.Node, baseName 
 		p.Group, p.StateFile = g, "states/"+g+".state"
 		p.Prepare = []string{"--drive=" + driveArg}
 		for _, o := range opts {
-			if !workloadOnly[o.k] {
+			if !workloadOnly(o.k) {
 				p.Prepare = append(p.Prepare, "--"+o.k+"="+o.v)
 			}
 		}

@@ -7,59 +7,69 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-// bar is the progress bar drawn on a terminal.
-type bar struct{ pb *progressbar.ProgressBar }
+// progress tells a study's progress on Options.Progress: a line a
+// finished point with the count and the ETA, or a bar on a terminal.
+type progress struct {
+	s       *Sweep
+	o       Options
+	start   time.Time
+	total   int // points to run
+	skipped int // points with a result already
+	bar     *progressbar.ProgressBar
+}
 
-// startProgress starts the bar, or says what will run.
-func (r *runner) startProgress() {
-	if r.o.Progress == nil {
+// begin starts the bar, or says what will run.
+func (pr *progress) begin() {
+	if pr.o.Progress == nil {
 		return
 	}
-	if r.o.Bar && r.total > 0 {
-		r.bar = &bar{pb: progressbar.NewOptions(r.total,
-			progressbar.OptionSetWriter(r.o.Progress),
-			progressbar.OptionSetDescription("sweep "+r.s.Name),
+	if pr.o.Bar && pr.total > 0 {
+		pr.bar = progressbar.NewOptions(pr.total,
+			progressbar.OptionSetWriter(pr.o.Progress),
+			progressbar.OptionSetDescription("sweep "+pr.s.Name),
 			progressbar.OptionShowCount(),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionSetWidth(30),
 			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionOnCompletion(func() { fmt.Fprintln(r.o.Progress) }),
-		)}
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(pr.o.Progress) }),
+		)
 		return
 	}
-	fmt.Fprintf(r.o.Progress, "sweep %s: %d points to run, %d with results already, %d at a time\n",
-		r.s.Name, r.total, r.skipped, r.o.Jobs)
+	fmt.Fprintf(pr.o.Progress, "sweep %s: %d points to run, %d with results already, %d at a time\n",
+		pr.s.Name, pr.total, pr.skipped, pr.o.Jobs)
 }
 
-// report records a finished point (r.mu held): a step of the bar, or a
-// line with the count, the point and the ETA.
-func (r *runner) report(p Point, failed string) {
-	if r.o.Progress == nil {
+// event records a finished or failed point (the Scheduler's calls are
+// serialised): a step of the bar, or a line with the count, the point and
+// the ETA.
+func (pr *progress) event(e Event) {
+	if pr.o.Progress == nil || (e.Kind != TaskFinished && e.Kind != TaskFailed) {
 		return
 	}
-	done := r.ran + len(r.failures)
-	if r.bar != nil {
-		r.bar.pb.Add(1)
-		if failed != "" {
-			r.bar.pb.Describe(fmt.Sprintf("sweep %s (%d failed)", r.s.Name, len(r.failures)))
+	done := e.Ran + e.Failed
+	if pr.bar != nil {
+		pr.bar.Add(1)
+		if e.Kind == TaskFailed {
+			pr.bar.Describe(fmt.Sprintf("sweep %s (%d failed)", pr.s.Name, e.Failed))
 		}
 		return
 	}
-	elapsed := time.Since(r.start)
+	elapsed := time.Since(pr.start)
 	eta := time.Duration(0)
 	if done > 0 {
-		eta = elapsed / time.Duration(done) * time.Duration(r.total-done)
+		eta = elapsed / time.Duration(done) * time.Duration(pr.total-done)
 	}
 	what := "done"
-	if failed != "" {
-		what = failed
+	if e.Kind == TaskFailed {
+		what = "failed: " + e.Err.Error()
 	}
-	fmt.Fprintf(r.o.Progress, "sweep %s: [%d/%d] point %d (%s): %s; %s elapsed, ETA %s\n", r.s.Name, done, r.total,
-		p.Index, p.Label(), what, elapsed.Round(time.Second), eta.Round(time.Second))
+	fmt.Fprintf(pr.o.Progress, "sweep %s: [%d/%d] point %d (%s): %s; %s elapsed, ETA %s\n", pr.s.Name, done, pr.total,
+		e.Task.Point, e.Task.Label(), what, elapsed.Round(time.Second), eta.Round(time.Second))
 }
 
-func (r *runner) stopProgress() {
-	if r.bar != nil {
-		r.bar.pb.Exit()
+// end closes the bar.
+func (pr *progress) end() {
+	if pr.bar != nil {
+		pr.bar.Exit()
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
+	"github.com/ftlsim/ftlsim/sim/fioreport"
 )
 
 // Result is one point's outcome: a line of the results file.
@@ -86,6 +88,18 @@ func (cs *Coords) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// Label is the coordinates as name=value pairs, space-separated.
+func (cs Coords) Label() string {
+	var b strings.Builder
+	for i, c := range cs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(c.Axis + "=" + c.Value)
+	}
+	return b.String()
+}
+
 // Get returns the value of axis name, and whether the point has it.
 func (cs Coords) Get(name string) (string, bool) {
 	for _, c := range cs {
@@ -107,7 +121,7 @@ func (cs Coords) Get(name string) (string, bool) {
 // steady_p90, steady_mean, steady_max, steady_wa, zero_s and stall_s
 // (the longest run of seconds with no I/O after the cliff). The steps of
 // the sustained-write scenario give instead burst_mbps, fast_gb (written
-// at full speed), after_mbps and average_mbps (sim.SummarizeSustained). With one job
+// at full speed), after_mbps and average_mbps (analysis.SummarizeSustained). With one job
 // the names are as given; with several, each is prefixed with the job's
 // name and a slash.
 func Summarize(report []byte) (map[string]float64, error) {
@@ -151,7 +165,7 @@ func Summarize(report []byte) (map[string]float64, error) {
 				ivs[i] = sim.Interval{StartNs: start, EndNs: end, WriteBytes: int64(j.Series.MBps[i] * float64(end-start) / 1e3)}
 				start = end
 			}
-			ss := sim.SummarizeSustained(ivs)
+			ss := analysis.SummarizeSustained(ivs)
 			put("burst_mbps", ss.BurstMBps)
 			put("fast_gb", float64(ss.FastBytes)/1e9)
 			put("after_mbps", ss.AfterMBps)
@@ -168,7 +182,7 @@ func Summarize(report []byte) (map[string]float64, error) {
 				start = end
 			}
 			last := ivs[len(ivs)-1].EndNs
-			c := sim.SummarizeConsistency(ivs, last*7/10)
+			c := analysis.SummarizeConsistency(ivs, last*7/10)
 			put("fresh_iops", c.FreshIOPS)
 			cliff := -1.0
 			if c.CliffNs >= 0 {
@@ -188,7 +202,7 @@ func Summarize(report []byte) (map[string]float64, error) {
 	return m, nil
 }
 
-// fioReport is the part of a fio-shaped JSON report (sim.FioReport)
+// fioReport is the part of a fio-shaped JSON report (fioreport.Report)
 // Summarize reads.
 type fioReport struct {
 	Jobs []struct {
@@ -204,7 +218,7 @@ type fioReport struct {
 		Power struct {
 			AverageW float64 `json:"average_w"`
 		} `json:"power"`
-		Series sim.FioSeries `json:"series"`
+		Series fioreport.Series `json:"series"`
 	} `json:"jobs"`
 }
 

@@ -10,20 +10,20 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/semaphore"
-
+	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/internal/atomicfile"
 )
 
-// MainFunc runs one ftlsim command line (without the program name),
+// MainFunc runs one ftlsim command line (without the program name) with
+// the victim policies of policies known to it (nil: the built-in ones),
 // writing its report to stdout and messages to stderr, and returns the
-// exit status: cli.Main, given the context that stops it.
-type MainFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+// exit status: cli.Command, which is cli.Main given the context that
+// stops it and cli.WithPolicies(policies).
+type MainFunc func(ctx context.Context, args []string, policies *ftl.Registry, stdout, stderr io.Writer) int
 
 // Options say how Run runs a study.
 type Options struct {
@@ -45,12 +45,18 @@ type Options struct {
 	// Version names the ftlsim that runs the points (recorded in each
 	// result); results of another version are run again.
 	Version string
-	// Main runs a command line; required.
+	// Main runs a command line; required (cli.Command).
 	Main MainFunc
 	// Memory estimates the memory one command line plans to use, and
 	// checks it: a point whose command is bad input fails the study
-	// before anything runs. nil: no estimates, no checks.
-	Memory func(args []string) (int64, error)
+	// before anything runs (cli.CommandMemory). nil: no estimates, no
+	// checks.
+	Memory func(args []string, policies *ftl.Registry) (int64, error)
+	// Policies is where the points' victim policies (--gc, gc_policy)
+	// are looked up, passed to Main and Memory: a policy a program
+	// registered runs in its sweeps as in its reviews (nil: the built-in
+	// policies only).
+	Policies *ftl.Registry
 	// Progress receives a line per finished point, or with Bar a
 	// progress bar (nil: nothing).
 	Progress io.Writer
@@ -93,10 +99,10 @@ const (
 	StudyFile  = "study.yaml"
 )
 
-// Run runs the points of study s (of one shard) as o says and records
-// each one's result. It returns the first error that stopped it; points
-// that failed are counted and the first failure is returned after the
-// others have run.
+// Run runs the points of study s (of one shard) as o says, on a
+// Scheduler, and records each one's result. It returns the first error
+// that stopped it; points that failed are counted and, after the others
+// have run, returned as a *FailedError.
 func Run(ctx context.Context, s *Sweep, o Options) (Stats, error) {
 	var st Stats
 	if o.Main == nil {
@@ -123,29 +129,33 @@ func Run(ctx context.Context, s *Sweep, o Options) (Stats, error) {
 	if err := checkDir(s, o); err != nil {
 		return st, err
 	}
-	resultsPath := filepath.Join(o.Out, ResultsFile(o.Shard, o.Shards))
-	done, err := doneResults(o)
+	sp := &sweepPoints{o: o, byTask: map[*Task]Point{}, groups: map[string]*Prepare{}}
+	sched := &Scheduler{Dir: o.Out, Results: ResultsFile(o.Shard, o.Shards), Study: s.StudyHash(), Version: o.Version,
+		Jobs: o.Jobs, MemoryBytes: o.MemoryBytes, Resume: o.Resume}
+	plan, err := sched.Plan(sp.tasks(mine))
+	if errors.Is(err, ErrHasResults) {
+		return st, fmt.Errorf("%w: %s holds results of this study already: give --resume to run only the missing points, or another output directory",
+			ErrStudy, filepath.Join(o.Out, sched.Results))
+	}
 	if err != nil {
 		return st, err
 	}
-	if _, err := os.Stat(resultsPath); err == nil && !o.Resume {
-		return st, fmt.Errorf("%w: %s holds results of this study already: give --resume to run only the missing points, or another output directory", ErrStudy, resultsPath)
-	}
+	st.Skipped = len(plan.Saved)
 	var todo []Point
-	for _, p := range mine {
-		if r, ok := done[p.Index]; ok && r.Hash == p.Hash && r.Version == o.Version {
-			if _, err := os.Stat(filepath.Join(o.Out, r.Output)); err == nil {
-				st.Skipped++
-				continue
-			}
-		}
-		todo = append(todo, p)
+	for _, t := range plan.Todo {
+		todo = append(todo, sp.byTask[t])
 	}
 	// Check every command before anything runs or is written, and
 	// estimate its memory.
 	est, prepEst, err := estimate(todo, o)
 	if err != nil {
 		return st, err
+	}
+	for i, t := range plan.Todo {
+		t.Memory = est[i]
+		if t.Prepare != nil {
+			t.Prepare.Memory = prepEst[todo[i].Group]
+		}
 	}
 	if err := prepareDir(s, o); err != nil {
 		return st, err
@@ -155,67 +165,14 @@ func Run(ctx context.Context, s *Sweep, o Options) (Stats, error) {
 			return st, err
 		}
 	}
-	if err := dropCutLine(resultsPath); err != nil {
-		return st, err
-	}
-	f, err := os.OpenFile(resultsPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	pr := &progress{s: s, o: o, start: time.Now(), total: len(todo), skipped: st.Skipped}
+	sched.OnEvent = pr.event
+	pr.begin()
+	rs, err := plan.Run(ctx)
+	pr.end()
+	st.Ran, st.Failed, st.Prepared = rs.Ran, rs.Failed, int(sp.prepared.Load())
 	if err != nil {
 		return st, err
-	}
-	defer f.Close()
-	r := &runner{s: s, o: o, f: f, groups: map[string]*group{}, start: time.Now(), total: len(todo), skipped: st.Skipped}
-	for _, p := range todo {
-		if p.Group != "" {
-			g := r.groups[p.Group]
-			if g == nil {
-				g = &group{ready: make(chan struct{}), est: prepEst[p.Group]}
-				r.groups[p.Group] = g
-			}
-			g.left++
-		}
-	}
-	budget := o.MemoryBytes
-	if budget <= 0 {
-		budget = 1 << 62
-	}
-	r.mem = semaphore.NewWeighted(budget)
-	r.budget = budget
-	r.startProgress()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	r.ctx = ctx
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(o.Jobs, max(len(todo), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				r.runPoint(todo[i], est[i])
-			}
-		}()
-	}
-feed:
-	for i := range todo {
-		select {
-		case work <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(work)
-	wg.Wait()
-	r.stopProgress()
-	st.Ran, st.Failed, st.Prepared = r.ran, len(r.failures), r.prepared
-	switch {
-	case r.interrupted || ctx.Err() != nil:
-		return st, ErrInterrupted
-	case r.writeErr != nil:
-		return st, r.writeErr
-	case len(r.failures) > 0:
-		sort.Slice(r.failures, func(i, j int) bool { return r.failures[i].point < r.failures[j].point })
-		f := r.failures[0]
-		return st, fmt.Errorf("%d of %d points failed; the first, point %d (%s): %s", len(r.failures), len(todo), f.point, f.label, f.msg)
 	}
 	if o.Shards <= 1 {
 		if _, err := MergeDirs([]string{o.Out}, o.Out); err != nil {
@@ -224,6 +181,91 @@ feed:
 	}
 	return st, nil
 }
+
+// sweepPoints makes a study's points into a Scheduler's tasks: each runs
+// its command line through Options.Main, and the points of a forked
+// group share the preparation of its drive snapshot.
+type sweepPoints struct {
+	o        Options
+	byTask   map[*Task]Point
+	groups   map[string]*Prepare
+	prepared atomic.Int64
+}
+
+// tasks returns a task a point.
+func (sp *sweepPoints) tasks(points []Point) []*Task {
+	var tasks []*Task
+	for _, p := range points {
+		t := &Task{Point: p.Index, Coords: Coords(p.Coords), Seed: p.Seed, Hash: p.Hash, Run: sp.run(p)}
+		if p.Group != "" {
+			t.Prepare = sp.group(p)
+		}
+		sp.byTask[t] = p
+		tasks = append(tasks, t)
+	}
+	return tasks
+}
+
+// run runs point p: its command, and its report's summary.
+func (sp *sweepPoints) run(p Point) func(context.Context, func(int64)) (Outcome, error) {
+	return func(ctx context.Context, _ func(int64)) (Outcome, error) {
+		out, status, msg := sp.exec(ctx, p.Command(sp.o.Out))
+		switch {
+		case status == exitInterrupted:
+			return Outcome{}, ErrInterrupted
+		case status != 0:
+			return Outcome{}, errors.New(msg)
+		}
+		metrics, err := Summarize(out)
+		if err != nil {
+			return Outcome{}, err
+		}
+		rel := fmt.Sprintf("points/%06d.json", p.Index)
+		return Outcome{Files: map[string][]byte{rel: out}, Output: rel, Metrics: metrics}, nil
+	}
+}
+
+// group returns the preparation of p's group: its drive snapshot, made
+// once (unless an earlier, interrupted run made it) and removed after
+// the group's last point unless Options.KeepStates.
+func (sp *sweepPoints) group(p Point) *Prepare {
+	if g := sp.groups[p.Group]; g != nil {
+		return g
+	}
+	state := filepath.Join(sp.o.Out, p.StateFile)
+	g := &Prepare{Run: func(ctx context.Context) error {
+		if _, err := os.Stat(state); err == nil {
+			return nil // made by an earlier, interrupted run
+		}
+		_, status, msg := sp.exec(ctx, p.PrepareCommand(sp.o.Out))
+		if status != 0 {
+			return errors.New("preparing the drive snapshot: " + msg)
+		}
+		sp.prepared.Add(1)
+		return nil
+	}}
+	if !sp.o.KeepStates {
+		g.Release = func() { os.Remove(state) }
+	}
+	sp.groups[p.Group] = g
+	return g
+}
+
+// exec runs one command line, returning its report and, when it failed,
+// the message to show (the command's last line on stderr).
+func (sp *sweepPoints) exec(ctx context.Context, args []string) ([]byte, int, string) {
+	var out, errb bytes.Buffer
+	status := sp.o.Main(ctx, args, sp.o.Policies, &out, &errb)
+	msg := ""
+	if status != 0 {
+		lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+		msg = fmt.Sprintf("exit status %d: %s", status, lines[len(lines)-1])
+	}
+	return out.Bytes(), status, msg
+}
+
+// exitInterrupted is the command's status for a run stopped by a signal.
+const exitInterrupted = 130
 
 // estimate checks the command of every point to run, and of every
 // group's preparation, with Options.Memory, and returns their memory
@@ -247,11 +289,11 @@ func estimate(todo []Point, o Options) ([]int64, map[string]int64, error) {
 		if err := writeDrive(tmp, p); err != nil {
 			return nil, nil, err
 		}
-		if est[i], err = o.Memory(p.Command(tmp)); err != nil {
+		if est[i], err = o.Memory(p.Command(tmp), o.Policies); err != nil {
 			return nil, nil, fmt.Errorf("point %d (%s): %w", p.Index, p.Label(), err)
 		}
 		if _, ok := prepEst[p.Group]; p.Group != "" && !ok {
-			if prepEst[p.Group], err = o.Memory(p.PrepareCommand(tmp)); err != nil {
+			if prepEst[p.Group], err = o.Memory(p.PrepareCommand(tmp), o.Policies); err != nil {
 				return nil, nil, fmt.Errorf("point %d (%s), preparing its drive: %w", p.Index, p.Label(), err)
 			}
 		}
@@ -290,35 +332,6 @@ func prepareDir(s *Sweep, o Options) error {
 	return atomicfile.WriteFile(path, s.Source)
 }
 
-// doneResults reads every results file in the output directory, by point.
-func doneResults(o Options) (map[int]Result, error) {
-	files, _ := filepath.Glob(filepath.Join(o.Out, "results*.jsonl"))
-	done := map[int]Result{}
-	for _, file := range files {
-		rs, err := ReadResults(file)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rs {
-			done[r.Point] = r
-		}
-	}
-	return done, nil
-}
-
-// dropCutLine removes a last line cut short (a run killed while writing
-// it) from a results file, so that the next result starts a line.
-func dropCutLine(path string) error {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) || len(b) == 0 || b[len(b)-1] == '\n' {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return os.Truncate(path, int64(bytes.LastIndexByte(b, '\n')+1))
-}
-
 // writeDrive writes a point's drive description into the output
 // directory, when the axes changed it.
 func writeDrive(dir string, p Point) error {
@@ -330,181 +343,6 @@ func writeDrive(dir string, p Point) error {
 		return nil
 	}
 	return atomicfile.WriteFile(path, p.Drive)
-}
-
-// group is a forked group's preparation: its snapshot is made once, by
-// the first of its points to run.
-type group struct {
-	once  sync.Once
-	ready chan struct{}
-	err   error
-	est   int64
-	left  int // points of the group still to run (guarded by runner.mu)
-}
-
-type failure struct {
-	point      int
-	label, msg string
-}
-
-type runner struct {
-	s      *Sweep
-	o      Options
-	ctx    context.Context
-	f      *os.File
-	mem    *semaphore.Weighted
-	budget int64
-	groups map[string]*group
-
-	mu          sync.Mutex
-	ran         int
-	prepared    int
-	failures    []failure
-	interrupted bool
-	writeErr    error
-	start       time.Time
-	total       int
-	skipped     int
-	bar         *bar
-}
-
-// acquire reserves a point's memory estimate (all of the budget at most,
-// so that a point bigger than the budget runs alone).
-func (r *runner) acquire(n int64) (int64, bool) {
-	n = min(max(n, 1), r.budget)
-	if err := r.mem.Acquire(r.ctx, n); err != nil {
-		return 0, false
-	}
-	return n, true
-}
-
-// exec runs one command line, returning its report and, when it failed,
-// the message to show (the command's last line on stderr).
-func (r *runner) exec(args []string) ([]byte, int, string) {
-	var out, errb bytes.Buffer
-	status := r.o.Main(r.ctx, args, &out, &errb)
-	msg := ""
-	if status != 0 {
-		lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
-		msg = fmt.Sprintf("exit status %d: %s", status, lines[len(lines)-1])
-	}
-	return out.Bytes(), status, msg
-}
-
-// exitInterrupted is the command's status for a run stopped by a signal.
-const exitInterrupted = 130
-
-func (r *runner) fail(p Point, msg string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.failures = append(r.failures, failure{p.Index, p.Label(), msg})
-	r.report(p, "failed: "+msg)
-}
-
-func (r *runner) runPoint(p Point, est int64) {
-	if r.ctx.Err() != nil {
-		return
-	}
-	if p.Group != "" {
-		if !r.prepare(p) {
-			return
-		}
-		defer r.groupDone(p)
-	}
-	n, ok := r.acquire(est)
-	if !ok {
-		return
-	}
-	defer r.mem.Release(n)
-	out, status, msg := r.exec(p.Command(r.o.Out))
-	switch {
-	case status == exitInterrupted:
-		r.mu.Lock()
-		r.interrupted = true
-		r.mu.Unlock()
-		return
-	case status != 0:
-		r.fail(p, msg)
-		return
-	}
-	metrics, err := Summarize(out)
-	if err != nil {
-		r.fail(p, err.Error())
-		return
-	}
-	rel := fmt.Sprintf("points/%06d.json", p.Index)
-	if err := atomicfile.WriteFile(filepath.Join(r.o.Out, rel), out); err != nil {
-		r.stopWith(err)
-		return
-	}
-	res := Result{Point: p.Index, Coords: p.Coords, Seed: p.Seed, Hash: p.Hash, Study: r.s.StudyHash(),
-		Version: r.o.Version, Metrics: metrics, Output: rel}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := appendResult(r.f, res); err != nil {
-		r.writeErr = err
-		return
-	}
-	r.ran++
-	r.report(p, "")
-}
-
-func (r *runner) stopWith(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.writeErr == nil {
-		r.writeErr = err
-	}
-}
-
-// prepare makes the snapshot of p's group, once; the other points of the
-// group wait for it. It reports whether the snapshot is there.
-func (r *runner) prepare(p Point) bool {
-	g := r.groups[p.Group]
-	g.once.Do(func() {
-		defer close(g.ready)
-		if _, err := os.Stat(filepath.Join(r.o.Out, p.StateFile)); err == nil {
-			return // made by an earlier, interrupted run
-		}
-		n, ok := r.acquire(g.est)
-		if !ok {
-			g.err = context.Cause(r.ctx)
-			return
-		}
-		defer r.mem.Release(n)
-		_, status, msg := r.exec(p.PrepareCommand(r.o.Out))
-		if status != 0 {
-			g.err = errors.New("preparing the drive snapshot: " + msg)
-			return
-		}
-		r.mu.Lock()
-		r.prepared++
-		r.mu.Unlock()
-	})
-	select {
-	case <-g.ready:
-	case <-r.ctx.Done():
-		return false
-	}
-	if g.err != nil {
-		if r.ctx.Err() == nil {
-			r.fail(p, g.err.Error())
-		}
-		return false
-	}
-	return true
-}
-
-// groupDone removes a group's snapshot once its last point has run.
-func (r *runner) groupDone(p Point) {
-	r.mu.Lock()
-	g := r.groups[p.Group]
-	g.left--
-	last := g.left == 0
-	r.mu.Unlock()
-	if last && !r.o.KeepStates && r.ctx.Err() == nil {
-		os.Remove(filepath.Join(r.o.Out, p.StateFile))
-	}
 }
 
 // inShard gives the snapshot of a forked point's group a name of shard

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ftlsim/ftlsim/ftl"
 )
 
 // fakeCommand stands in for cli.Main: a report whose IOPS are op × 100 +
@@ -27,7 +29,7 @@ type fakeCommand struct {
 	fail     string // a run whose command line contains this fails
 }
 
-func (f *fakeCommand) main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func (f *fakeCommand) main(ctx context.Context, args []string, _ *ftl.Registry, stdout, stderr io.Writer) int {
 	f.mu.Lock()
 	f.calls = append(f.calls, strings.Join(args, " "))
 	f.mu.Unlock()
@@ -177,8 +179,8 @@ func TestResumeRunsOnlyMissingPoints(t *testing.T) {
 	var f fakeCommand
 	ctx, cancel := context.WithCancel(context.Background())
 	var finished atomic.Int32
-	stopAfter := func(ctx2 context.Context, args []string, stdout, stderr io.Writer) int {
-		st := f.main(ctx2, args, stdout, stderr)
+	stopAfter := func(ctx2 context.Context, args []string, reg *ftl.Registry, stdout, stderr io.Writer) int {
+		st := f.main(ctx2, args, reg, stdout, stderr)
 		if finished.Add(1) == 5 {
 			cancel() // killed midway
 		}
@@ -258,7 +260,7 @@ func TestMemoryBudgetLimitsConcurrency(t *testing.T) {
 	dir := t.TempDir()
 	var running, most atomic.Int32
 	var f fakeCommand
-	slow := func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	slow := func(ctx context.Context, args []string, reg *ftl.Registry, stdout, stderr io.Writer) int {
 		n := running.Add(1)
 		for {
 			m := most.Load()
@@ -267,21 +269,21 @@ func TestMemoryBudgetLimitsConcurrency(t *testing.T) {
 			}
 		}
 		defer running.Add(-1)
-		return f.main(ctx, args, stdout, stderr)
+		return f.main(ctx, args, reg, stdout, stderr)
 	}
 	// Points of 3 units in a budget of 7: two at a time, though -j is 8.
 	_, err := runStudy(t, gridStudy, Options{Out: dir, Jobs: 8, MemoryBytes: 7, Main: slow,
-		Memory: func([]string) (int64, error) { return 3, nil }})
+		Memory: func([]string, *ftl.Registry) (int64, error) { return 3, nil }})
 	require.NoError(t, err)
 	assert.LessOrEqual(t, most.Load(), int32(2))
 	// A point bigger than the budget still runs, alone.
 	_, err = runStudy(t, gridStudy, Options{Out: t.TempDir(), Jobs: 8, MemoryBytes: 2, Main: slow,
-		Memory: func([]string) (int64, error) { return 3, nil }})
+		Memory: func([]string, *ftl.Registry) (int64, error) { return 3, nil }})
 	require.NoError(t, err)
 	// A bad command fails the study before anything runs.
 	var g fakeCommand
 	_, err = runStudy(t, gridStudy, Options{Out: t.TempDir(), Main: g.main,
-		Memory: func(args []string) (int64, error) { return 0, fmt.Errorf("--iodepth: bad") }})
+		Memory: func([]string, *ftl.Registry) (int64, error) { return 0, fmt.Errorf("--iodepth: bad") }})
 	assert.ErrorContains(t, err, "point 0 (op=7 iodepth=1): --iodepth: bad")
 	assert.Zero(t, g.count())
 }

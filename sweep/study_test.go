@@ -118,7 +118,7 @@ func TestStudyErrors(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
 		{"no drive", "axes: {op: [7]}", "drive: missing"},
 		{"unknown field", "drive: generic-mlc-small\naxis: {op: [7]}", "field axis not found"},
-		{"unknown scenario", "drive: generic-mlc-small\nscenario: nope", `no scenario "nope"`},
+		{"unknown scenario", "drive: generic-mlc-small\nscenario: nope", `unknown scenario nope (scenarios: access-patterns, `},
 		{"empty axis", "drive: generic-mlc-small\naxes: {op: []}", "no values"},
 		{"bad range", "drive: generic-mlc-small\naxes: {op: {from: 5, to: 1, step: 1}}", "to ≥ from"},
 		{"zip lengths", "drive: generic-mlc-small\naxes: {op: [7, 28], iodepth: [1]}\nzip: [[op, iodepth]]", "need as many"},
@@ -140,10 +140,16 @@ func TestPointErrors(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
 		{"unknown key", "drive: generic-mlc-small\naxes: {nosuch: [1]}", `"nosuch" is neither a job option`},
 		{"unknown drive field", "drive: generic-mlc-small\naxes: {firmware.nosuch: [1]}", "nosuch"},
-		{"dies not a multiple", "drive: generic-mlc-small\naxes: {nand.geometry.dies: [6]}", "multiple of channels"},
+		{"dies not a multiple", "drive: generic-mlc-small\naxes: {nand.geometry.dies: [6]}", "multiple of nand.geometry.channels"},
 		{"ambiguous leaf", "drive: generic-mlc-small\naxes: {command_ns: [1]}", "several drive fields"},
 		{"job option in scenario", "drive: generic-mlc-small\nscenario: fill\naxes: {iodepth: [1]}", "parameter of scenario fill"},
 		{"unknown drive", "drive: no-such-drive\naxes: {op: [1]}", "no-such-drive"},
+		// Ranges come from the table of description fields: an axis out
+		// of range is refused before anything runs, naming its line.
+		{"axis out of range", "drive: generic-mlc-small\naxes:\n  channels: [4, 100]", "point 1 (channels=100): nand.geometry.channels = 100, allowed 1..64"},
+		{"axis not whole", "drive: generic-mlc-small\naxes: {gc_low_water: [2.5]}", "firmware.gc_low_water = 2.5: not a whole number, allowed 0..1048576"},
+		{"bad size", "drive: generic-mlc-small\naxes: {write_buffer: [64MB0]}", "firmware.write_buffer = 64MB0"},
+		{"dies per target out of range", "drive: generic-mlc-small\naxes: {dies: [256]}", "nand.geometry.dies_per_target = 64, allowed 1..16"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := Parse("study.yaml", []byte(tc.src))
@@ -154,6 +160,17 @@ func TestPointErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// A field the base description leaves out (at its default) is an axis by
+// its name all the same: the table, not the base's text, says what the
+// drive's fields are.
+func TestAxisOnFieldTheBaseLeavesOut(t *testing.T) {
+	s := parse(t, "drive: generic-mlc-small\naxes: {gc_streams: [0, 2]}")
+	ps, err := s.Points()
+	require.NoError(t, err)
+	require.Len(t, ps, 2)
+	assert.Contains(t, string(ps[1].Drive), "gc_streams: 2")
 }
 
 func TestForkGroups(t *testing.T) {

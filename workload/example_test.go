@@ -31,3 +31,19 @@ func ExampleJob_Set() {
 	// write 4096 15903670272
 	// invalid job option: rw=sideways: "sideways": allowed read, write, trim, randread, randwrite, randtrim, rw, randrw, trimwrite
 }
+
+// Each option says what ftlsim does with it: honours it (and which of
+// the job's fields it sets), reports it as not applied, or refuses it.
+func ExampleLookupOption() {
+	for _, name := range []string{"blocksize", "ioengine", "read_iolog"} {
+		o, _ := workload.LookupOption(name)
+		fmt.Printf("%s: %s (%s) %s%s\n", name, o.Name, o.Support, o.Field, o.Reason)
+	}
+	j := workload.NewJob("typo")
+	fmt.Println(j.Set("iodepht", "8"))
+	// Output:
+	// blocksize: bs (honoured) Blocks.BS
+	// ioengine: ioengine (not applied) the host's I/O path: the simulation submits to the drive directly
+	// read_iolog: read_iolog (refused) ftlsim replays traces with its replay command (ftlsim replay FILE: fio's iologs, blktrace and others)
+	// unknown option iodepht (did you mean iodepth?)
+}

@@ -3,14 +3,9 @@ package workload
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/ftlsim/ftlsim/blockio"
-	"github.com/ftlsim/ftlsim/internal/units"
 )
 
 // ErrOption is wrapped by every job option error.
@@ -58,73 +53,133 @@ type BlockSize struct {
 	Percent float64
 }
 
-// amount is a size that may be a percentage of the drive.
-type amount struct {
-	bytes   int64
-	percent float64 // > 0 when given as N%
-	set     bool
-}
-
-func parseAmount(s string) (amount, error) {
-	if p, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
-		v, err := strconv.ParseFloat(p, 64)
-		if err != nil || v <= 0 || v > 100 {
-			return amount{}, fmt.Errorf("%q: a percentage must be in (0, 100]", s)
-		}
-		return amount{percent: v, set: true}, nil
-	}
-	b, err := units.ParseSize(s, false)
-	if err != nil {
-		return amount{}, err
-	}
-	return amount{bytes: b, set: true}, nil
-}
-
-func (a amount) resolve(capacity int64) int64 {
-	if a.percent > 0 {
-		// fio rounds percentages of the device down to whole 4 KiB blocks.
-		return int64(float64(capacity)*a.percent/100) / 4096 * 4096
-	}
-	return a.bytes
-}
-
 // Job is a fio-style job: what to issue, where, how much and how deep.
-// Set fills it from options; Resolve checks it against a drive.
+// Set fills it from options; Resolve checks it against a drive. Its
+// fields are grouped by concern, as fio's HOWTO groups its options; the
+// groups are embedded, so j.BS names j.Blocks.BS.
 type Job struct {
-	Name    string
+	Name         string
+	Access       // what it issues: the pattern, mix and random offsets
+	Blocks       // the block sizes and their alignment
+	Target       // where: the byte range, files and zones
+	Timing       // when and for how long: runtime, ramp, start delay, counts
+	Pacing       // how fast: queue depth, rate limits, think time
+	Durability   // flushes, FUA and power cuts
+	Content      // what written data holds
+	Verification // reading back what was written
+	Reporting    // which latency percentiles are reported
+	// SteadyState stops the job early once it is steady (fio's
+	// steadystate, ss_dur, ss_ramp).
+	SteadyState  SteadyState
+	Coordination // the job among its clones and its group
+
+	// Notes are what Resolve changed as fio would, with fio's warning
+	// (time_based with no runtime, for one): for the user to read.
+	Notes []string
+	set   map[string]bool
+}
+
+// Access is what a job issues (fio's "I/O type" options): the pattern,
+// the read/write mix and how random offsets are drawn.
+type Access struct {
 	Pattern Pattern
-	BS      []BlockSize // one entry with 100 % unless bssplit is set
-	// BSDir overrides BS for writes [1] and trims [2] (fio's bs=r,w,t and
-	// bssplit=r,w,t); nil entries take BS.
-	BSDir        [3][]BlockSize
-	IODepth      int
-	size         amount
-	offset       amount
-	ioSize       amount
-	RuntimeNs    int64 // 0: no limit
-	RampNs       int64 // excluded from statistics
-	TimeBased    bool
-	NumberIOs    int64
-	RWMixRead    int
-	rwmixWrite   int // rwmixwrite as given, to check it against rwmixread
+	// Skip is the bytes a sequential pattern skips after each I/O (fio's
+	// rw=write:4k; negative runs backwards, rw=read:-8k).
+	Skip int64
+	// RandomEvery makes a random pattern take a new random offset only
+	// every this many I/Os, continuing sequentially between (fio's
+	// rw=randread:8).
+	RandomEvery int
+	RWMixRead   int
+	rwmixWrite  int // rwmixwrite as given, to check it against rwmixread
+	// Distribution is how random offsets spread over the range (fio's
+	// random_distribution).
 	Distribution Distribution
-	RandSeed     uint64
-	NoRandomMap  bool
-	// Data is the content of written data: how compressible and how
-	// repetitive (fio's buffer_compress_percentage, dedupe_percentage;
-	// data=NAME sets a named pattern, see DataPatterns).
-	Data blockio.Data
-	// CompressChunk is fio's buffer_compress_chunk: the size of the
-	// compressible and incompressible runs within a buffer (default 512).
-	CompressChunk int64
+	// SequenceStride moves a sequence distribution on by its length after
+	// each pass (fio's random_sequence_stride); the job ends when the
+	// sequence passes the end of its range.
+	SequenceStride bool
 	// PercentageRandom is the share of I/Os at random offsets in a
 	// random pattern, the rest continuing sequentially (fio's
 	// percentage_random; default 100).
 	PercentageRandom int
+	RandSeed         uint64
+	NoRandomMap      bool
+	// LFSR visits each block once a pass even with NoRandomMap (fio's
+	// random_generator=lfsr, a full-period generator).
+	LFSR bool
+	// NumRange is the ranges each TRIM command carries, each a block at
+	// the next offset of the pattern (fio's num_range; 0 and 1: one).
+	NumRange int
+	// SPRandom, when set, places the job's writes by fio's sprandom (see
+	// SPRandom); set by sprandom=1, its spr_ options kept meanwhile.
+	SPRandom   *SPRandom
+	sprPending SPRandom // spr_ options given before sprandom=1
+}
+
+// Blocks are a job's block sizes (fio's "Block size" options).
+type Blocks struct {
+	BS []BlockSize // one entry with 100 % unless bssplit is set
+	// BSDir overrides BS for writes [1] and trims [2] (fio's bs=r,w,t and
+	// bssplit=r,w,t); nil entries take BS.
+	BSDir [3][]BlockSize
+	// BlockAlign makes random offsets multiples of it (fio's blockalign;
+	// 0: the smallest block size).
+	BlockAlign int64
+}
+
+// Target is where a job reads and writes (fio's "Target file/device"
+// and "I/O size" options): its byte range, files and zones, as given
+// and, once resolved against a drive, in bytes.
+type Target struct {
+	size            amount
+	offset          amount
+	ioSize          amount
+	offsetIncrement amount // offset_increment: each clone's range moves by it
+	fileSize        amount
+	fillDevice      bool // fill_device: the range runs to the drive's end
+	// Files is fio's nrfiles: the job's range is that many files of
+	// FileSize bytes laid end to end (filesize; by default size/nrfiles),
+	// and a sequential pattern keeps a position in each, taking the file
+	// of each I/O as FileService says (file_service_type).
+	Files       int
+	FileSize    int64
+	FileService FileService
 	// ClampToDrive shrinks a size that runs past the drive to the drive's
 	// end instead of rejecting it (scenarios use it: an 8 GB Iometer span
 	// on a smaller drive covers the whole drive).
 	ClampToDrive bool
+	// Strided is fio's zonemode=strided: the job's I/O stays in a zone of
+	// ZoneRange bytes (default ZoneSize) until ZoneSize bytes have been
+	// transferred, then moves ZoneRange+ZoneSkip on, wrapping to the
+	// range's start past its end.
+	Strided                       bool
+	ZoneSize, ZoneRange, ZoneSkip int64
+
+	// Resolved against a capacity:
+	Offset, Size, IOSize int64
+}
+
+// Timing is when a job runs and what ends it (fio's "Time related
+// parameters", with number_ios and loops).
+type Timing struct {
+	RuntimeNs int64 // 0: no limit
+	RampNs    int64 // excluded from statistics
+	TimeBased bool
+	NumberIOs int64
+	// Loops runs the job this many times over its range (fio's loops;
+	// 0 and 1 mean once).
+	Loops int
+	// StartDelayNs holds the job back this long after its group starts
+	// (fio's startdelay; a range is resolved to a time in it).
+	StartDelayNs int64
+	startDelayHi int64
+}
+
+// Pacing is how fast a job issues (fio's "I/O depth" and "I/O rate"
+// options).
+type Pacing struct {
+	IODepth int
 	// RateIOPS caps the job at this many I/Os per second (fio's
 	// rate_iops): requests are issued at that pace, open loop.
 	RateIOPS int
@@ -134,61 +189,50 @@ type Job struct {
 	// Poisson spaces rate-limited requests with exponential gaps of the
 	// same mean (fio's rate_process=poisson) instead of evenly.
 	Poisson bool
-	// Loops runs the job this many times over its range (fio's loops;
-	// 0 and 1 mean once).
-	Loops int
-	// Files is fio's nrfiles: the job's range is that many files of
-	// FileSize bytes laid end to end (filesize; by default size/nrfiles),
-	// and a sequential pattern keeps a position in each, taking the file
-	// of each I/O as FileService says (file_service_type).
-	Files       int
-	FileSize    int64
-	FileService FileService
-	fileSize    amount
-	fillDevice  bool // fill_device: the range runs to the drive's end
+	// RateMinBytes and RateMinIOPS fail the job, which then stops, when
+	// its bandwidth or IOPS over a RateCycleNs window (default 1 s) fall
+	// below them (fio's rate_min, rate_iops_min, ratecycle).
+	RateMinBytes int64
+	RateMinIOPS  int
+	RateCycleNs  int64
+	// ThinkNs pauses the job after every ThinkBlocks I/Os have completed
+	// (fio's thinktime, thinktime_blocks; default one block).
+	ThinkNs     int64
+	ThinkBlocks int
+}
+
+// Durability is what a job asks of the drive to keep its data, and the
+// power cuts it suffers.
+type Durability struct {
 	// FsyncEvery issues a FLUSH after every this many writes (fio's
 	// fsync and fdatasync; sync=1 flushes after each write). EndFsync
 	// issues one when the job ends (end_fsync).
 	FsyncEvery int
 	EndFsync   bool
-	// ThinkNs pauses the job after every ThinkBlocks I/Os have completed
-	// (fio's thinktime, thinktime_blocks; default one block).
-	ThinkNs     int64
-	ThinkBlocks int
-	// SteadyState stops the job early once it is steady (fio's
-	// steadystate, ss_dur, ss_ramp).
-	SteadyState SteadyState
-	// Clone is the job's number among the clones numjobs makes (0 for
-	// the first); offset_increment moves each clone's range by it.
-	Clone           int
-	offsetIncrement amount
-	// StartDelayNs holds the job back this long after its group starts
-	// (fio's startdelay; a range is resolved to a time in it).
-	StartDelayNs int64
-	startDelayHi int64
-	// BlockAlign makes random offsets multiples of it (fio's blockalign;
-	// 0: the smallest block size).
-	BlockAlign int64
-	// Skip is the bytes a sequential pattern skips after each I/O (fio's
-	// rw=write:4k; negative runs backwards, rw=read:-8k).
-	Skip int64
-	// RandomEvery makes a random pattern take a new random offset only
-	// every this many I/Os, continuing sequentially between (fio's
-	// rw=randread:8).
-	RandomEvery int
-	// SequenceStride moves a sequence distribution on by its length after
-	// each pass (fio's random_sequence_stride); the job ends when the
-	// sequence passes the end of its range.
-	SequenceStride bool
 	// WriteFUA and ReadFUA send writes and reads with Force Unit Access
 	// (fio's writefua, readfua).
 	WriteFUA, ReadFUA bool
-	// Strided is fio's zonemode=strided: the job's I/O stays in a zone of
-	// ZoneRange bytes (default ZoneSize) until ZoneSize bytes have been
-	// transferred, then moves ZoneRange+ZoneSkip on, wrapping to the
-	// range's start past its end.
-	Strided                       bool
-	ZoneSize, ZoneRange, ZoneSkip int64
+	// PowerLossNs cuts the drive's power at these times from the job's
+	// start (ftlsim's power_loss; the commands in flight fail, the drive
+	// mounts again and the job goes on).
+	PowerLossNs []int64
+}
+
+// Content is what a job's writes hold (fio's "Buffers and memory"
+// options that shape the data).
+type Content struct {
+	// Data is the content of written data: how compressible and how
+	// repetitive (fio's buffer_compress_percentage, dedupe_percentage;
+	// data=NAME sets a named pattern, see DataPatterns).
+	Data blockio.Data
+	// CompressChunk is fio's buffer_compress_chunk: the size of the
+	// compressible and incompressible runs within a buffer (default 512).
+	CompressChunk int64
+}
+
+// Verification is a job's read-back of what it wrote (fio's
+// "Verification" options).
+type Verification struct {
 	// Verify reads back, once the job's writes are done, every block it
 	// wrote, and the engine checks that each holds the job's last write
 	// there (fio's verify, with do_verify). A time-based job writes and
@@ -201,42 +245,28 @@ type Job struct {
 	// not only the job's last (fio's verify_write_sequence=0, for jobs
 	// that write each other's blocks).
 	VerifyAnyWrite bool
-	// SPRandom, when set, places the job's writes by fio's sprandom (see
-	// SPRandom); set by sprandom=1, its spr_ options kept meanwhile.
-	SPRandom   *SPRandom
-	sprPending SPRandom // spr_ options given before sprandom=1
+}
+
+// Reporting is which latency percentiles a job reports (fio's
+// "Measurements and reporting" options that change the results).
+type Reporting struct {
 	// PercentileList is the latency percentiles to report (fio's
 	// percentile_list; nil: fio's default list). LatPercentiles reports
 	// them for total latency, NoClatPercentiles not for completion
 	// latency (fio's lat_percentiles, clat_percentiles=0).
 	PercentileList                    []float64
 	LatPercentiles, NoClatPercentiles bool
-	// RateMinBytes and RateMinIOPS fail the job, which then stops, when
-	// its bandwidth or IOPS over a RateCycleNs window (default 1 s) fall
-	// below them (fio's rate_min, rate_iops_min, ratecycle).
-	RateMinBytes int64
-	RateMinIOPS  int
-	RateCycleNs  int64
-	// PowerLossNs cuts the drive's power at these times from the job's
-	// start (ftlsim's power_loss; the commands in flight fail, the drive
-	// mounts again and the job goes on).
-	PowerLossNs []int64
+}
+
+// Coordination is the job's place among the jobs that run with it (fio's
+// "Threads, processes and job synchronization" options).
+type Coordination struct {
+	// Clone is the job's number among the clones numjobs makes (0 for
+	// the first); offset_increment moves each clone's range by it.
+	Clone int
 	// ExitAll stops the other jobs of its group when this one finishes
 	// (fio's exitall).
 	ExitAll bool
-	// LFSR visits each block once a pass even with NoRandomMap (fio's
-	// random_generator=lfsr, a full-period generator).
-	LFSR bool
-	// NumRange is the ranges each TRIM command carries, each a block at
-	// the next offset of the pattern (fio's num_range; 0 and 1: one).
-	NumRange int
-
-	// Resolved against a capacity:
-	Offset, Size, IOSize int64
-	// Notes are what Resolve changed as fio would, with fio's warning
-	// (time_based with no runtime, for one): for the user to read.
-	Notes []string
-	set   map[string]bool
 }
 
 // NewJob returns a job with fio's defaults: rw=read, bs=4k, iodepth=1,
@@ -244,8 +274,11 @@ type Job struct {
 // default seed for repeatable runs is the job's randseed).
 func NewJob(name string) *Job {
 	return &Job{
-		Name: name, Pattern: SeqRead, BS: []BlockSize{{4096, 100}}, IODepth: 1,
-		RWMixRead: 50, RandSeed: 0x89, PercentageRandom: 100, CompressChunk: 512,
+		Name:    name,
+		Access:  Access{Pattern: SeqRead, RWMixRead: 50, RandSeed: 0x89, PercentageRandom: 100},
+		Blocks:  Blocks{BS: []BlockSize{{4096, 100}}},
+		Pacing:  Pacing{IODepth: 1},
+		Content: Content{CompressChunk: 512},
 	}
 }
 
@@ -325,140 +358,6 @@ func (j *Job) Sizes(d int) []BlockSize {
 
 // IsSet reports whether option name was given.
 func (j *Job) IsSet(name string) bool { return j.set[name] }
-
-// Resolve checks the job against a drive of capacity bytes and fixes its
-// byte range. Errors name the option and the allowed range.
-func (j *Job) Resolve(capacity int64) error {
-	minBS := int64(0)
-	for _, b := range slices.Concat(j.BS, j.BSDir[1], j.BSDir[2]) {
-		if b.Bytes <= 0 || b.Bytes%512 != 0 {
-			return fmt.Errorf("%w: bs=%d: block sizes must be positive multiples of 512", ErrOption, b.Bytes)
-		}
-		if b.Bytes > 64<<20 {
-			return fmt.Errorf("%w: bs=%d: at most 64 MiB", ErrOption, b.Bytes)
-		}
-		if minBS == 0 || b.Bytes < minBS {
-			minBS = b.Bytes
-		}
-	}
-	j.Offset = j.offset.resolve(capacity)
-	if j.offsetIncrement.set {
-		j.Offset += int64(j.Clone) * j.offsetIncrement.resolve(capacity)
-	}
-	if j.Offset%512 != 0 {
-		return fmt.Errorf("%w: offset=%d: must be a multiple of 512", ErrOption, j.Offset)
-	}
-	if j.Offset >= capacity {
-		return fmt.Errorf("%w: offset=%d: past the end of the %d-byte drive", ErrOption, j.Offset, capacity)
-	}
-	files := int64(max(j.Files, 1))
-	switch {
-	case j.fillDevice:
-		j.Size = capacity - j.Offset
-	case j.size.set:
-		j.Size = j.size.resolve(capacity)
-		if j.fileSize.set {
-			// As fio: size is capped at the files' total size.
-			j.Size = min(j.Size, files*j.fileSize.resolve(capacity))
-		}
-	case j.fileSize.set:
-		j.Size = files * j.fileSize.resolve(capacity)
-	default:
-		j.Size = capacity - j.Offset
-	}
-	j.FileSize = j.Size / files
-	if j.fileSize.set {
-		j.FileSize = min(j.fileSize.resolve(capacity), j.FileSize)
-	}
-	j.FileSize = j.FileSize / 512 * 512
-	if j.ClampToDrive && j.Offset+j.Size > capacity {
-		j.Size = capacity - j.Offset
-	}
-	if j.Size%512 != 0 {
-		return fmt.Errorf("%w: size=%d: must be a multiple of 512", ErrOption, j.Size)
-	}
-	if j.Size < minBS || j.Offset+j.Size > capacity {
-		return fmt.Errorf("%w: size=%d at offset=%d: must hold one block and end within the %d-byte drive", ErrOption, j.Size, j.Offset, capacity)
-	}
-	for _, b := range slices.Concat(j.BS, j.BSDir[1], j.BSDir[2]) {
-		if b.Bytes > j.Size {
-			return fmt.Errorf("%w: bs=%d: larger than size=%d", ErrOption, b.Bytes, j.Size)
-		}
-		if j.Files > 1 && b.Bytes > j.FileSize {
-			return fmt.Errorf("%w: bs=%d: larger than each of the nrfiles=%d files (%d bytes)", ErrOption, b.Bytes, j.Files, j.FileSize)
-		}
-	}
-	if j.startDelayHi > j.StartDelayNs {
-		// fio draws a time in the range; here from the job's seed, so a
-		// run repeats.
-		r := rand.New(rand.NewPCG(j.RandSeed, 0x9e3779b97f4a7c15))
-		j.StartDelayNs += r.Int64N(j.startDelayHi - j.StartDelayNs + 1)
-		j.startDelayHi = j.StartDelayNs
-	}
-	if j.Distribution.Kind == Sequence && j.Pattern.Random() {
-		for _, b := range j.Distribution.Sequence {
-			if (b+1)*minBS > j.Size {
-				return fmt.Errorf("%w: random_distribution=%s: block %d is past the %d-byte range (%d blocks of %d bytes)",
-					ErrOption, j.Distribution, b, j.Size, j.Size/minBS, minBS)
-			}
-		}
-	}
-	if j.noVerifyPhase {
-		j.Verify = false
-	}
-	if j.Strided {
-		if j.ZoneSize <= 0 {
-			return fmt.Errorf("%w: zonemode=strided needs zonesize", ErrOption)
-		}
-		if j.ZoneRange == 0 {
-			j.ZoneRange = j.ZoneSize
-		}
-		if j.ZoneRange < minBS || j.ZoneRange > j.Size || j.ZoneRange%512 != 0 || j.ZoneSkip%512 != 0 {
-			return fmt.Errorf("%w: zonerange=%d, zoneskip=%d: the zone must hold a block (%d bytes) and fit in size=%d, both multiples of 512",
-				ErrOption, j.ZoneRange, j.ZoneSkip, minBS, j.Size)
-		}
-	}
-	if j.BlockAlign > j.Size {
-		return fmt.Errorf("%w: blockalign=%d: larger than size=%d", ErrOption, j.BlockAlign, j.Size)
-	}
-	j.IOSize = j.Size
-	if j.ioSize.set {
-		j.IOSize = j.ioSize.resolve(capacity)
-		if j.IOSize <= 0 {
-			return fmt.Errorf("%w: io_size=%d: must be positive", ErrOption, j.IOSize)
-		}
-	}
-	if j.Loops > 1 {
-		j.IOSize *= int64(j.Loops)
-	}
-	if j.SPRandom != nil {
-		if j.Pattern != RandWrite {
-			return fmt.Errorf("%w: sprandom: needs rw=randwrite (rw=%s)", ErrOption, j.Pattern)
-		}
-		if len(j.Sizes(1)) != 1 {
-			return fmt.Errorf("%w: sprandom: needs one write block size", ErrOption)
-		}
-		bs := j.Sizes(1)[0].Bytes
-		if err := j.SPRandom.check(j.Size, bs); err != nil {
-			return fmt.Errorf("%w: sprandom: %w", ErrOption, err)
-		}
-		// As fio: the job writes the range's physical size once.
-		j.IOSize = sprPhysicalBytes(j.SPRandom.OP, j.Size, bs)
-		j.TimeBased = false
-	}
-	if j.RateBytes > 0 && j.RateIOPS > 0 {
-		return fmt.Errorf("%w: rate and rate_iops: give one", ErrOption)
-	}
-	if j.TimeBased && j.RuntimeNs <= 0 {
-		// fio warns and runs the job as if time_based were not set.
-		j.TimeBased = false
-		j.Notes = append(j.Notes, "time_based without a runtime is ignored, as fio ignores it")
-	}
-	if j.RampNs < 0 || (j.RuntimeNs > 0 && j.RampNs >= j.RuntimeNs) {
-		return fmt.Errorf("%w: ramp_time=%dns: must be shorter than runtime", ErrOption, j.RampNs)
-	}
-	return nil
-}
 
 // DataPattern is a named kind of written data.
 type DataPattern struct {

@@ -68,7 +68,9 @@ func TestJobFileErrors(t *testing.T) {
 	cases := []struct{ text, want string }{
 		{"[a]\nrw=sideways\n", "e.fio:2: invalid job option: rw=sideways"},
 		{"[a]\nzonemode=zbd\n", `e.fio:2: invalid job option: zonemode=zbd: "zbd": the simulated drives are conventional`},
-		{"[a]\nkb_base=1000\n", `e.fio:2: invalid job option: option "kb_base" is not one ftlsim can honour`},
+		{"[a]\nkb_base=1000\n", `e.fio:2: invalid job option: kb_base=1000: ftlsim reads sizes as fio's default kb_base=1024 does`},
+		{"[a]\nread_iolog=x.log\n", `e.fio:2: invalid job option: read_iolog=x.log: ftlsim replays traces with its replay command`},
+		{"[a]\niodepht=4\n", `e.fio:2: unknown option iodepht (did you mean iodepth?)`},
 		{"rw=read\n", "e.fio:1: invalid job option: option \"rw=read\" before any [section]"},
 		{"[a\n", "e.fio:1: invalid job option: malformed section header"},
 		{"[global]\nbs=4k\n", "no job sections"},
@@ -126,7 +128,9 @@ iodepth=4   # trailing spaces and a comment
 	require.Equal(t, 4, j.IODepth)
 	require.NoError(t, j.Resolve(1<<30))
 	require.Equal(t, int64(1<<20), j.Size)
-	require.Equal(t, "a${b", expandEnv("a${b", func(string) string { return "x" }), "an unclosed ${ stays")
+	got, unset, _ := expandEnv("a${b", func(string) (string, bool) { return "x", true })
+	require.Equal(t, "a${b", got, "an unclosed ${ stays")
+	require.Empty(t, unset)
 }
 
 // TestJobFileReportsEngineOptions: engine and host options are accepted
@@ -230,4 +234,46 @@ func TestJobFileSectionsAndDefaults(t *testing.T) {
 	require.ErrorContains(t, err, "default, override")
 	_, err = ParseJobFileWith("s.fio", strings.NewReader(text), ParseOptions{})
 	require.ErrorContains(t, err, "s.fio:5", "the override section's empty rw")
+}
+
+// TestJobFileUnsetVariable: a value that an unset (or empty) ${VAR}
+// leaves invalid is an error naming the variable, the file and the line,
+// with the option as written; a valid one still reads as fio reads it.
+func TestJobFileUnsetVariable(t *testing.T) {
+	text := "[global]\nbs=4k\n[j]\nrw=randwrite\nruntime=${DUR}\n"
+	env := map[string]string{"EMPTY": ""}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	_, err := ParseJobFileWith("env.fio", strings.NewReader(text), ParseOptions{LookupEnv: lookup})
+	require.ErrorIs(t, err, ErrOption)
+	require.ErrorContains(t, err, "env.fio:5: invalid job option: runtime=${DUR}: the environment variable ${DUR} is not set")
+
+	_, err = ParseJobFileWith("env.fio", strings.NewReader(strings.Replace(text, "DUR", "EMPTY", 1)), ParseOptions{LookupEnv: lookup})
+	require.ErrorContains(t, err, "env.fio:5: invalid job option: runtime=${EMPTY}: the environment variable ${EMPTY} is empty")
+
+	// Getenv alone cannot tell unset from empty: "not set" covers both.
+	_, err = ParseJobFileEnv("env.fio", strings.NewReader("[j]\nrw=${A}${B}\n"), func(string) string { return "" })
+	require.ErrorContains(t, err, "env.fio:2: invalid job option: rw=${A}${B}: the environment variables ${A}, ${B} are not set")
+
+	_, err = ParseJobFileEnv("env.fio", strings.NewReader("[j]\n${OPT}=4\n"), func(string) string { return "" })
+	require.ErrorContains(t, err, "env.fio:2: unknown option")
+	require.ErrorContains(t, err, "${OPT} is not set")
+
+	_, err = ParseJobFileEnv("env.fio", strings.NewReader("[${S}]\n"), func(string) string { return "" })
+	require.ErrorContains(t, err, "env.fio:1: invalid job option: malformed section header")
+	require.ErrorContains(t, err, "${S} is not set")
+
+	// Unset, but harmless: the file reads as before.
+	jf, err := ParseJobFileEnv("env.fio", strings.NewReader("[j]\nsize=1m${UNSET}\n"), func(string) string { return "" })
+	require.NoError(t, err)
+	require.Len(t, jf.Jobs, 1)
+}
+
+// TestJobFileDescription: description= is kept with the job's options
+// (its report's desc, as fio's), not reported as not applied.
+func TestJobFileDescription(t *testing.T) {
+	jf, err := ParseJobFile("d.fio", strings.NewReader("[global]\ndescription=the kit\n[a]\nrw=read\n[b]\ndescription=4k random writes\nrw=randwrite\n"))
+	require.NoError(t, err)
+	require.Empty(t, jf.Ignored)
+	require.Equal(t, "the kit", jf.Jobs[0].Options["description"])
+	require.Equal(t, "4k random writes", jf.Jobs[1].Options["description"])
 }

@@ -571,7 +571,8 @@ func Scenarios() []Scenario {
 	return out
 }
 
-// ScenarioByName returns the scenario called name.
+// ScenarioByName returns the scenario called name; an unknown name is
+// an *UnknownError naming the closest scenarios.
 func ScenarioByName(name string) (Scenario, error) {
 	for _, s := range scenarios {
 		if s.Name == name {
@@ -582,5 +583,5 @@ func ScenarioByName(name string) (Scenario, error) {
 	for i, s := range Scenarios() {
 		names[i] = s.Name
 	}
-	return Scenario{}, fmt.Errorf("%w: no scenario %q (scenarios: %s)", ErrOption, name, strings.Join(names, ", "))
+	return Scenario{}, Unknown("scenario", name, names, "", "scenarios: "+strings.Join(names, ", "))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -93,8 +94,8 @@ type figures struct {
 	Drive string `json:"drive"`
 	Kind  string `json:"procedure"`
 	// Consistency: the summary the reviews read, and IOPS each second.
-	Consistency *sim.ConsistencySummary `json:"consistency,omitempty"`
-	IOPS        []float64               `json:"iops,omitempty"`
+	Consistency *analysis.ConsistencySummary `json:"consistency,omitempty"`
+	IOPS        []float64                    `json:"iops,omitempty"`
 	// TRIM validation, MB/s.
 	Clean     float64 `json:"clean_mbps,omitempty"`
 	Dirty     float64 `json:"dirty_mbps,omitempty"`
@@ -258,7 +259,7 @@ func measure(s spec, quick bool) (*figures, error) {
 			return nil, err
 		}
 		// The reviews read the steady state from 1,400 s of 2,000.
-		sum := sim.SummarizeConsistency(r.Intervals, (r.EndNs-r.StartNs)*7/10)
+		sum := analysis.SummarizeConsistency(r.Intervals, (r.EndNs-r.StartNs)*7/10)
 		f.Consistency = &sum
 		for _, iv := range r.Intervals {
 			if iv.EndNs-iv.StartNs == r.Intervals[0].EndNs-r.Intervals[0].StartNs { // not the last, partial one

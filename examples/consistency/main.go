@@ -25,6 +25,7 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -41,7 +42,7 @@ type outcome struct {
 	label   string
 	spare   int // percent of LBAs left unwritten
 	series  []sim.Interval
-	summary sim.ConsistencySummary
+	summary analysis.ConsistencySummary
 }
 
 func main() {
@@ -123,7 +124,7 @@ func run(o options, w io.Writer) ([]outcome, error) {
 		// The reviews read the steady state from 1,400 s of 2,000: the
 		// last 30 % of the run.
 		from := int64(o.seconds) * 7 / 10 * sim.Second
-		out := outcome{label: label, spare: spare, series: r.Intervals, summary: sim.SummarizeConsistency(r.Intervals, from)}
+		out := outcome{label: label, spare: spare, series: r.Intervals, summary: analysis.SummarizeConsistency(r.Intervals, from)}
 		outs = append(outs, out)
 		if err := writeCSV(filepath.Join(o.out, fmt.Sprintf("consistency-%d.csv", spare)), r.Intervals); err != nil {
 			return nil, err

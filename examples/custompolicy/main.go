@@ -22,6 +22,7 @@ import (
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/sim/analysis"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -38,7 +39,7 @@ func main() {
 // outcome is one policy's consistency run.
 type outcome struct {
 	policy  string
-	summary sim.ConsistencySummary
+	summary analysis.ConsistencySummary
 	wear    int // erase-count spread (max − min) at the end
 }
 
@@ -107,5 +108,5 @@ func consistency(drive, policy, runtime string, reg *ftl.Registry) (outcome, err
 	// The reviews read the steady state from 70 % of the run on.
 	steady := r.RuntimeNs * 7 / 10
 	wear := d.Device().Wear()
-	return outcome{policy: d.FTL().Config().Victim.Name(), summary: sim.SummarizeConsistency(r.Intervals, steady), wear: wear.Max - wear.Min}, nil
+	return outcome{policy: d.FTL().Config().Victim.Name(), summary: analysis.SummarizeConsistency(r.Intervals, steady), wear: wear.Max - wear.Min}, nil
 }

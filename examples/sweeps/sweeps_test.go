@@ -19,7 +19,7 @@ import (
 	"github.com/ftlsim/ftlsim/sweep"
 )
 
-// documented is the study's command as the README gives it; every
+// documented is the study's command as its README and docs/studies.md give it; every
 // scheduler's file runs it, with its own shard and parallelism options
 // after it.
 const documented = "ftlsim sweep examples/sweeps/op-dies.yaml --out=results/op-dies"
@@ -32,7 +32,7 @@ func read(t *testing.T, file string) string {
 }
 
 func TestReadmesDocumentTheCommand(t *testing.T) {
-	assert.Contains(t, read(t, "../../README.md"), documented)
+	assert.Contains(t, read(t, "../../docs/studies.md"), documented)
 	assert.Contains(t, read(t, "README.md"), documented)
 	assert.Contains(t, read(t, "op-dies.yaml"), documented)
 }

@@ -9,7 +9,18 @@
 // on Linux; Fallback elsewhere). Half, because Go's garbage collector lets
 // the heap grow to about twice the live data between collections
 // (GOGC=100), and a run allocates transient data (JSON, merged results)
-// beside the drive it holds.
+// beside the drive it holds. A limit given is honoured up to the
+// machine's memory (MemTotal): more than the machine has is capped there,
+// and the limit says so (Limit.From) wherever it is printed.
+//
+// No other bound applies to the memory: the largest drive is the one
+// whose flash holds nand.MaxUnits mapping units (32-bit unit numbers: 16
+// TiB of flash in 4 KiB units, about 32 GiB of state), and a description
+// past it is refused naming unit_bytes.
+//
+// What a run holds is estimated once, by EstimateRun: the drive (Drive)
+// and its jobs' statistics (Statistics). The command, a sweep's points
+// and a review's runs all plan with it.
 package memlimit
 
 import (
@@ -42,8 +53,12 @@ var ErrTooLarge = errors.New("not enough memory")
 type Limit struct {
 	Bytes int64
 	// From says where the figure came from: "--max_memory", EnvVar, or
-	// the machine's available memory.
+	// the machine's available memory; and, when a limit given was more
+	// than the machine's memory, that it was capped there.
 	From string
+	// Capped reports that the limit given was more than the machine's
+	// memory, and Bytes is the machine's.
+	Capped bool
 }
 
 // String writes the limit with its origin: "11.28 GiB (half of the
@@ -56,10 +71,17 @@ func (l Limit) String() string {
 // Resolve returns the limit: flag (the command line's value, "" when not
 // given), else getenv(EnvVar), else half of the available memory that
 // meminfo (the text of /proc/meminfo; ReadMeminfo) reports, else
-// Fallback. A malformed or non-positive size is an error naming where it
-// was given.
+// Fallback. A limit given is honoured up to the machine's memory (its
+// MemTotal): more is capped there (Limit.Capped). A malformed or
+// non-positive size is an error naming where it was given.
 func Resolve(flag string, getenv func(string) string, meminfo func() ([]byte, error)) (Limit, error) {
 	change := "--max_memory=SIZE or " + EnvVar + " change it"
+	var text []byte
+	if meminfo != nil {
+		if t, err := meminfo(); err == nil {
+			text = t
+		}
+	}
 	for _, src := range []struct{ name, v string }{{"--max_memory", flag}, {EnvVar, getenv(EnvVar)}} {
 		if src.v == "" {
 			continue
@@ -68,15 +90,15 @@ func Resolve(flag string, getenv func(string) string, meminfo func() ([]byte, er
 		if err != nil || b <= 0 {
 			return Limit{}, fmt.Errorf("%s=%s: %w: allowed a positive size such as 8GiB or 16GB", src.name, src.v, units.ErrSyntax)
 		}
+		if total, err := MemTotal(text); err == nil && b > total {
+			return Limit{Bytes: total, Capped: true, From: fmt.Sprintf("%s=%s is more than this machine's %s of memory: capped there",
+				src.name, src.v, units.FormatBytes(total))}, nil
+		}
 		return Limit{Bytes: b, From: "set by " + src.name}, nil
 	}
-	if meminfo != nil {
-		if text, err := meminfo(); err == nil {
-			if avail, err := MemAvailable(text); err == nil {
-				return Limit{Bytes: avail / 2, From: fmt.Sprintf("half of the %s this machine has available; %s",
-					units.FormatBytes(avail), change)}, nil
-			}
-		}
+	if avail, err := MemAvailable(text); err == nil {
+		return Limit{Bytes: avail / 2, From: fmt.Sprintf("half of the %s this machine has available; %s",
+			units.FormatBytes(avail), change)}, nil
 	}
 	return Limit{Bytes: Fallback, From: "this machine's available memory is unknown; " + change}, nil
 }
@@ -87,24 +109,31 @@ func ReadMeminfo() ([]byte, error) { return os.ReadFile("/proc/meminfo") }
 // MemAvailable returns the MemAvailable line of /proc/meminfo's text, in
 // bytes: the kernel's estimate of the memory that can be allocated
 // without swapping.
-func MemAvailable(meminfo []byte) (int64, error) {
+func MemAvailable(meminfo []byte) (int64, error) { return meminfoLine(meminfo, "MemAvailable") }
+
+// MemTotal returns the MemTotal line of /proc/meminfo's text, in bytes:
+// the machine's memory.
+func MemTotal(meminfo []byte) (int64, error) { return meminfoLine(meminfo, "MemTotal") }
+
+// meminfoLine returns the line key of /proc/meminfo's text, in bytes.
+func meminfoLine(meminfo []byte, key string) (int64, error) {
 	sc := bufio.NewScanner(bytes.NewReader(meminfo))
 	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:")
+		rest, ok := strings.CutPrefix(sc.Text(), key+":")
 		if !ok {
 			continue
 		}
 		f := strings.Fields(rest)
 		if len(f) != 2 || f[1] != "kB" {
-			return 0, fmt.Errorf("meminfo: MemAvailable:%s: want a number of kB", rest)
+			return 0, fmt.Errorf("meminfo: %s:%s: want a number of kB", key, rest)
 		}
 		kb, err := strconv.ParseInt(f[0], 10, 64)
 		if err != nil || kb < 0 || kb > 1<<50 {
-			return 0, fmt.Errorf("meminfo: MemAvailable:%s: want a number of kB", rest)
+			return 0, fmt.Errorf("meminfo: %s:%s: want a number of kB", key, rest)
 		}
 		return kb << 10, nil
 	}
-	return 0, errors.New("meminfo: no MemAvailable line")
+	return 0, fmt.Errorf("meminfo: no %s line", key)
 }
 
 // Drive returns the memory a drive built from r holds: the controller's

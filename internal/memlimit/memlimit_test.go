@@ -8,6 +8,8 @@ import (
 
 	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/units"
+	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
 )
 
 const meminfo = `MemTotal:       24684092 kB
@@ -76,4 +78,57 @@ func TestDriveEstimate(t *testing.T) {
 		est, held := float64(Drive(r, track)), float64(c.MemoryBytes())
 		require.InEpsilon(t, held, est, 0.1, "track data %v: estimate %.0f, held %.0f", track, est, held)
 	}
+}
+
+// A limit given is honoured up to the machine's memory (MemTotal), and
+// capped there with a note that says so; the machine's own default is
+// half its available memory.
+func TestGivenLimitUpToTheMachine(t *testing.T) {
+	getenv := func(string) string { return "" }
+	big := func() ([]byte, error) { return []byte("MemTotal: 67108864 kB\nMemAvailable: 60000000 kB\n"), nil }
+	l, err := Resolve("40GiB", getenv, big)
+	require.NoError(t, err)
+	require.Equal(t, int64(40<<30), l.Bytes, "40 GiB on a 64 GiB machine, not a lower hidden cap")
+	require.False(t, l.Capped)
+
+	small := func() ([]byte, error) { return []byte(meminfo), nil } // 23.5 GiB
+	l, err = Resolve("40GiB", getenv, small)
+	require.NoError(t, err)
+	require.Equal(t, int64(24684092)<<10, l.Bytes, "capped at the machine's memory")
+	require.True(t, l.Capped)
+	require.Contains(t, l.String(), "--max_memory=40GiB is more than this machine's 23.54 GiB of memory: capped there")
+
+	l, err = Resolve("", func(k string) string { return map[string]string{EnvVar: "1TiB"}[k] }, small)
+	require.NoError(t, err)
+	require.True(t, l.Capped)
+	require.Contains(t, l.From, EnvVar+"=1TiB")
+
+	// Where the machine's memory is unknown, the limit given stands.
+	l, err = Resolve("1TiB", getenv, func() ([]byte, error) { return nil, errors.New("no /proc") })
+	require.NoError(t, err)
+	require.Equal(t, int64(1<<40), l.Bytes)
+}
+
+// The estimate of a run is its drive's and its jobs' statistics: the
+// series of a timed job grow with its runtime over the interval, a job
+// bounded by size counts none, and jobs run one at a time (the endurance
+// procedure) count the largest only.
+func TestEstimateRun(t *testing.T) {
+	cfg, err := controller.Preset("generic-mlc-small")
+	require.NoError(t, err)
+	r, err := cfg.Resolve()
+	require.NoError(t, err)
+	timed := &workload.Job{Timing: workload.Timing{RuntimeNs: 100 * sim.Second, RampNs: 10 * sim.Second}}
+	sized := &workload.Job{}
+	e := EstimateRun(r, Work{Jobs: []*workload.Job{timed, sized}})
+	require.Equal(t, Drive(r, false), e.Drive)
+	require.Equal(t, sim.StreamMemoryBytes(111)+sim.StreamMemoryBytes(0), e.Stats)
+	require.Equal(t, int64(111), e.Intervals)
+	require.Equal(t, 2, e.Jobs)
+	require.Equal(t, e.Drive+e.Stats, e.Bytes())
+
+	ms := Statistics(Work{Jobs: []*workload.Job{timed}, IntervalNs: sim.Second / 1000, PerJob: 64})
+	require.Equal(t, sim.StreamMemoryBytes(110001)+64, ms.Stats, "millisecond intervals")
+	one := Statistics(Work{Jobs: []*workload.Job{timed, sized, timed}, OneAtATime: true})
+	require.Equal(t, sim.StreamMemoryBytes(111), one.Stats, "the largest job's")
 }

@@ -3,6 +3,7 @@ package trace
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -68,24 +69,92 @@ func (e *ParseError) Error() string {
 // ErrFormat is returned when no format fits a file.
 var ErrFormat = errors.New("unrecognised trace format")
 
+// ErrTruncated is wrapped by the error of a compressed trace that ends
+// before its compressed stream does (a download or copy cut short).
+var ErrTruncated = errors.New("the compressed file is cut short")
+
+// ErrCorrupt is wrapped by the error of a compressed trace whose data
+// does not decompress (a damaged file).
+var ErrCorrupt = errors.New("the compressed file is damaged")
+
+// StreamError is a compressed trace that could not be read to its end:
+// cut short (ErrTruncated) or damaged (ErrCorrupt), after Records records
+// had been read.
+type StreamError struct {
+	File    string
+	Records int64
+	Kind    error // ErrTruncated or ErrCorrupt
+	Err     error // what the decompressor said
+}
+
+// Error names the file, what went wrong and how many records were read.
+func (e *StreamError) Error() string {
+	if e.Kind == ErrTruncated {
+		return fmt.Sprintf("%s: %v (%v after %d records)", e.File, e.Kind, e.Err, e.Records)
+	}
+	return fmt.Sprintf("%s: %v (%v, after %d records)", e.File, e.Kind, e.Err, e.Records)
+}
+
+// Unwrap returns the kind and the decompressor's error.
+func (e *StreamError) Unwrap() []error { return []error{e.Kind, e.Err} }
+
+// streamErr wraps err, a decompressor's, as a StreamError, or returns nil
+// when it is not one.
+func streamErr(file string, records int64, err error) error {
+	var ce flate.CorruptInputError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &StreamError{File: file, Records: records, Kind: ErrTruncated, Err: err}
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &ce):
+		return &StreamError{File: file, Records: records, Kind: ErrCorrupt, Err: err}
+	}
+	return nil
+}
+
+// failedReader remembers the first error, other than io.EOF, that its
+// reader returned: the line it cut short is not a record.
+type failedReader struct {
+	r   io.Reader
+	err error
+}
+
+func (f *failedReader) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if err != nil && err != io.EOF && f.err == nil {
+		f.err = err
+	}
+	return n, err
+}
+
+// scanLines splits lines as bufio.ScanLines does, except that the last
+// piece of a stream that failed is the error, not a line.
+func (f *failedReader) scanLines(data []byte, atEOF bool) (int, []byte, error) {
+	if atEOF && f.err != nil && bytes.IndexByte(data, '\n') < 0 {
+		return 0, nil, f.err
+	}
+	return bufio.ScanLines(data, atEOF)
+}
+
 // maxLine bounds one line; a longer one is an error, not a memory blow-up.
 const maxLine = 1 << 20
 
 // Reader streams a trace's records.
 type Reader struct {
-	name   string
-	format Format
-	sc     *bufio.Scanner
-	line   int
-	parse  func(r *Reader, fields []string, rec *Record) (bool, error)
-	t0     int64 // first timestamp, in the format's unit
-	haveT0 bool
-	last   int64    // latest time returned, ns
-	ver    int      // iolog version
-	clock  int64    // iolog version 2: the time its wait lines have added up to, ns
-	fields []string // reused
-	close  func() error
-	done   bool
+	name    string
+	format  Format
+	sc      *bufio.Scanner
+	line    int
+	parse   func(r *Reader, fields []string, rec *Record) (bool, error)
+	t0      int64 // first timestamp, in the format's unit
+	haveT0  bool
+	last    int64    // latest time returned, ns
+	ver     int      // iolog version
+	clock   int64    // iolog version 2: the time its wait lines have added up to, ns
+	fields  []string // reused
+	close   func() error
+	done    bool
+	src     *failedReader
+	records int64 // records returned
 }
 
 // Name is the file name used in errors.
@@ -126,25 +195,37 @@ func Open(file string, f Format) (*Reader, error) {
 
 // NewReader reads a trace from in; name is used in errors.
 func NewReader(name string, in io.Reader, f Format) (*Reader, error) {
-	br := bufio.NewReaderSize(in, 1<<16)
+	src := &failedReader{r: in}
+	br := bufio.NewReaderSize(src, 1<<16)
 	var closeFn func() error
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
+			if se := streamErr(name, 0, err); se != nil {
+				return nil, se
+			}
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		closeFn = zr.Close
-		br = bufio.NewReaderSize(zr, 1<<16)
+		src = &failedReader{r: zr}
+		br = bufio.NewReaderSize(src, 1<<16)
 	}
 	if f == "" {
-		head, _ := br.Peek(8192)
-		d, err := Detect(head)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w (give --format)", name, err)
+		head, err := br.Peek(8192)
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			// A stream that fails early: detect from its whole lines.
+			head = head[:bytes.LastIndexByte(head, '\n')+1]
+		}
+		d, derr := Detect(head)
+		if derr != nil {
+			if se := streamErr(name, 0, src.err); se != nil {
+				return nil, se
+			}
+			return nil, fmt.Errorf("%s: %w (give --format)", name, derr)
 		}
 		f = d
 	}
-	r := &Reader{name: name, format: f, close: closeFn}
+	r := &Reader{name: name, format: f, close: closeFn, src: src}
 	switch f {
 	case MSR:
 		r.parse = parseMSR
@@ -163,6 +244,7 @@ func NewReader(name string, in io.Reader, f Format) (*Reader, error) {
 	}
 	r.sc = bufio.NewScanner(br)
 	r.sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	r.sc.Split(src.scanLines)
 	return r, nil
 }
 
@@ -181,12 +263,16 @@ func (r *Reader) Next(rec *Record) error {
 		}
 		if ok {
 			rec.Line = r.line
+			r.records++
 			return nil
 		}
 	}
 	if err := r.sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
 			return &ParseError{File: r.name, Line: r.line + 1, Field: "line", Value: "…", Reason: fmt.Sprintf("longer than %d bytes", maxLine)}
+		}
+		if se := streamErr(r.name, r.records, err); se != nil {
+			return se
 		}
 		return fmt.Errorf("%s: %w", r.name, err)
 	}

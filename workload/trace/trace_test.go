@@ -418,3 +418,60 @@ func TestRealFioIOLog(t *testing.T) {
 		require.Equal(t, int64(4096), r.Length)
 	}
 }
+
+// truncatedSamples are a few records of each format, repeated to fill
+// a compressed file of several blocks.
+var truncatedSamples = []struct {
+	format       trace.Format
+	header, line string
+}{
+	{trace.MSR, "", "128166372003061629,hm,1,Read,%d,4096,18598\n"},
+	{trace.SPC, "", "0,%d,4096,w,0.000000\n"},
+	{trace.DiskSim, "", "0 0 %d 8 1\n"},
+	{trace.Heimdall, "", "0.5 0 %d 4096 0\n"},
+	{trace.Blkparse, "", "  8,0    3        1     0.000000000  4162  Q   W %d + 8 [kworker/3:1]\n"},
+	{trace.IOLog, "fio version 2 iolog\n", "/dev/sdb write %d 4096\n"},
+}
+
+// TestTruncatedGzip: a compressed trace cut short is reported as cut
+// short, with the records read before, by every reader, detected or
+// named, never as a malformed record; one whose checksum does not match
+// its data as damaged.
+func TestTruncatedGzip(t *testing.T) {
+	for _, c := range truncatedSamples {
+		var buf bytes.Buffer
+		zw, err := gzip.NewWriterLevel(&buf, gzip.NoCompression) // the text stored: a cut lands mid-line
+		require.NoError(t, err)
+		_, _ = io.WriteString(zw, c.header)
+		for i := 0; i < 20000; i++ {
+			fmt.Fprintf(zw, c.line, i*8*4096/512)
+		}
+		require.NoError(t, zw.Close())
+		whole := buf.Bytes()
+		for _, format := range []trace.Format{"", c.format} {
+			for _, cut := range []int{len(whole) / 2, len(whole) - 9, 3000, 30} {
+				name := fmt.Sprintf("%s cut at %d of %d, format %q", c.format, cut, len(whole), format)
+				_, err := readAll(t, "t.gz", string(whole[:cut]), format)
+				require.ErrorIs(t, err, trace.ErrTruncated, name)
+				require.ErrorIs(t, err, io.ErrUnexpectedEOF, name)
+				var pe *trace.ParseError
+				require.False(t, errors.As(err, &pe), "%s: %v", name, err)
+				require.Regexp(t, `^t\.gz: the compressed file is cut short \(unexpected EOF after \d+ records\)$`, err.Error(), name)
+			}
+		}
+		// The whole file reads; a damaged one is reported as damaged.
+		recs, err := readAll(t, "t.gz", string(whole), c.format)
+		require.NoError(t, err, c.format)
+		require.Len(t, recs, 20000, c.format)
+		var z bytes.Buffer
+		zw, err = gzip.NewWriterLevel(&z, gzip.BestCompression)
+		require.NoError(t, err)
+		_, _ = zw.Write([]byte(c.header + strings.Repeat(fmt.Sprintf(c.line, 8), 20000)))
+		require.NoError(t, zw.Close())
+		bad := bytes.Clone(z.Bytes())
+		bad[len(bad)-8] ^= 0x5a // the trailer's CRC-32: the data read does not match it
+		_, err = readAll(t, "t.gz", string(bad), c.format)
+		require.ErrorIs(t, err, trace.ErrCorrupt, c.format)
+		require.ErrorContains(t, err, "t.gz: the compressed file is damaged", c.format)
+	}
+}

@@ -1,0 +1,219 @@
+package workload
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ftlsim/ftlsim/internal/units"
+)
+
+// amount is a size that may be a percentage of the drive.
+type amount struct {
+	bytes   int64
+	percent float64 // > 0 when given as N%
+	set     bool
+}
+
+func parseAmount(s string) (amount, error) {
+	if p, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || v <= 0 || v > 100 {
+			return amount{}, fmt.Errorf("%q: a percentage must be in (0, 100]", s)
+		}
+		return amount{percent: v, set: true}, nil
+	}
+	b, err := units.ParseSize(s, false)
+	if err != nil {
+		return amount{}, err
+	}
+	return amount{bytes: b, set: true}, nil
+}
+
+func (a amount) resolve(capacity int64) int64 {
+	if a.percent > 0 {
+		// fio rounds percentages of the device down to whole 4 KiB blocks.
+		return int64(float64(capacity)*a.percent/100) / 4096 * 4096
+	}
+	return a.bytes
+}
+
+// Resolve checks the job against a drive of capacity bytes and fixes its
+// byte range. Errors name the option and the allowed range.
+func (j *Job) Resolve(capacity int64) error {
+	minBS, err := j.smallestBlock()
+	if err != nil {
+		return err
+	}
+	if err := j.resolveRange(capacity, minBS); err != nil {
+		return err
+	}
+	if j.startDelayHi > j.StartDelayNs {
+		// fio draws a time in the range; here from the job's seed, so a
+		// run repeats.
+		r := rand.New(rand.NewPCG(j.RandSeed, 0x9e3779b97f4a7c15))
+		j.StartDelayNs += r.Int64N(j.startDelayHi - j.StartDelayNs + 1)
+		j.startDelayHi = j.StartDelayNs
+	}
+	if j.Distribution.Kind == Sequence && j.Pattern.Random() {
+		for _, b := range j.Distribution.Sequence {
+			if (b+1)*minBS > j.Size {
+				return fmt.Errorf("%w: random_distribution=%s: block %d is past the %d-byte range (%d blocks of %d bytes)",
+					ErrOption, j.Distribution, b, j.Size, j.Size/minBS, minBS)
+			}
+		}
+	}
+	if j.noVerifyPhase {
+		j.Verify = false
+	}
+	if err := j.resolveZones(minBS); err != nil {
+		return err
+	}
+	if j.BlockAlign > j.Size {
+		return fmt.Errorf("%w: blockalign=%d: larger than size=%d", ErrOption, j.BlockAlign, j.Size)
+	}
+	if err := j.resolveIOSize(capacity); err != nil {
+		return err
+	}
+	return j.resolveTiming()
+}
+
+// smallestBlock checks the block sizes of every direction and returns
+// the smallest.
+func (j *Job) smallestBlock() (int64, error) {
+	minBS := int64(0)
+	for _, b := range slices.Concat(j.BS, j.BSDir[1], j.BSDir[2]) {
+		if b.Bytes <= 0 || b.Bytes%512 != 0 {
+			return 0, fmt.Errorf("%w: bs=%d: block sizes must be positive multiples of 512", ErrOption, b.Bytes)
+		}
+		if b.Bytes > 64<<20 {
+			return 0, fmt.Errorf("%w: bs=%d: at most 64 MiB", ErrOption, b.Bytes)
+		}
+		if minBS == 0 || b.Bytes < minBS {
+			minBS = b.Bytes
+		}
+	}
+	return minBS, nil
+}
+
+// resolveRange fixes the job's offset, size and file size on a drive of
+// capacity bytes, and checks that its blocks fit in them.
+func (j *Job) resolveRange(capacity, minBS int64) error {
+	j.Offset = j.offset.resolve(capacity)
+	if j.offsetIncrement.set {
+		j.Offset += int64(j.Clone) * j.offsetIncrement.resolve(capacity)
+	}
+	if j.Offset%512 != 0 {
+		return fmt.Errorf("%w: offset=%d: must be a multiple of 512", ErrOption, j.Offset)
+	}
+	if j.Offset >= capacity {
+		return fmt.Errorf("%w: offset=%d: past the end of the %d-byte drive", ErrOption, j.Offset, capacity)
+	}
+	files := int64(max(j.Files, 1))
+	switch {
+	case j.fillDevice:
+		j.Size = capacity - j.Offset
+	case j.size.set:
+		j.Size = j.size.resolve(capacity)
+		if j.fileSize.set {
+			// As fio: size is capped at the files' total size.
+			j.Size = min(j.Size, files*j.fileSize.resolve(capacity))
+		}
+	case j.fileSize.set:
+		j.Size = files * j.fileSize.resolve(capacity)
+	default:
+		j.Size = capacity - j.Offset
+	}
+	j.FileSize = j.Size / files
+	if j.fileSize.set {
+		j.FileSize = min(j.fileSize.resolve(capacity), j.FileSize)
+	}
+	j.FileSize = j.FileSize / 512 * 512
+	if j.ClampToDrive && j.Offset+j.Size > capacity {
+		j.Size = capacity - j.Offset
+	}
+	if j.Size%512 != 0 {
+		return fmt.Errorf("%w: size=%d: must be a multiple of 512", ErrOption, j.Size)
+	}
+	if j.Size < minBS || j.Offset+j.Size > capacity {
+		return fmt.Errorf("%w: size=%d at offset=%d: must hold one block and end within the %d-byte drive", ErrOption, j.Size, j.Offset, capacity)
+	}
+	for _, b := range slices.Concat(j.BS, j.BSDir[1], j.BSDir[2]) {
+		if b.Bytes > j.Size {
+			return fmt.Errorf("%w: bs=%d: larger than size=%d", ErrOption, b.Bytes, j.Size)
+		}
+		if j.Files > 1 && b.Bytes > j.FileSize {
+			return fmt.Errorf("%w: bs=%d: larger than each of the nrfiles=%d files (%d bytes)", ErrOption, b.Bytes, j.Files, j.FileSize)
+		}
+	}
+	return nil
+}
+
+// resolveZones checks zonemode=strided's zones against the range.
+func (j *Job) resolveZones(minBS int64) error {
+	if !j.Strided {
+		return nil
+	}
+	if j.ZoneSize <= 0 {
+		return fmt.Errorf("%w: zonemode=strided needs zonesize", ErrOption)
+	}
+	if j.ZoneRange == 0 {
+		j.ZoneRange = j.ZoneSize
+	}
+	if j.ZoneRange < minBS || j.ZoneRange > j.Size || j.ZoneRange%512 != 0 || j.ZoneSkip%512 != 0 {
+		return fmt.Errorf("%w: zonerange=%d, zoneskip=%d: the zone must hold a block (%d bytes) and fit in size=%d, both multiples of 512",
+			ErrOption, j.ZoneRange, j.ZoneSkip, minBS, j.Size)
+	}
+	return nil
+}
+
+// resolveIOSize fixes the bytes the job transfers: io_size, loops, or
+// sprandom's one pass over the physical capacity.
+func (j *Job) resolveIOSize(capacity int64) error {
+	j.IOSize = j.Size
+	if j.ioSize.set {
+		j.IOSize = j.ioSize.resolve(capacity)
+		if j.IOSize <= 0 {
+			return fmt.Errorf("%w: io_size=%d: must be positive", ErrOption, j.IOSize)
+		}
+	}
+	if j.Loops > 1 {
+		j.IOSize *= int64(j.Loops)
+	}
+	if j.SPRandom == nil {
+		return nil
+	}
+	if j.Pattern != RandWrite {
+		return fmt.Errorf("%w: sprandom: needs rw=randwrite (rw=%s)", ErrOption, j.Pattern)
+	}
+	if len(j.Sizes(1)) != 1 {
+		return fmt.Errorf("%w: sprandom: needs one write block size", ErrOption)
+	}
+	bs := j.Sizes(1)[0].Bytes
+	if err := j.SPRandom.check(j.Size, bs); err != nil {
+		return fmt.Errorf("%w: sprandom: %w", ErrOption, err)
+	}
+	// As fio: the job writes the range's physical size once.
+	j.IOSize = sprPhysicalBytes(j.SPRandom.OP, j.Size, bs)
+	j.TimeBased = false
+	return nil
+}
+
+// resolveTiming checks the rate limits and the runtime, ramp and
+// time_based against each other.
+func (j *Job) resolveTiming() error {
+	if j.RateBytes > 0 && j.RateIOPS > 0 {
+		return fmt.Errorf("%w: rate and rate_iops: give one", ErrOption)
+	}
+	if j.TimeBased && j.RuntimeNs <= 0 {
+		// fio warns and runs the job as if time_based were not set.
+		j.TimeBased = false
+		j.Notes = append(j.Notes, "time_based without a runtime is ignored, as fio ignores it")
+	}
+	if j.RampNs < 0 || (j.RuntimeNs > 0 && j.RampNs >= j.RuntimeNs) {
+		return fmt.Errorf("%w: ramp_time=%dns: must be shorter than runtime", ErrOption, j.RampNs)
+	}
+	return nil
+}
