@@ -34,9 +34,6 @@ const (
 // end empty.
 var knownOffenders = map[string]int{
 	"ftl/ftltest/ftltest.go:Machine": 358,
-	"sim/sim_test.go":                803,
-	"cli/run_test.go":                786,
-	"workload/workload_test.go":      773,
 }
 
 // generated is the line go generate's tools write
