@@ -56,8 +56,6 @@ type Config struct {
 	GCHighWater int
 	// Victim picks the groups garbage collection cleans. Default Greedy.
 	Victim VictimPolicy
-	// Allocator picks the die for each new host page. Default round robin.
-	Allocator Allocator
 	// StaticWLSpread turns on static wear levelling: when the erase counts
 	// of one die's groups differ by more than this, the least-worn full
 	// group is moved so that its block returns to use. 0 turns it off.
@@ -75,13 +73,15 @@ type Config struct {
 	ReservedGroups int
 	// Seed seeds the random source of randomised victim policies.
 	Seed uint64
-	// RecordOps keeps every flash operation in the op log (FTL.Ops) for
-	// the caller to drain and time (FTL.ResetOps). Without it operations
+	// RecordOps keeps every flash operation in the op log (FTL.Ready) for
+	// the caller to carry out and time (FTL.Advance). Without it operations
 	// are only counted, so an FTL used on its own holds no log.
 	RecordOps bool
 	// RecordMoves adds an OpMoved entry to the op log for every logical
 	// unit garbage collection or wear levelling moves, for a controller
-	// that keeps only part of its mapping table in memory.
+	// that keeps only part of its mapping table in memory, or that
+	// reports moves it could not read (ReportUnreadable finds the units
+	// moved out of a page by them).
 	RecordMoves bool
 	// KeepErased keeps what each erased group held until ForgetErased, so
 	// that a power cut before the erase really ran (PowerCut.Unerased)
@@ -163,23 +163,6 @@ func (s Stream) String() string {
 	return fmt.Sprintf("Stream(%d)", int(s))
 }
 
-// Allocator picks the die that receives the next host page.
-type Allocator interface {
-	NextDie() int
-}
-
-// RoundRobin stripes host pages over dies in turn.
-type RoundRobin struct {
-	Dies int
-	next int
-}
-
-// NextDie returns the next die in turn.
-func (r *RoundRobin) NextDie() int {
-	d := r.next
-	r.next++
-	if r.next == r.Dies {
-		r.next = 0
-	}
-	return d
-}
+// AnyDie, passed as the die of a host write (WriteOn), lets the FTL
+// choose the die a new host page goes to: the dies in turn.
+const AnyDie = -1

@@ -96,8 +96,15 @@ type FTL struct {
 	// by Flush.
 	flushSeq uint32
 	erased   map[int32][]*erasedGroup // Config.KeepErased: what erased groups held, oldest erase first
-	alloc    Allocator
-	seq      uint64 // units programmed, a clock for ages
+	// nextDie is the die the next host page goes to when the caller
+	// leaves the choice to the FTL (AnyDie): the dies in turn.
+	nextDie int
+	// lost marks, per logical unit, data the controller reported it could
+	// not read when the FTL moved it or merged a partial write into it
+	// (ReportUnreadable, ReportLost): reads of it fail until the host
+	// writes or trims it. Nil until the first report.
+	lost []uint64
+	seq  uint64 // units programmed, a clock for ages
 	// wseq numbers host writes; each unit's data carries the number of
 	// the write that made it (moved copies keep it) into the device's
 	// OOB area, so that a rebuild after power loss knows the newest copy.
@@ -154,10 +161,6 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 		return nil, fmt.Errorf("%w: an SLC cache (%d static and %d dynamic groups per die) needs a part with an SLC mode (nand timing.slc_*)", ErrConfig, cfg.SLCStaticGroups, cfg.SLCDynamicGroups)
 	}
 	f.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
-	f.alloc = cfg.Allocator
-	if f.alloc == nil {
-		f.alloc = &RoundRobin{Dies: f.dies}
-	}
 	f.l2p = make([]uint32, cfg.UserUnits)
 	if f.k > 1 {
 		f.size = make([]uint8, cfg.UserUnits)
@@ -382,6 +385,7 @@ func (f *FTL) SecureErase() {
 	f.cnt.DiscardedMoved += f.gcStaged()
 	f.dev.SecureErase()
 	clear(f.erased)
+	clear(f.lost) // nothing is stored any more: nothing is lost either
 	for d := 0; d < f.dies; d++ {
 		// One entry per die for all its groups (Units of them), so that
 		// the log stays small on large drives.
