@@ -70,6 +70,7 @@ func New(cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
+	given := cfg // as read: its errors name the file and line
 	cfg = r.Config
 	dev, err := nand.New(cfg.DeviceConfig())
 	if err != nil {
@@ -90,7 +91,7 @@ func New(cfg Config) (*Controller, error) {
 	fc.RecordMoves = cfg.Firmware.MapCache > 0 || (cfg.Firmware.ReadErrors && cfg.Firmware.RaiseStripe == 0)
 	f, err := ftl.New(dev, fc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, given.ftlError(err)
 	}
 	c.ftl = f
 	c.unit = int64(cfg.NAND.Geometry.UnitBytes)

@@ -8,6 +8,33 @@ import (
 // ErrConfig is wrapped by every configuration validation error.
 var ErrConfig = errors.New("invalid ftl configuration")
 
+// FieldError is a Config value out of its allowed range, named by its Go
+// field (a drive description's loader names it by its own field instead:
+// the controller maps GCLowWater to firmware.gc_low_water). It wraps
+// ErrConfig.
+type FieldError struct {
+	Field   string // the Config field ("GCLowWater"; "UserUnits" for the capacity)
+	Value   string // its value, as stated
+	Allowed string // what is allowed ("1..8")
+	Why     string // what bounds it, or "" ("half the groups of a die")
+}
+
+func (e *FieldError) Error() string {
+	msg := fmt.Sprintf("%v: %s = %s, allowed %s", ErrConfig, e.Field, e.Value, e.Allowed)
+	if e.Why != "" {
+		msg += " (" + e.Why + ")"
+	}
+	return msg
+}
+
+// Unwrap returns ErrConfig.
+func (e *FieldError) Unwrap() error { return ErrConfig }
+
+// fieldErr is a FieldError of an integer value.
+func fieldErr[T ~int | ~int64](field string, v T, allowed, why string) error {
+	return &FieldError{Field: field, Value: fmt.Sprint(v), Allowed: allowed, Why: why}
+}
+
 // ErrRange is returned for a logical unit outside the user space.
 var ErrRange = errors.New("ftl: logical unit out of range")
 

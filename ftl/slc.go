@@ -16,13 +16,13 @@ import "fmt"
 func (f *FTL) validateSLC() error {
 	c := f.cfg
 	if c.SLCStaticGroups < 0 || c.SLCStaticGroups > f.gpd/2 {
-		return fmt.Errorf("%w: slc static groups = %d per die, allowed 0..%d (half the groups of a die)", ErrConfig, c.SLCStaticGroups, f.gpd/2)
+		return fieldErr("SLCStaticGroups", c.SLCStaticGroups, fmt.Sprintf("0..%d", f.gpd/2), "groups per die: half the groups of a die")
 	}
 	if c.SLCDynamicGroups < 0 || c.SLCDynamicGroups > f.gpd {
-		return fmt.Errorf("%w: slc dynamic groups = %d per die, allowed 0..%d (the groups of a die)", ErrConfig, c.SLCDynamicGroups, f.gpd)
+		return fieldErr("SLCDynamicGroups", c.SLCDynamicGroups, fmt.Sprintf("0..%d", f.gpd), "groups per die: the groups of a die")
 	}
 	if c.SLCDynamicReserve < 0 || c.SLCDynamicReserve > f.gpd {
-		return fmt.Errorf("%w: slc dynamic reserve = %d groups per die, allowed 0..%d (the groups of a die)", ErrConfig, c.SLCDynamicReserve, f.gpd)
+		return fieldErr("SLCDynamicReserve", c.SLCDynamicReserve, fmt.Sprintf("0..%d", f.gpd), "groups per die: the groups of a die")
 	}
 	return nil
 }

@@ -52,16 +52,16 @@ func Check(t *testing.T, newPolicy func() ftl.VictimPolicy) {
 func Machine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) {
 	m := newMachine(rt, newPolicy)
 	rt.Repeat(map[string]func(*rapid.T){
-		"write":           m.write,
-		"trim":            m.trim,
-		"power_cut":       m.powerCut,
-		"read":            func(t *rapid.T) { m.check(t, m.lba(t)) },
-		"background_gc":   m.backgroundGC,
-		"fold_background": m.foldBackground,
-		"reclaim_empty":   m.reclaimEmpty,
-		"flush":           m.flush,
-		"secure_erase":    m.secureErase,
-		"":                m.invariants,
+		"write":              m.write,
+		"trim":               m.trim,
+		"power_cut":          m.powerCut,
+		"read":               func(t *rapid.T) { m.check(t, m.lba(t)) },
+		"background_collect": m.backgroundGC,
+		"fold_background":    m.foldBackground,
+		"reclaim_empty":      m.reclaimEmpty,
+		"flush":              m.flush,
+		"secure_erase":       m.secureErase,
+		"":                   m.invariants,
 	})
 	for x := range m.model {
 		m.check(rt, int64(x))

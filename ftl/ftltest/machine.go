@@ -44,7 +44,7 @@ func newMachine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) *machine {
 		PlanesPerDie:      rapid.IntRange(1, 2).Draw(rt, "planes"),
 		BlocksPerPlane:    rapid.IntRange(8, 20).Draw(rt, "blocks"),
 		PagesPerBlock:     rapid.IntRange(2, 8).Draw(rt, "pages"),
-		PageBytes:         rapid.SampledFrom([]int{4096, 8192, 16384}).Draw(rt, "page_bytes"),
+		PageBytes:         rapid.SampledFrom([]int{4096, 8192, 16384}).Draw(rt, "PageBytes"),
 		UnitBytes:         4096 / m.slots,
 	}
 	g := m.g
@@ -59,7 +59,7 @@ func newMachine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) *machine {
 		timing.Program, timing.ProgWordLineNs, timing.ProgLSBNs, timing.ProgMSBNs = nand.OneShot, 1, 0, 0
 	}
 	m.wlPages = timing.WordLinePages()
-	timing.BadBlockPermille = rapid.SampledFrom([]int{0, 0, 40}).Draw(rt, "bad_block_permille")
+	timing.BadBlockPermille = rapid.SampledFrom([]int{0, 0, 40}).Draw(rt, "BadBlockPermille")
 	if rapid.IntRange(0, 3).Draw(rt, "program_failures") == 0 {
 		// Blocks that wear out within the run: programs fail, and the
 		// drive may end read-only.
@@ -82,8 +82,8 @@ func newMachine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) *machine {
 		rt.Fatalf("nand.New: %v", err)
 	}
 	m.dev = dev
-	low := rapid.IntRange(1, 2).Draw(rt, "gc_low_water")
-	restore := rapid.IntRange(low+1, min(low+3, g.BlocksPerPlane/2)).Draw(rt, "gc_restore_to")
+	low := rapid.IntRange(1, 2).Draw(rt, "GCLowWater")
+	restore := rapid.IntRange(low+1, min(low+3, g.BlocksPerPlane/2)).Draw(rt, "GCRestoreTo")
 	reserved := rapid.IntRange(0, 1).Draw(rt, "reserved_groups")
 	m.safe = rapid.Bool().Draw(rt, "safe_erase")
 	spare := (ftl.Config{GCLowWater: low, GCRestoreTo: restore}).MinSpareGroups() + 1 + reserved + slcStatic
@@ -99,8 +99,8 @@ func newMachine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) *machine {
 	}
 	maxUser := dataGroups * int64(g.UnitsPerGroup()) / int64(m.slots)
 	m.user = rapid.Int64Range(max(1, maxUser/3), maxUser).Draw(rt, "user_units")
-	wl := rapid.SampledFrom([]int{0, 2, 8}).Draw(rt, "static_wl_spread")
-	pace := rapid.SampledFrom([]int{0, low + 1}).Draw(rt, "gc_pace_water")
+	wl := rapid.SampledFrom([]int{0, 2, 8}).Draw(rt, "StaticWLSpread")
+	pace := rapid.SampledFrom([]int{0, low + 1}).Draw(rt, "GCPaceWater")
 	m.f, err = ftl.New(dev, ftl.Config{UserUnits: m.user, GCLowWater: low, GCRestoreTo: restore, GCHighWater: low + 2, GCPaceWater: pace,
 		Victim: newPolicy(), StaticWLSpread: wl, UnitSlots: m.slots, ReservedGroups: reserved, SafeErase: m.safe, RecordOps: true, KeepErased: true,
 		SLCStaticGroups: slcStatic, SLCDynamicGroups: slcDynamic, SLCDirect: rapid.Bool().Draw(rt, "slc_direct"),
