@@ -81,8 +81,8 @@ func noteOmittedSeries(o *options, stderr interface{ Write([]byte) (int, error) 
 		return
 	}
 	for _, r := range rs {
-		if len(r.Intervals) > fioreport.MaxSeries {
-			fmt.Fprintf(stderr, "ftlsim: note: job %s: %s\n", r.Name, fioreport.SeriesOmitted(len(r.Intervals)))
+		if r.Intervals.Len() > fioreport.MaxSeries {
+			fmt.Fprintf(stderr, "ftlsim: note: job %s: %s\n", r.Name, fioreport.SeriesOmitted(r.Intervals.Len()))
 			return
 		}
 	}
