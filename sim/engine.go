@@ -19,6 +19,15 @@ type Options struct {
 	// QueueDepth is the number of requests kept outstanding (closed
 	// loop); 0 issues requests at their timestamps (open loop).
 	QueueDepth int
+	// Paced makes a closed-loop stream's request times (workload.Item.At,
+	// from the stream's start) the earliest each may be issued, as fio's
+	// rate and rate_iops do: a rate is a ceiling. The stream never has
+	// more than QueueDepth requests outstanding; when the drive is slower
+	// than the pace, it runs at the drive's speed and RuntimeNs still
+	// ends it. RateBytes and RateIOPS are the ceilings the pace came
+	// from, for Result.RateNotReached (0: not set).
+	Paced               bool
+	RateBytes, RateIOPS int64
 	// RuntimeNs stops issuing requests after this much simulated time;
 	// 0 runs until the source is exhausted.
 	RuntimeNs int64
@@ -162,7 +171,9 @@ type stream struct {
 	stopAt      int64
 	outstanding int   // this stream's requests in flight (fio's iodepth level)
 	queue       int   // the drive's command queue it submits to
-	waiting     bool  // a closed-loop stream not issuing until resumeAt (startdelay, thinktime)
+	queued      int   // this stream's requests issued and not yet completed (at the drive or waiting on the host)
+	waiting     bool  // a closed-loop stream not issuing until resumeAt (startdelay, thinktime, pacing)
+	pacing      bool  // the wait is for the next request's paced time (Options.Paced), not a think time
 	resumeAt    int64 // when a waiting stream issues again
 	sinceThink  int   // I/Os issued since its last think time
 	exhausted   bool
@@ -202,8 +213,11 @@ func (s *stream) pull(c *controller.Controller) bool {
 	if s.laLen > 0 {
 		c.Prefetch(&s.la[s.laHead].Request, 2)
 	}
-	if s.o.QueueDepth == 0 {
+	switch {
+	case s.o.QueueDepth == 0:
 		s.next.At = s.start + int64(float64(s.next.At)/s.o.TimeScale)
+	case s.o.Paced:
+		s.next.At = satAdd(s.start, s.next.At)
 	}
 	return true
 }
@@ -240,11 +254,11 @@ func (e *Engine) RunJob(j *workload.Job, hooks Hooks) (*Result, error) {
 }
 
 // JobOptions are the run options a resolved job asks for: its name, queue
-// depth (0 when paced: open loop), runtime, ramp, start delay, think time
+// depth (paced by its rate, if it has one), runtime, ramp, start delay, think time
 // and steady-state criterion. Callers add the series interval and hooks.
 func JobOptions(j *workload.Job) Options {
 	return Options{
-		Name: j.Name, QueueDepth: j.QueueDepth(), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, StartDelayNs: j.StartDelayNs,
+		Name: j.Name, QueueDepth: j.QueueDepth(), Paced: j.RateBytes > 0 || j.RateIOPS > 0, RateBytes: j.RateBytes, RateIOPS: int64(j.RateIOPS), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, StartDelayNs: j.StartDelayNs,
 		ThinkNs: j.ThinkNs, ThinkBlocks: j.ThinkBlocks, SteadyState: j.SteadyState,
 		Percentiles: j.PercentileList, LatPercentiles: j.LatPercentiles, NoPercentiles: j.NoClatPercentiles && !j.LatPercentiles,
 		ExitAll: j.ExitAll, PowerLossNs: j.PowerLossNs, MinBytesPerSec: j.RateMinBytes, MinIOPS: int64(j.RateMinIOPS), RateCycleNs: j.RateCycleNs,

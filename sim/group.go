@@ -184,6 +184,7 @@ func (g *group) enqueue(i int) {
 	q.wait = append(q.wait, pending{it: s.next, iss: g.e.now, stream: int32(i)})
 	s.m.issued++
 	s.sinceThink++
+	s.queued++
 	g.issued++
 }
 
@@ -191,12 +192,27 @@ func (g *group) enqueue(i int) {
 // think time, not past its block count.
 func issueMore(s *stream) bool { return s.o.ThinkNs == 0 || s.sinceThink < s.o.ThinkBlocks }
 
-// fill starts closed-loop stream i: its queue filled to its depth.
+// fill issues closed-loop stream i's requests until it has its depth
+// outstanding; a paced stream stops at a request not yet due and waits
+// for its time.
 func (g *group) fill(i int) {
 	s, e := g.ss[i], g.e
-	s.waiting = false
-	for k := 0; k < s.o.QueueDepth && issueMore(s) && e.now < s.stopAt && s.pull(e.ctrl); k++ {
+	s.waiting, s.pacing = false, false
+	for s.queued < s.o.QueueDepth && issueMore(s) && e.now < s.stopAt {
+		if !s.haveNext {
+			if !s.pull(e.ctrl) {
+				return
+			}
+			s.haveNext = true
+		}
+		if s.o.Paced && s.next.At > e.now {
+			if s.next.At < s.stopAt {
+				s.waiting, s.pacing, s.resumeAt = true, true, s.next.At
+			}
+			return
+		}
 		g.enqueue(i)
+		s.haveNext = false
 	}
 }
 
@@ -220,7 +236,9 @@ func (g *group) resumeLate() (bool, error) {
 		}
 	}
 	e.now = max(e.now, ss[late].resumeAt)
-	ss[late].sinceThink = 0
+	if !ss[late].pacing {
+		ss[late].sinceThink = 0
+	}
 	g.fill(late)
 	_, err := g.dispatch(ss[late].queue, math.MaxInt)
 	return true, err
@@ -263,6 +281,9 @@ func (g *group) powerCut() (bool, error) {
 		ss[ev.stream].m.aborted++
 		ss[ev.stream].outstanding--
 	}
+	for _, x := range ss {
+		x.queued = 0
+	}
 	for k := range e.sq {
 		q := &e.sq[k]
 		for _, p := range q.wait[q.head:] {
@@ -300,6 +321,7 @@ func (g *group) complete() error {
 	s := ss[ev.stream]
 	e.sq[s.queue].out--
 	s.outstanding--
+	s.queued--
 	s.m.complete(ev)
 	if s.m.ss != nil && s.m.ss.done && s.stopAt > e.now {
 		s.stopAt = e.now // steady: fio stops the job
@@ -328,8 +350,8 @@ func (g *group) complete() error {
 		if s.outstanding == 0 && e.now+s.o.ThinkNs < s.stopAt {
 			s.waiting, s.resumeAt = true, e.now+s.o.ThinkNs
 		}
-	case e.now < s.stopAt && s.pull(e.ctrl):
-		g.enqueue(int(ev.stream))
+	default:
+		g.fill(int(ev.stream))
 	}
 	_, err := g.dispatch(s.queue, math.MaxInt)
 	return err

@@ -189,7 +189,7 @@ type Result struct {
 	Read, Write, Trim DirStats
 	// Sync is the FLUSH commands the job issued (fio's sync: fsync,
 	// fdatasync, sync, end_fsync); they carry no data.
-	Sync         DirStats
+	Sync DirStats
 	// Intervals is the per-interval series; runs of idle intervals are
 	// stored once (see Series).
 	Intervals    Series
@@ -215,6 +215,10 @@ type Result struct {
 	// RateMinFailed says how the run missed its minimum rate
 	// (Options.MinBytesPerSec, MinIOPS) and stopped; empty when it did not.
 	RateMinFailed string
+	// RateNotReached says, when the run was paced (Options.Paced), that
+	// the drive did not reach the rate asked for: a rate is a ceiling, and
+	// the job ran at the drive's speed. Empty when it was reached.
+	RateNotReached string
 	// LatPercentiles and NoPercentiles say where fio's output puts the
 	// percentiles: under total latency, or nowhere (Options).
 	LatPercentiles, NoPercentiles bool
@@ -531,6 +535,7 @@ func (m *metrics) finish(end int64) *Result {
 	if r.Device.HostWriteBytes > 0 {
 		r.Power.JoulesPerGBWritten = r.Power.EnergyJ / (float64(r.Device.HostWriteBytes) / 1e9)
 	}
+	r.RateNotReached = rateNotReached(m.o, r)
 	return r
 }
 

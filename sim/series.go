@@ -1,7 +1,11 @@
 package sim
 
 import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
 	"iter"
+	"math"
 	"sort"
 	"unsafe"
 )
@@ -207,4 +211,43 @@ func zip(a, b Series, add func(x *Interval, y Interval)) Series {
 		}
 	}
 	return out
+}
+
+// seriesWire is a Series as gob carries it: its runs, each its first
+// interval and count.
+type seriesWire struct {
+	First []Interval
+	Count []int
+}
+
+// GobEncode implements gob.GobEncoder: the stored form, so that a saved
+// series costs what it does in memory.
+func (s Series) GobEncode() ([]byte, error) {
+	w := seriesWire{First: make([]Interval, len(s.runs)), Count: make([]int, len(s.runs))}
+	for i, r := range s.runs {
+		w.First[i], w.Count[i] = r.first, r.count
+	}
+	var b bytes.Buffer
+	err := gob.NewEncoder(&b).Encode(w)
+	return b.Bytes(), err
+}
+
+// GobDecode implements gob.GobDecoder. It refuses a stored form no series
+// has: counts below 1, or more intervals than an int counts.
+func (s *Series) GobDecode(b []byte) error {
+	var w seriesWire
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&w); err != nil {
+		return err
+	}
+	if len(w.First) != len(w.Count) {
+		return fmt.Errorf("sim: series: %d runs but %d counts", len(w.First), len(w.Count))
+	}
+	*s = Series{}
+	for i, iv := range w.First {
+		if c := w.Count[i]; c < 1 || s.n > math.MaxInt-c {
+			return fmt.Errorf("sim: series: run %d counts %d intervals (allowed 1 to %d)", i, c, math.MaxInt-s.n)
+		}
+		s.AppendRun(iv, w.Count[i])
+	}
+	return nil
 }
