@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -250,7 +249,7 @@ func resolveDrive(o *options) (controller.Config, controller.Resolved, error) {
 			capacity = controller.Size(b)
 		}
 		if o.op != "" {
-			v, err := strconv.ParseFloat(strings.TrimSuffix(o.op, "%"), 64)
+			v, err := units.ParseFloat(strings.TrimSuffix(o.op, "%"))
 			if err != nil {
 				return cfg, r, usage("--op=%s: must be a number (percent of user capacity), allowed 0..400", o.op)
 			}

@@ -381,10 +381,17 @@ func (m *metrics) advance(t int64) {
 	l := m.o.IntervalNs
 	for t >= m.ivStart+l {
 		m.closeInterval(m.ivStart + l)
-		if t >= m.ivStart+l && (!m.busyNow || m.busyAt <= m.ivStart) {
+		// The drive's busy state is the same through the intervals
+		// before t, or (busy since busyAt, after the interval open
+		// now) through those that end by busyAt: all idle.
+		lim := t
+		if m.busyNow && m.busyAt > m.ivStart {
+			lim = min(t, m.busyAt)
+		}
+		if lim >= m.ivStart+l {
 			m.closeInterval(m.ivStart + l)
 			last, _ := m.series.Last()
-			m.repeat(last, (t-m.ivStart)/l)
+			m.repeat(last, (lim-m.ivStart)/l)
 		}
 	}
 }

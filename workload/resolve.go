@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ftlsim/ftlsim/internal/units"
@@ -19,7 +18,7 @@ type amount struct {
 
 func parseAmount(s string) (amount, error) {
 	if p, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
-		v, err := strconv.ParseFloat(p, 64)
+		v, err := units.ParseFloat(p)
 		if err != nil || v <= 0 || v > 100 {
 			return amount{}, fmt.Errorf("%q: a percentage must be in (0, 100]", s)
 		}
