@@ -371,6 +371,10 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		if errors.As(err, &pe) || (tsrc != nil && errors.Is(err, tsrc.Err())) {
 			return usageError{err}
 		}
+		if tsrc != nil && errors.Is(err, sim.ErrNoProgress) {
+			return usageError{fmt.Errorf("%s: no request in the trace (read as %s; %d records, %d empty skipped)",
+				o.traceFile, o.given["format"], tsrc.Summary().Records, tsrc.Summary().Skipped)}
+		}
 		return err
 	}
 	if err := logs.close(res); err != nil {
