@@ -1,13 +1,19 @@
 package sim_test
 
 import (
+	"bytes"
+	"io"
+	"math"
 	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
 )
 
 // Tests that a run stays bounded whatever its options ask: a rate the
@@ -73,3 +79,59 @@ func TestRateIsACeiling(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestLibraryRefusesMisuse: the library's entry points return an error
+// naming the misuse — never a runtime panic — for a zero or unresolved
+// job, a missing source or drive, and a state saved from another drive.
+func TestLibraryRefusesMisuse(t *testing.T) {
+	fresh := func() *sim.Engine {
+		e := sim.New(smallDrive(t, nil))
+		e.SecureErase()
+		return e
+	}
+	noBS := workload.NewJob("nobs")
+	noBS.BS = nil
+	for _, c := range []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"zero Job", func() error { _, err := fresh().RunJob(&workload.Job{}, sim.Hooks{}); return err }, "no block size"},
+		{"nil Job", func() error { _, err := fresh().RunJob(nil, sim.Hooks{}); return err }, "nil job"},
+		{"Job.BS nil", func() error { _, err := fresh().RunJob(noBS, sim.Hooks{}); return err }, "no block size"},
+		{"unresolved job", func() error {
+			_, err := fresh().Run(workload.NewGenerator(workload.NewJob("u")), sim.Options{QueueDepth: 1, RuntimeNs: sim.Second})
+			return err
+		}, "not resolved"},
+		{"nil source", func() error { _, err := fresh().Run(nil, sim.Options{QueueDepth: 1}); return err }, "no source"},
+		{"NaN TimeScale", func() error {
+			_, err := fresh().Run(workload.NewGenerator(job(t)), sim.Options{TimeScale: math.NaN()})
+			return err
+		}, "TimeScale"},
+		{"sim.New(nil)", func() error { _, err := sim.New(nil).RunJob(workload.NewJob("x"), sim.Hooks{}); return err }, "no drive"},
+		{"zero Engine Run", func() error {
+			var e sim.Engine
+			_, err := e.Run(workload.NewGenerator(job(t)), sim.Options{})
+			return err
+		}, "no drive"},
+		{"zero Engine Idle", func() error { var e sim.Engine; return e.Idle(1) }, "no drive"},
+		{"zero Engine SaveState", func() error { var e sim.Engine; _, err := e.SaveState(io.Discard); return err }, "no drive"},
+		{"negative Idle", func() error { return fresh().Idle(-1) }, "Idle(-1)"},
+		{"ftl.New(nil)", func() error { _, err := ftl.New(nil, ftl.Config{}); return err }, "nil device"},
+		{"LoadState into a larger drive", func() error {
+			var b bytes.Buffer
+			n, err := fresh().SaveState(&b)
+			require.NoError(t, err)
+			e := sim.New(smallDrive(t, func(c *controller.Config) { c.Capacity = 8 << 30 }))
+			e.SecureErase()
+			return e.LoadState(&b, n)
+		}, "another drive"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			require.NotPanics(t, func() { err = c.run() })
+			require.ErrorContains(t, err, c.want)
+		})
+	}
+	require.PanicsWithValue(t, sim.ErrNoDrive.Error(), func() { new(sim.Engine).SecureErase() }, "documented: a sim: message")
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/controller"
@@ -91,6 +92,11 @@ type Hooks struct {
 }
 
 // Engine runs workloads against one drive, keeping the drive's clock.
+//
+// An Engine is not safe for concurrent use: one goroutine runs it (Stop
+// and Stopped excepted, which any goroutine may call at any time). Run
+// several drives at once with an Engine each. The zero Engine has no
+// drive: its runs return ErrNoDrive; build one with New or FreshDrive.
 type Engine struct {
 	ctrl *controller.Controller
 	now  int64
@@ -105,8 +111,13 @@ type Engine struct {
 	stop stopFlag `snapshot:"-"`
 }
 
-// New returns an engine for drive c at time 0.
+// New returns an engine for drive c at time 0. With c nil, the engine's
+// runs return ErrNoDrive.
 func New(c *controller.Controller) *Engine { return &Engine{ctrl: c} }
+
+// ErrNoDrive is returned by the runs of an engine that has no drive (the
+// zero Engine, or New(nil)).
+var ErrNoDrive = errors.New("sim: the engine has no drive (build it with sim.New(controller) or sim.FreshDrive)")
 
 // FreshDrive builds the drive called name (a preset or a description
 // file), secure-erases it, and returns an engine for it.
@@ -130,13 +141,24 @@ func (e *Engine) Now() int64 { return e.now }
 // Controller returns the drive.
 func (e *Engine) Controller() *controller.Controller { return e.ctrl }
 
-// SecureErase erases the drive and advances the clock past it.
+// SecureErase erases the drive and advances the clock past it. It panics
+// with a sim: message on an engine without a drive (see ErrNoDrive).
 func (e *Engine) SecureErase() {
+	if e.ctrl == nil {
+		panic(ErrNoDrive.Error())
+	}
 	e.now = e.ctrl.SecureErase(e.now)
 }
 
-// Idle lets the drive sit idle for d nanoseconds (background GC may run).
+// Idle lets the drive sit idle for d nanoseconds (background GC may run);
+// d must not be negative, nor take the clock past math.MaxInt64.
 func (e *Engine) Idle(d int64) error {
+	if e.ctrl == nil {
+		return ErrNoDrive
+	}
+	if d < 0 || d > math.MaxInt64-e.now {
+		return fmt.Errorf("sim: Idle(%d): allowed 0 to %d ns", d, math.MaxInt64-e.now)
+	}
 	err := e.ctrl.Idle(e.now, e.now+d)
 	e.now += d
 	return err
@@ -245,6 +267,9 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 // loop at the job's iodepth, for its runtime (ramp excluded from the
 // statistics), with fio's stop rules.
 func (e *Engine) RunJob(j *workload.Job, hooks Hooks) (*Result, error) {
+	if e.ctrl == nil {
+		return nil, ErrNoDrive
+	}
 	if err := j.Resolve(e.ctrl.CapacityBytes()); err != nil {
 		return nil, err
 	}
@@ -267,6 +292,9 @@ func JobOptions(j *workload.Job) Options {
 
 // Precondition runs the jobs of p (none, a fill, or a fill and torture).
 func (e *Engine) Precondition(p workload.Precondition) error {
+	if e.ctrl == nil {
+		return ErrNoDrive
+	}
 	jobs, err := p.Jobs()
 	if err != nil {
 		return err

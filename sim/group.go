@@ -24,17 +24,27 @@ type group struct {
 // newGroup checks and defaults each stream's options and sets the
 // drive's command queues up for them.
 func (e *Engine) newGroup(streams []Stream) (*group, error) {
+	if e.ctrl == nil {
+		return nil, ErrNoDrive
+	}
 	if len(streams) == 0 {
 		return nil, ErrNoProgress
 	}
 	ss := make([]*stream, len(streams))
 	for i, st := range streams {
 		o := st.Options
+		if st.Source == nil {
+			return nil, fmt.Errorf("sim: stream %d (%q) has no source", i, o.Name)
+		}
 		if o.IntervalNs <= 0 {
 			o.IntervalNs = Second
 		}
 		if o.QueueDepth < 0 || o.RuntimeNs < 0 || o.RampNs < 0 || o.TimeScale < 0 || o.StartDelayNs < 0 || o.ThinkNs < 0 || o.ThinkBlocks < 0 {
-			return nil, fmt.Errorf("sim: negative option in %+v", o)
+			return nil, fmt.Errorf("sim: stream %d (%q): negative option (QueueDepth %d, RuntimeNs %d, RampNs %d, TimeScale %g, StartDelayNs %d, ThinkNs %d, ThinkBlocks %d)",
+				i, o.Name, o.QueueDepth, o.RuntimeNs, o.RampNs, o.TimeScale, o.StartDelayNs, o.ThinkNs, o.ThinkBlocks)
+		}
+		if math.IsNaN(o.TimeScale) || math.IsInf(o.TimeScale, 0) {
+			return nil, fmt.Errorf("sim: stream %d (%q): TimeScale %g: must be a finite number", i, o.Name, o.TimeScale)
 		}
 		if o.TimeScale == 0 {
 			o.TimeScale = 1

@@ -54,7 +54,11 @@ type BlockSize struct {
 }
 
 // Job is a fio-style job: what to issue, where, how much and how deep.
-// Set fills it from options; Resolve checks it against a drive. Its
+// Set fills it from options; Resolve checks it against a drive. Build one
+// with NewJob: the zero Job has no block size, and Resolve and
+// NewGenerator refuse it. A Job is not safe for concurrent use while Set
+// or Resolve changes it; a resolved job may be read by several
+// goroutines (each with its own Generator). Its
 // fields are grouped by concern, as fio's HOWTO groups its options; the
 // groups are embedded, so j.BS names j.Blocks.BS.
 type Job struct {
