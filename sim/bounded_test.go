@@ -2,8 +2,10 @@ package sim_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"testing"
@@ -134,4 +136,69 @@ func TestLibraryRefusesMisuse(t *testing.T) {
 		})
 	}
 	require.PanicsWithValue(t, sim.ErrNoDrive.Error(), func() { new(sim.Engine).SecureErase() }, "documented: a sim: message")
+}
+
+// TestLoadStateRefusesCorruptContent: a state whose bytes were changed
+// after it was written (a checksum over them would still hold) is refused
+// with an error, or loads into a drive that runs: never a panic. A
+// mapping past the flash is refused as inconsistent.
+func TestLoadStateRefusesCorruptContent(t *testing.T) {
+	a := sim.New(smallDrive(t, nil))
+	a.SecureErase()
+	_, err := a.RunJob(job(t, "rw", "randwrite", "number_ios", "2000"), sim.Hooks{})
+	require.NoError(t, err)
+	var saved bytes.Buffer
+	n, err := a.SaveState(&saved)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(23, 23))
+	refused := 0
+	for range 40 {
+		b := bytes.Clone(saved.Bytes())
+		at := 32 + rng.IntN(len(b)-40) // past the layout hash
+		for k := range 8 {
+			b[at+k] ^= byte(rng.Uint32() | 1)
+		}
+		e := sim.New(smallDrive(t, nil))
+		require.NotPanics(t, func() {
+			if err := e.LoadState(bytes.NewReader(b), n); err != nil {
+				refused++
+				return
+			}
+			_, _ = e.RunJob(job(t, "rw", "randrw", "number_ios", "200"), sim.Hooks{})
+		}, "corruption at byte %d", at)
+	}
+	t.Logf("%d of 40 corrupt states refused", refused)
+}
+
+// TestLoadStateRefusesAMappingPastTheFlash: a state whose mapping table
+// sends a logical unit past the flash — valid bytes, impossible content —
+// is refused as inconsistent when it is loaded, not at run time.
+func TestLoadStateRefusesAMappingPastTheFlash(t *testing.T) {
+	a := sim.New(smallDrive(t, nil))
+	a.SecureErase()
+	var saved bytes.Buffer
+	n, err := a.SaveState(&saved)
+	require.NoError(t, err)
+	b := saved.Bytes()
+	// The mapping of the secure-erased drive: its user units, all
+	// unmapped (^uint32(0)), in a row; the middle one is set past the
+	// flash.
+	units := int(a.Controller().CapacityBytes() / a.Controller().UnitBytes())
+	found := 0
+	for i := 0; i < len(b); {
+		j := i
+		for j < len(b) && b[j] == 0xff {
+			j++
+		}
+		if j-i == 4*units {
+			found++
+			binary.LittleEndian.PutUint32(b[i+2*units:], 0x7ffffff0)
+		}
+		i = j + 1
+	}
+	require.Equal(t, 1, found, "one array of %d unmapped units", units)
+	e := sim.New(smallDrive(t, nil))
+	err = e.LoadState(bytes.NewReader(b), n)
+	require.ErrorIs(t, err, sim.ErrCorruptState)
+	require.ErrorContains(t, err, "past the device")
 }

@@ -57,6 +57,9 @@ func (e *Engine) LoadState(r io.Reader, n int64) error {
 	if err != nil {
 		return err
 	}
+	if err := e.checkState(); err != nil {
+		return err
+	}
 	if !bytes.Equal(got, want) {
 		return fmt.Errorf("%w: the state is of %s (%s user), the engine's drive is %s (%s user)", ErrOtherDrive,
 			e.ctrl.Config().Name, units.FormatBytes(e.ctrl.CapacityBytes()), wantName, units.FormatBytes(wantCap))
@@ -75,4 +78,39 @@ func description(c *controller.Controller) ([]byte, error) {
 	cfg := c.Config()
 	cfg.Seed = 0
 	return cfg.Marshal()
+}
+
+// ErrCorruptState is returned by LoadState for a state that decodes but
+// is not one a drive can be in: its checksum was right, its content is
+// not (a mapping past the flash, counts that disagree).
+var ErrCorruptState = errors.New("sim: the saved state is inconsistent")
+
+// checkState validates a decoded state before it is used: the engine's
+// own (a clock, no request in flight) and the FTL's invariants against
+// the flash array's (ftl.FTL.CheckInvariants). Values no invariant ties
+// may still be wrong; a check that trips over one (an index out of range)
+// is an inconsistency too, not a crash.
+func (e *Engine) checkState() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrCorruptState, r)
+		}
+	}()
+	switch {
+	case e.ctrl == nil || e.ctrl.FTL() == nil || e.ctrl.Device() == nil:
+		return fmt.Errorf("%w: no drive", ErrCorruptState)
+	case e.now < 0:
+		return fmt.Errorf("%w: the clock reads %d ns", ErrCorruptState, e.now)
+	case len(e.ev) > 0:
+		return fmt.Errorf("%w: %d requests in flight (a state is saved between runs)", ErrCorruptState, len(e.ev))
+	}
+	for k := range e.sq {
+		if e.sq[k].queued() {
+			return fmt.Errorf("%w: requests waiting on queue %d", ErrCorruptState, k)
+		}
+	}
+	if err := e.ctrl.FTL().CheckInvariants(); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorruptState, err)
+	}
+	return nil
 }
