@@ -202,3 +202,32 @@ func TestLoadStateRefusesAMappingPastTheFlash(t *testing.T) {
 	require.ErrorIs(t, err, sim.ErrCorruptState)
 	require.ErrorContains(t, err, "past the device")
 }
+
+// FuzzLoadCorruptState changes a saved drive state's bytes — as a file
+// whose checksum was recomputed over them would — and loads it: the load
+// is refused with an error, or the drive runs a short job; never a panic.
+func FuzzLoadCorruptState(f *testing.F) {
+	tiny := func(t testing.TB) *controller.Controller {
+		return twoDies(t, nil)
+	}
+	a := sim.New(tiny(f))
+	a.SecureErase()
+	_, err := a.RunJob(job(f, "rw", "randwrite", "number_ios", "5000"), sim.Hooks{})
+	require.NoError(f, err)
+	var saved bytes.Buffer
+	n, err := a.SaveState(&saved)
+	require.NoError(f, err)
+	f.Add(uint32(40), uint64(1))
+	f.Add(uint32(n/2), uint64(0x7ffffff0))
+	f.Add(uint32(n-8), ^uint64(0))
+	f.Fuzz(func(t *testing.T, at uint32, x uint64) {
+		b := bytes.Clone(saved.Bytes())
+		pos := 32 + int(at)%(len(b)-40) // past the layout hash
+		binary.LittleEndian.PutUint64(b[pos:], binary.LittleEndian.Uint64(b[pos:])^x)
+		e := sim.New(tiny(t))
+		if err := e.LoadState(bytes.NewReader(b), n); err != nil {
+			return
+		}
+		_, _ = e.RunJob(job(t, "rw", "randrw", "number_ios", "100"), sim.Hooks{})
+	})
+}

@@ -109,6 +109,10 @@ type Engine struct {
 	// stop is Stop's request (stop.go): the process's, not the drive's
 	// state, so snapshots leave it out.
 	stop stopFlag `snapshot:"-"`
+	// restored says the state came from LoadState: a run that trips over
+	// it (an index out of range no load-time check ties) is refused as a
+	// corrupt state, not a crash.
+	restored bool `snapshot:"-"`
 }
 
 // New returns an engine for drive c at time 0. With c nil, the engine's
@@ -255,7 +259,14 @@ func (s *stream) pull(c *controller.Controller) bool {
 // turn (NVMe's round-robin arbitration); later arrivals queue for its
 // time in arrival order. The device figures of every result cover the
 // whole group.
-func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
+func (e *Engine) RunGroup(streams []Stream) (rs []*Result, err error) {
+	if e.restored {
+		defer func() {
+			if r := recover(); r != nil {
+				rs, err = nil, fmt.Errorf("%w: the drive failed on it: %v", ErrCorruptState, r)
+			}
+		}()
+	}
 	g, err := e.newGroup(streams)
 	if err != nil {
 		return nil, err

@@ -39,8 +39,10 @@ func (e *Engine) SaveState(w io.Writer) (int64, error) {
 // state written by a build whose types differ, or that does not fit the
 // drive (another description: capacity, geometry, GC policy, any field
 // but the seed, whose effects the state brings along),
-// is refused with ErrOtherDrive or the codec's error; after an error e
-// must be dropped.
+// is refused with ErrOtherDrive or the codec's error; a state that decodes
+// but is inconsistent (its bytes changed after it was written) with
+// ErrCorruptState, at the load where a check sees it, or by the run that
+// trips over it. After an error e must be dropped.
 func (e *Engine) LoadState(r io.Reader, n int64) error {
 	if e.ctrl == nil {
 		return ErrNoDrive
@@ -64,6 +66,7 @@ func (e *Engine) LoadState(r io.Reader, n int64) error {
 		return fmt.Errorf("%w: the state is of %s (%s user), the engine's drive is %s (%s user)", ErrOtherDrive,
 			e.ctrl.Config().Name, units.FormatBytes(e.ctrl.CapacityBytes()), wantName, units.FormatBytes(wantCap))
 	}
+	e.restored = true
 	return nil
 }
 
