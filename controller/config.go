@@ -210,12 +210,16 @@ type Firmware struct {
 	// die, and 1/RaiseStripe of every die holds parity instead of data
 	// (so the same capacity needs that much more flash). 0: off.
 	RaiseStripe int `yaml:"raise_stripe,omitempty" layer:"firmware" unit:"pages" range:"0|2..1024" default:"0: off" doc:"die-level parity: one parity page in this many, at most blocks_per_plane"`
-	// MapCache is the mapping table the controller holds (DRAM-less
-	// controllers keep part of it on chip), in bytes of 4-byte entries; a
+	// MapCache is the part of the mapping table the drive holds, in
+	// bytes of 4-byte entries: the share of the board's DRAM the mapping
+	// gets (the Intel X25-M's 16 MB cannot hold the 80 MB table of its
+	// 80 GB), or, on a DRAM-less controller, the memory on its chip. A
 	// command whose entry is not held reads its mapping page (one flash
 	// page of entries) from flash first, and a changed page leaving the
-	// cache is programmed back. 0: the whole table is in DRAM.
-	MapCache Size `yaml:"map_cache,omitempty" layer:"controller" unit:"bytes" range:"0..1TiB" default:"0: whole table in DRAM" doc:"mapping table the controller holds: at least one mapping page"`
+	// cache is programmed back. 0: the whole table is in DRAM. It is the
+	// board's: drives on one controller hold as much as their DRAM allows
+	// (a DRAM-less controller's lines all state its on-chip memory).
+	MapCache Size `yaml:"map_cache,omitempty" layer:"board" unit:"bytes" range:"0..1TiB" default:"0: whole table in DRAM" doc:"mapping table the drive holds (a DRAM share, or on-chip memory): at least one mapping page"`
 	// MapCheckpoint is the host bytes written between the firmware's
 	// mapping checkpoints: each programs the mapping pages (4-byte
 	// entries) changed since the last, so that a drive without power-loss
