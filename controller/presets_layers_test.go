@@ -97,7 +97,7 @@ func TestDrivesOnOneControllerAgree(t *testing.T) {
 	msg, counts := disagreement(t, drives)
 	require.Empty(t, msg)
 	// The controllers the issue names, each with drives on it.
-	for _, c := range []string{"sf-2281", "88ss9174", "ps3108"} {
+	for _, c := range []string{"sf-2281", "88ss9174", "ps3108", "pc29as21"} {
 		require.Positive(t, counts["controller "+c], c)
 	}
 	require.Len(t, groupsOf(counts, "controller "), len(controller.Chips()), "every controller preset has a drive")
