@@ -20,7 +20,8 @@ import (
 func enduranceRun(sc workload.Scenario, spec workload.Endurance, overrides map[string]string, o *options, stdout io.Writer, set settings) error {
 	if !o.faults.given {
 		// The study is of the flash's errors: the part's model is on.
-		o.faults = faults{given: true, readErrors: true, grownBad: -1, progFail: -1, factoryBad: -1, reclaim: -1}
+		o.faults = newFaults()
+		o.faults.readErrors = true
 	}
 	chart := overrides["chart"]
 	if chart != "" {

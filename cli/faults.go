@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,16 +22,60 @@ type faults struct {
 	wear       float64 // share of the rated cycles used before the run
 	ageNs      int64   // retention added before each measured job
 	rberScale  float64 // multiplies every RBER of the model (0: 1)
-	grownBad   int     // timing.grown_bad_permille (-1: the part's)
-	progFail   int     // timing.program_fail_permille (-1: the part's)
-	factoryBad int     // timing.bad_block_permille (-1: the part's)
-	reclaim    int     // firmware.read_reclaim_reads (-1: the drive's)
-	eccBits    int     // firmware.ecc_bits (0: the drive's)
+	// set holds the value each of faultFields is given (-1: the drive's).
+	set [len(faultFields)]int
+}
+
+// faultField is a --faults key that sets a drive-description field to an
+// integer: the key is the field's name in the table of description fields
+// unless key says otherwise.
+type faultField struct {
+	field      func(c *controller.Config) *int
+	key        string // "": the field's name
+	lo, hi     int
+	readErrors bool // the key turns the read-error model on
+}
+
+// faultFields are the --faults keys that set description fields.
+var faultFields = [...]faultField{
+	{field: func(c *controller.Config) *int { return &c.NAND.Timing.GrownBadPermille }, lo: 0, hi: 999},
+	{field: func(c *controller.Config) *int { return &c.NAND.Timing.ProgramFailPermille }, lo: 0, hi: 999},
+	{field: func(c *controller.Config) *int { return &c.NAND.Timing.BadBlockPermille }, lo: 0, hi: 100},
+	{field: func(c *controller.Config) *int { return &c.Firmware.ReadReclaimReads }, key: "read_reclaim", lo: 0, hi: 1e9, readErrors: true},
+	{field: func(c *controller.Config) *int { return &c.Firmware.ECCBits }, lo: 1, hi: 1000, readErrors: true},
+}
+
+// name is ff's --faults key.
+func (ff faultField) name() string {
+	if ff.key != "" {
+		return ff.key
+	}
+	var c controller.Config
+	p := c.FieldPath(ff.field(&c))
+	return p[strings.LastIndexByte(p, '.')+1:]
+}
+
+// faultKeys lists every --faults key.
+func faultKeys() string {
+	keys := []string{"on", "wear", "age", "rber_scale"}
+	for _, ff := range faultFields {
+		keys = append(keys, ff.name())
+	}
+	return strings.Join(keys, ", ")
+}
+
+// newFaults is a --faults given with nothing set yet.
+func newFaults() faults {
+	f := faults{given: true}
+	for i := range f.set {
+		f.set[i] = -1
+	}
+	return f
 }
 
 // parseFaults parses the value of --faults.
 func parseFaults(v string) (faults, error) {
-	f := faults{given: true, grownBad: -1, progFail: -1, factoryBad: -1, reclaim: -1}
+	f := newFaults()
 	bad := func(key, val, allowed string) error {
 		return usage("--faults: %s=%s: allowed %s", key, val, allowed)
 	}
@@ -42,7 +87,7 @@ func parseFaults(v string) (faults, error) {
 		return n, nil
 	}
 	if strings.TrimSpace(v) == "" {
-		return f, usage("--faults: empty, allowed comma-separated KEY=VALUE (on, wear, age, rber_scale, grown_bad_permille, program_fail_permille, bad_block_permille, read_reclaim, ecc_bits)")
+		return f, usage("--faults: empty, allowed comma-separated KEY=VALUE (%s)", faultKeys())
 	}
 	for _, kv := range strings.Split(v, ",") {
 		key, val, hasVal := strings.Cut(strings.TrimSpace(kv), "=")
@@ -74,20 +119,14 @@ func parseFaults(v string) (faults, error) {
 				return f, bad(key, val, "a number 0.001..1000")
 			}
 			f.rberScale, f.readErrors = x, true
-		case "grown_bad_permille":
-			f.grownBad, err = integer(key, val, 0, 999)
-		case "program_fail_permille":
-			f.progFail, err = integer(key, val, 0, 999)
-		case "bad_block_permille":
-			f.factoryBad, err = integer(key, val, 0, 100)
-		case "read_reclaim":
-			f.reclaim, err = integer(key, val, 0, 1e9)
-			f.readErrors = true
-		case "ecc_bits":
-			f.eccBits, err = integer(key, val, 1, 1000)
-			f.readErrors = true
 		default:
-			return f, usage("--faults: unknown key %q, allowed on, wear, age, rber_scale, grown_bad_permille, program_fail_permille, bad_block_permille, read_reclaim, ecc_bits", key)
+			i := slices.IndexFunc(faultFields[:], func(ff faultField) bool { return ff.name() == key })
+			if i < 0 {
+				return f, usage("--faults: unknown key %q, allowed %s", key, faultKeys())
+			}
+			ff := faultFields[i]
+			f.set[i], err = integer(key, val, ff.lo, ff.hi)
+			f.readErrors = f.readErrors || ff.readErrors
 		}
 		if err != nil {
 			return f, err
@@ -115,33 +154,34 @@ func (f faults) apply(cfg *controller.Config) error {
 	if !f.given {
 		return nil
 	}
-	t, fw, rel := &cfg.NAND.Timing, &cfg.Firmware, &cfg.NAND.Reliability
-	if f.grownBad >= 0 {
-		t.GrownBadPermille = f.grownBad
-	}
-	if f.progFail >= 0 {
-		t.ProgramFailPermille = f.progFail
-	}
-	if f.factoryBad >= 0 {
-		t.BadBlockPermille = f.factoryBad
+	rel := &cfg.NAND.Reliability
+	for i, ff := range faultFields {
+		if v := f.set[i]; v >= 0 && !ff.readErrors {
+			*ff.field(cfg) = v
+		}
 	}
 	if !f.readErrors {
 		return nil
 	}
 	if !rel.Enabled() {
-		return usage("--faults: drive %s has no read-error model (its NAND part's reliability.rated_rber is 0); allowed on it only grown_bad_permille, program_fail_permille and bad_block_permille", cfg.Name)
+		var only []string
+		for _, ff := range faultFields {
+			if !ff.readErrors {
+				only = append(only, ff.name())
+			}
+		}
+		return usage("--faults: drive %s has no read-error model (its NAND part's %s is 0); allowed on it only %s", cfg.Name, cfg.FieldPath(&rel.RatedRBER), strings.Join(only, ", "))
 	}
-	fw.ReadErrors = true
+	cfg.Firmware.ReadErrors = true
 	if s := f.rberScale; s > 0 {
 		for _, x := range []*float64{&rel.FreshRBER, &rel.RatedRBER, &rel.RetentionRBER, &rel.DisturbRBER} {
 			*x = min(0.1, *x*s)
 		}
 	}
-	if f.reclaim >= 0 {
-		fw.ReadReclaimReads = f.reclaim
-	}
-	if f.eccBits > 0 {
-		fw.ECCBits = f.eccBits
+	for i, ff := range faultFields {
+		if v := f.set[i]; v >= 0 && ff.readErrors {
+			*ff.field(cfg) = v
+		}
 	}
 	return nil
 }

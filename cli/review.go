@@ -80,7 +80,7 @@ func review(args []string, stdout, stderr io.Writer, set settings) error {
 			return err
 		}
 		if a.endurance && !cfg.NAND.Reliability.Enabled() {
-			return usage("--endurance: drive %s has no read-error model (its NAND part's reliability.rated_rber is 0); review it without --endurance", d)
+			return usage("--endurance: drive %s has no read-error model (its NAND part's %s is 0); review it without --endurance", d, cfg.FieldPath(&cfg.NAND.Reliability.RatedRBER))
 		}
 	}
 	limit, err := memoryLimit(a.maxMemory)

@@ -258,11 +258,11 @@ func resolveDrive(o *options) (controller.Config, controller.Resolved, error) {
 		}
 		switch {
 		case capacity == 0:
-			return cfg, r, usage("--op=%s: drive %s states no capacity (sizing: %s derives it from the geometry); give --capacity too",
-				o.op, o.drive, controller.SizeCapacity)
+			return cfg, r, usage("--op=%s: drive %s states no %s (%s: %s derives it from the geometry); give --capacity too",
+				o.op, o.drive, cfg.FieldPath(&cfg.Capacity), cfg.FieldPath(&cfg.Sizing), controller.SizeCapacity)
 		case o.op == "" && cfg.Sizing == controller.SizeSpare && op == 0:
-			return cfg, r, usage("--capacity=%s: drive %s states no op_percent (sizing: %s derives it from the geometry); give --op too",
-				o.capacity, o.drive, controller.SizeSpare)
+			return cfg, r, usage("--capacity=%s: drive %s states no %s (%s: %s derives it from the geometry); give --op too",
+				o.capacity, o.drive, cfg.FieldPath(&cfg.OPPercent), cfg.FieldPath(&cfg.Sizing), controller.SizeSpare)
 		}
 		cfg = cfg.Resized(capacity, op)
 	}

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -114,4 +116,15 @@ func parseFloat(t *testing.T, s string) float64 {
 	x, err := strconv.ParseFloat(s, 64)
 	require.NoError(t, err, s)
 	return x
+}
+
+// TestScenarioListFitsTheTerminal: `ftlsim scenario` lists each scenario
+// in lines of at most 100 columns (its descriptions ran to 400 before).
+func TestScenarioListFitsTheTerminal(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, exitOK, Main([]string{"scenario"}, &out, &errOut), errOut.String())
+	for _, l := range strings.Split(out.String(), "\n") {
+		require.LessOrEqual(t, utf8.RuneCountInString(l), 100, l)
+	}
+	require.Contains(t, out.String(), "consistency  --time=2000s --spare=0\n")
 }

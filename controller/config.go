@@ -510,7 +510,7 @@ func (c Config) Check() (Resolved, error) {
 		return r, err
 	}
 	if err := fc.Validate(cfg.DeviceConfig().Geometry); err != nil {
-		return r, fmt.Errorf("%w: %w", ErrConfig, err)
+		return r, c.ftlError(err)
 	}
 	return r, nil
 }

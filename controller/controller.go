@@ -17,11 +17,12 @@ var ErrRequest = errors.New("invalid request")
 // (this file: commands in; link.go, buffer.go, readahead.go: the data
 // paths), the FTL that decides which flash operations happen, and the
 // timeline that books them. Every method that does flash work takes the
-// time it starts from as an argument; the FTL's operations are drained
-// from its op log and booked at that time (ops.go).
+// time it starts from as an argument; the FTL's operations (its Ready)
+// are booked at that time and their outcomes reported back to it (ops.go,
+// and "The contract" in the package documentation).
 type Controller struct {
 	cfg  Config
-	dev  *nand.Device
+	dev  deviceReader // the flash array's state, which only the FTL writes
 	tl   *nand.Timeline
 	ftl  *ftl.FTL
 	unit int64      // mapping unit bytes
@@ -45,7 +46,9 @@ type Controller struct {
 
 	cnt ftl.Counters // the controller's own counts; the FTL keeps the rest
 
-	alloc *leastBusy // the FTL's allocator, which reads the timeline
+	// hostDie's state: the dies, and where its search for the next host
+	// page's die starts.
+	dies, nextDie int
 	// flight records, on a drive that can lose power (NAND.TrackData), the
 	// programs and erases booked and not known to be over.
 	flight []flightOp
@@ -67,6 +70,7 @@ func New(cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
+	given := cfg // as read: its errors name the file and line
 	cfg = r.Config
 	dev, err := nand.New(cfg.DeviceConfig())
 	if err != nil {
@@ -79,8 +83,7 @@ func New(cfg Config) (*Controller, error) {
 	c := &Controller{cfg: cfg, dev: dev, tl: nand.NewTimeline(cfg.NAND)}
 	c.tl.SetSuspendLimit(cfg.Firmware.SuspendLimit)
 	c.newLinks(0)
-	c.alloc = &leastBusy{tl: c.tl, dies: cfg.NAND.Geometry.Dies()}
-	fc.Allocator = c.alloc
+	c.dies = cfg.NAND.Geometry.Dies()
 	fc.RecordOps = true
 	// Moves are recorded for a mapping cache, and for read errors
 	// without RAISE: a page garbage collection cannot read loses the
@@ -88,7 +91,7 @@ func New(cfg Config) (*Controller, error) {
 	fc.RecordMoves = cfg.Firmware.MapCache > 0 || (cfg.Firmware.ReadErrors && cfg.Firmware.RaiseStripe == 0)
 	f, err := ftl.New(dev, fc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, given.ftlError(err)
 	}
 	c.ftl = f
 	c.unit = int64(cfg.NAND.Geometry.UnitBytes)
@@ -108,7 +111,7 @@ func New(cfg Config) (*Controller, error) {
 	c.buf = writeBuffer{capUnits: int64(cfg.Firmware.WriteBuffer) / c.unit}
 	c.ra = readAhead{last: -1}
 	c.gc = newGCPath(g.Dies(), cfg.Firmware.GCStreams, cfg.Firmware.Cores, cfg.Firmware.ECCMBps)
-	c.re = newReadErrors(&cfg, f.UserUnits())
+	c.re = newReadErrors(&cfg)
 	return c, nil
 }
 
@@ -118,8 +121,23 @@ func (c *Controller) Config() Config { return c.cfg }
 // FTL returns the translation layer.
 func (c *Controller) FTL() *ftl.FTL { return c.ftl }
 
-// Device returns the flash array's state.
-func (c *Controller) Device() *nand.Device { return c.dev }
+// Device returns the flash array's state. Only the FTL changes it: the
+// controller reports what it needs changed through the FTL (see "The
+// contract" in the package documentation).
+func (c *Controller) Device() *nand.Device { return c.ftl.Device() }
+
+// deviceReader is what the controller reads of the flash array's state:
+// the inputs of its read-error model and of a power cut's damage. It
+// holds none of nand.Device's methods that change the state, which the
+// FTL alone calls.
+type deviceReader interface {
+	EraseCount(pb int) int
+	ProgramTime(pb int) int64
+	ReadsSinceErase(pb int) uint32
+	IsSLC(pb int) bool
+	WritePointer(pb int) int
+	MemoryBytes() int64
+}
 
 // Timeline returns the flash array's occupancy.
 func (c *Controller) Timeline() *nand.Timeline { return c.tl }

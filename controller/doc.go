@@ -51,18 +51,44 @@
 // work it causes (including garbage collection) occupies the dies from
 // then on. Commands must be submitted in non-decreasing time.
 //
-// The FTL decides which flash operations a command causes and records
-// them in its op log; after each FTL call the controller drains the log
-// and books every operation from a time it passes explicitly (drain,
-// book): no field holds a "current time". Its own operations — RAISE
-// parity pages, mapping pages — are counted in the same ftl.Counters by
-// cause, so Counters covers the whole drive with one type.
+// The controller's own flash operations — RAISE parity pages, mapping
+// pages — are counted in the same ftl.Counters as the FTL's, by cause,
+// so Counters covers the whole drive with one type.
+//
+// # The contract
+//
+// The controller drives the FTL as raft's application drives a RawNode
+// (see "The contract" in package ftl): for each piece of a command it
+//
+//  1. chooses what the FTL cannot know and passes it in — for a write
+//     that opens a host page (ftl.FTL.OpensPage), the die that frees up
+//     first on the timeline (hostDie), chosen once all earlier work is
+//     booked — and calls the FTL's input (WriteOn, Trim, ReadFor, Flush,
+//     CollectBackground, ...);
+//  2. takes the flash work it decided (Ready) and books each operation,
+//     in order, from a time it passes explicitly (drain, book; no field
+//     holds a "current time");
+//  3. reports what booking found: with read errors modelled, when each
+//     program ends (ReportProgrammed) and each sense of a page
+//     (ReportSensed); a read of moved data that could not be decoded
+//     (ReportUnreadable, from drain with the operation's index) or the
+//     rest of a partial write that could not be read (ReportLost);
+//     erases known to have run (ForgetErased); power cuts (PowerLoss);
+//  4. says it is done (Advance).
+//
+// The controller owns time — the timeline, the link and firmware
+// calendars, the write buffer — and the physical outcomes that depend on
+// it (ECC, read retry, RAISE rebuilds, what a power cut interrupts). The
+// FTL owns the mapping and the flash array's state (nand.Device): it
+// alone changes it, the controller's wear and ageing (PreWear, AddWear,
+// Bake) included. The controller reads the device only through
+// deviceReader, which holds none of its changing methods.
 //
 // Files by responsibility: controller.go (commands in), ops.go (booking
-// the op log; die allocation), link.go (host link, data path),
-// buffer.go (write-back buffer), gcpath.go (how GC's copies cross the
-// controller: firmware time per unit, the ECC engine, or copyback),
-// read.go, readahead.go, write.go
+// the FTL's work; choosing the die of host pages), link.go (host link,
+// data path), buffer.go (write-back buffer), gcpath.go (how GC's copies
+// cross the controller: firmware time per unit, the ECC engine, or
+// copyback), read.go, readahead.go, write.go
 // (read-modify-write, compression), trim.go (TRIM backlog), idle.go
 // (background work, secure erase), raise.go (parity), mapcache.go
 // (DRAM-less mapping cache, host memory buffer), nvme.go (the NVMe

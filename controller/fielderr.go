@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ftlsim/ftlsim/ftl"
 	"github.com/ftlsim/ftlsim/nand"
 )
 
@@ -137,4 +138,34 @@ func (c *Config) located(err error) error {
 		return fmt.Errorf("%s: %w", c.origin.file, err)
 	}
 	return err
+}
+
+// ftlError names an ftl.FieldError's field as the description does: the
+// field the table pairs with it (firmware.gc_low_water for GCLowWater),
+// placed in the file, with what the capacity depends on for UserUnits.
+// Other errors are wrapped in ErrConfig.
+func (c *Config) ftlError(err error) error {
+	var fe *ftl.FieldError
+	if !errors.As(err, &fe) {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	why := fe.Why
+	for _, row := range table.rows {
+		if row.FTL != "" {
+			why = strings.ReplaceAll(why, row.FTL, row.Path)
+		}
+	}
+	if why != "" {
+		why = " (" + why + ")"
+	}
+	if fe.Field == "UserUnits" {
+		why = strings.Replace(why, "raise the spare area", "raise "+c.FieldPath(&c.OPPercent), 1)
+		return c.errAt(&c.Capacity, "user capacity = %s, allowed %s%s", fe.Value, fe.Allowed, why)
+	}
+	for _, row := range table.rows {
+		if row.FTL == fe.Field {
+			return c.fieldErr(row.Path, "%s = %s, allowed %s%s", row.Path, fe.Value, fe.Allowed, why)
+		}
+	}
+	return fmt.Errorf("%w: %w", ErrConfig, err)
 }

@@ -88,25 +88,26 @@ func (p *gcPath) hold(s int, until int64) {
 	}
 }
 
-// gcRead books a GC or WL read of op.Units units from at and returns when
-// the die is done with it; the data is ready to program at gcPath.ready.
-func (c *Controller) gcRead(op *ftl.Op, at int64) int64 {
+// gcRead books a read of data the FTL moves (GC, WL, folding) of
+// op.Units units from at and returns when the die is done with it, and
+// whether its data could be decoded (false: the units moved out of the
+// page are lost); the data is ready to program at gcPath.ready.
+func (c *Controller) gcRead(op *ftl.Op, at int64) (int64, bool) {
 	die, fw := int(op.Die), &c.cfg.Firmware
 	s, at := c.gc.stream(die, at)
 	if fw.GCCopyback {
 		done := c.readPage(op, int(op.Planes), 0, at)
 		c.gc.ready[die] = max(c.gc.ready[die], done)
 		c.gc.hold(s, done)
-		return done
+		return done, true
 	}
 	n := int64(op.Units) * c.slot
 	done := c.readPage(op, int(op.Planes), int(n), at)
+	ok := true
 	if c.re != nil {
 		// Decoded on its way through: a page ECC cannot correct, and
 		// RAISE cannot rebuild, loses the units moved out of it.
-		var ok bool
 		done, ok = c.readOutcome(op, done)
-		c.re.losing = !ok
 	}
 	ready := done
 	if c.gc.ecc != nil {
@@ -120,7 +121,7 @@ func (c *Controller) gcRead(op *ftl.Op, at int64) int64 {
 	}
 	c.gc.ready[die] = max(c.gc.ready[die], ready)
 	c.gc.hold(s, ready)
-	return done
+	return done, ok
 }
 
 // gcProgram books a program of data GC or WL copied on op's die, once

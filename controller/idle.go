@@ -102,8 +102,6 @@ func (c *Controller) SecureErase(now int64) int64 {
 		c.hmb.reset()
 	}
 	if c.re != nil {
-		// Nothing is stored any more: nothing is lost either.
-		clear(c.re.lost)
 		c.re.queue = c.re.queue[:0]
 	}
 	c.fwFree = max(c.fwFree, done)

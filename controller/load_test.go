@@ -180,3 +180,28 @@ func TestSmallPresetBuildsOnGeneric(t *testing.T) {
 	want.Firmware.WriteBuffer = 8 << 20
 	requireSameDescription(t, want, small, "generic-mlc-small")
 }
+
+// The translation layer's own limits (found by ftl.Config.Validate, which
+// names its Go fields) are reported as description errors: the field's
+// YAML path, the file and the line.
+func TestFTLLimitsNameTheField(t *testing.T) {
+	base := presetText(t, "generic-mlc")
+	text := strings.Replace(base, "gc_low_water: 2", "gc_low_water: 2000", 1)
+	file := writeFile(t, t.TempDir(), "d.yaml", text)
+	c, err := controller.LoadConfig(file)
+	require.NoError(t, err)
+	_, err = c.Check()
+	require.ErrorIs(t, err, controller.ErrConfig)
+	want := file + ":" + strconv.Itoa(lineOf(t, base, "gc_low_water:")) + ": invalid drive description: firmware.gc_low_water = 2000, allowed 1.."
+	require.True(t, strings.HasPrefix(err.Error(), want), err.Error())
+	_, err = controller.New(c)
+	require.True(t, strings.HasPrefix(err.Error(), want), "New says the same: %s", err.Error())
+	require.NotContains(t, err.Error(), "GCLowWater")
+
+	qlc, err := controller.Preset("intel-660p-1024")
+	require.NoError(t, err)
+	_, err = qlc.Resized(32<<30, qlc.OPPercent).Check() // 8 dies of big blocks: too few groups for the cache and reserves
+	require.ErrorIs(t, err, controller.ErrConfig)
+	require.ErrorContains(t, err, "user capacity = ")
+	require.ErrorContains(t, err, "raise op_percent or lower firmware.gc_low_water")
+}

@@ -1,45 +1,51 @@
 package controller
 
-import (
-	"github.com/ftlsim/ftlsim/ftl"
-	"github.com/ftlsim/ftlsim/nand"
-)
+import "github.com/ftlsim/ftlsim/ftl"
 
-// drain books the flash operations the FTL has recorded since the last
-// drain, in the order it decided them, each starting no earlier than at,
-// and returns when the last of them ends (at when there were none).
+// drain carries out the work of the FTL's Ready: it books each flash
+// operation, in the order the FTL decided them, starting no earlier than
+// at, reports to the FTL what booking them found (ReportUnreadable for a
+// garbage-collection read that could not be decoded; book reports the
+// rest), tells it the work is done (Advance), and returns when the last
+// operation ends (at when there were none).
 func (c *Controller) drain(at int64) int64 {
-	ops := c.ftl.Ops()
+	ops := c.ftl.Ready().Ops
 	if len(ops) == 0 {
 		return at
 	}
 	done := at
 	for i := range ops {
-		done = max(done, c.book(&ops[i], at))
+		t, ok := c.book(&ops[i], at)
+		if !ok {
+			c.ftl.ReportUnreadable(i)
+		}
+		done = max(done, t)
 	}
-	c.ftl.ResetOps()
+	c.ftl.Advance()
 	return done
 }
 
 // book puts one flash operation on the timeline from at and returns when
-// it ends. A program of host data frees its units of the write buffer
-// when it ends; with RAISE it may be followed by a parity page. A unit
-// moved by GC changes its mapping entry (a mapping-cache access).
-func (c *Controller) book(op *ftl.Op, at int64) int64 {
+// it ends, and false for a read of data the FTL moves that could not be
+// decoded (the units moved out of its page are lost). A program of host
+// data frees its units of the write buffer when it ends; with RAISE it
+// may be followed by a parity page. A unit moved by GC changes its
+// mapping entry (a mapping-cache access).
+func (c *Controller) book(op *ftl.Op, at int64) (int64, bool) {
 	die, planes := int(op.Die), int(op.Planes)
 	switch op.Kind {
 	case ftl.OpRead:
-		if moves(op.Cause) {
+		if op.Cause.Moves() {
 			return c.gcRead(op, at)
 		}
-		return c.readPage(op, planes, int(op.Units)*int(c.slot), at)
+		return c.readPage(op, planes, int(op.Units)*int(c.slot), at), true
 	case ftl.OpTransfer:
-		return c.tl.Output(die, int(op.Units)*int(c.slot), at)
+		return c.tl.Output(die, int(op.Units)*int(c.slot), at), true
 	case ftl.OpProgram:
 		c.ckpt.programs++
 		var done int64
 		switch {
-		case moves(op.Cause):
+		case op.Cause.Moves():
 			done = c.gcProgram(op, at)
 		case op.SLC:
 			done = c.tl.ProgramSLC(die, planes, at)
@@ -49,11 +55,11 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 		if op.Units > 0 {
 			c.buf.release(done, int64(op.Units))
 		}
-		if !moves(op.Cause) {
+		if !op.Cause.Moves() {
 			c.programsDone = max(c.programsDone, done)
 		}
 		if c.re != nil {
-			c.dev.SetProgramTime(int(op.Block), planes, done)
+			c.ftl.ReportProgrammed(op, done)
 		}
 		if c.cfg.NAND.TrackData {
 			c.fly(op, done)
@@ -61,7 +67,7 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 		if c.raise.stripe > 0 {
 			done = max(done, c.raise.after(c, die, planes, at))
 		}
-		return done
+		return done, true
 	case ftl.OpErase:
 		if c.cfg.Firmware.GCSafeErase {
 			// Only once every host program booked before it has ended:
@@ -81,18 +87,15 @@ func (c *Controller) book(op *ftl.Op, at int64) int64 {
 		if op.Units <= 1 && c.cfg.NAND.TrackData {
 			c.fly(op, done)
 		}
-		return done
+		return done, true
 	case ftl.OpMoved:
-		if c.re != nil && c.re.losing && c.re.markLost(op.LBA) {
-			c.cnt.UnreadableUnits++
-		}
 		if c.mc != nil {
 			c.mapLookup(op.LBA, true, at)
 		}
 	case ftl.OpVictim:
 		c.victim(die, at)
 	}
-	return at
+	return at, true
 }
 
 // bookHostRead books a read the host (or read-ahead, or a read-modify-
@@ -114,13 +117,6 @@ func (c *Controller) bookHostRead(op *ftl.Op, at int64, suspend bool) int64 {
 	}
 }
 
-// moves reports whether cause is the FTL moving data of its own
-// (garbage collection, wear levelling, folding the SLC cache): such
-// reads and programs take the GC path (gcRead, gcProgram).
-func moves(cause ftl.Cause) bool {
-	return cause == ftl.CauseGC || cause == ftl.CauseWL || cause == ftl.CauseFold
-}
-
 // readPage books the array read of op's page (in its block's mode) on
 // planes planes, moving n bytes out, from at.
 func (c *Controller) readPage(op *ftl.Op, planes, n int, at int64) int64 {
@@ -130,31 +126,28 @@ func (c *Controller) readPage(op *ftl.Op, planes, n int, at int64) int64 {
 	return c.tl.ReadPage(int(op.Die), int(op.Page), planes, n, at)
 }
 
-// leastBusy sends each host page to the die that frees up first (the
-// lowest numbered on a tie), as firmware that dispatches to idle dies does.
-// It reads the timeline, so the controller drains the op log before any
-// FTL call that may open a new host page.
-type leastBusy struct {
-	tl   *nand.Timeline
-	dies int
-	next int
-}
-
-func (l *leastBusy) NextDie() int {
-	best, bt := l.next, l.tl.DieFree(l.next)
-	for d := l.next + 1; d < l.dies; d++ {
-		if t := l.tl.DieFree(d); t < bt {
+// hostDie chooses the die the next host page goes to (ftl.FTL.WriteOn):
+// the one that frees up first (the lowest numbered from the one after the
+// last chosen, on a tie), as firmware that dispatches to idle dies does.
+// It reads the timeline, so every flash operation the FTL decided before
+// must be booked first: the controller drains the FTL's work after every
+// call.
+func (c *Controller) hostDie() int {
+	dies := c.dies
+	best, bt := c.nextDie, c.tl.DieFree(c.nextDie)
+	for d := c.nextDie + 1; d < dies; d++ {
+		if t := c.tl.DieFree(d); t < bt {
 			best, bt = d, t
 		}
 	}
-	for d := 0; d < l.next; d++ {
-		if t := l.tl.DieFree(d); t < bt {
+	for d := 0; d < c.nextDie; d++ {
+		if t := c.tl.DieFree(d); t < bt {
 			best, bt = d, t
 		}
 	}
-	l.next = best + 1
-	if l.next == l.dies {
-		l.next = 0
+	c.nextDie = best + 1
+	if c.nextDie == dies {
+		c.nextDie = 0
 	}
 	return best
 }

@@ -196,7 +196,7 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 	}
 	rep.UnerasedGroups = len(cut.Unerased)
 	c.flight = c.flight[:0]
-	c.ftl.ResetOps()
+	c.ftl.Advance() // what the cut stopped: nothing more of it is carried out
 	rec, err := c.ftl.PowerLoss(cut)
 	if err != nil {
 		return rep, err
@@ -215,7 +215,7 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 	dies := int64(g.Dies())
 	rep.MountNs = ((rep.CheckpointPages+dies-1)/dies + (rep.ScannedPages+dies-1)/dies) * tm.ReadNs
 	c.cnt.MountScanPages += rep.ScannedPages - rec.ScannedPages // the FTL counted a full scan
-	c.ftl.ResetOps()                                            // the erases done while mounting are part of the mount
+	c.ftl.Advance()                                             // the erases done while mounting are part of the mount
 	c.cnt.MountNs += rep.MountNs
 	c.powerUp(at + rep.MountNs)
 	return rep, nil
@@ -288,7 +288,6 @@ func (c *Controller) powerUp(t int64) {
 	c.tl = nand.NewTimeline(cfg.NAND)
 	c.tl.SetSuspendLimit(cfg.Firmware.SuspendLimit)
 	c.tl.Advance(t)
-	c.alloc.tl = c.tl
 	c.newLinks(t)
 	c.fwFree = t
 	c.buf.reset()

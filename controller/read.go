@@ -76,7 +76,7 @@ func (c *Controller) flashRead(off, n, at int64, cause ftl.Cause) (firstReady, r
 		case loc.Buffered:
 			t += c.cfg.Firmware.BufferNs
 		default:
-			ops := c.ftl.Ops()
+			ops := c.ftl.Ready().Ops
 			bad := false
 			for i := range ops {
 				t = c.bookHostRead(&ops[i], t, suspend)
@@ -86,11 +86,11 @@ func (c *Controller) flashRead(off, n, at int64, cause ftl.Cause) (firstReady, r
 					bad = bad || !ok
 				}
 			}
-			if bad || (c.re != nil && c.re.isLost(lba)) {
+			if bad || loc.Lost {
 				failed++
 			}
 		}
-		c.ftl.ResetOps()
+		c.ftl.Advance()
 		ready = max(ready, t)
 		firstReady = min(firstReady, t)
 	}

@@ -24,8 +24,9 @@ var ErrUncorrectable = errors.New("controller: uncorrectable read")
 // by its gain (nand.Reliability); one that fails them all is
 // rebuilt from RAISE parity (reading the same bytes of the other pages of
 // its stripe on the other dies) or is uncorrectable. Without RAISE, data
-// garbage collection could not read is lost: the logical units it held
-// read as errors until the host writes or trims them.
+// garbage collection could not read is lost: the controller reports it to
+// the FTL (ftl.FTL.ReportUnreadable), and the logical units it held read
+// as errors until the host writes or trims them (ftl.Location.Lost).
 //
 // Simplifications: a block's retention age is the time since its last
 // program (its earlier pages are older); copies made with copyback
@@ -43,17 +44,12 @@ type readErrors struct {
 	// that trigger a refresh, and the groups waiting for one
 	reclaim uint32
 	queue   []int32
-	// lost marks, per logical unit, data garbage collection moved
-	// without being able to read it (nil with RAISE); losing says the
-	// page being moved now is such (the moves that follow its read).
-	lost   []uint64
-	losing bool
-	np     int
+	np      int
 }
 
 // newReadErrors sets up read errors for a drive built from cfg (nil when
 // it does not model them).
-func newReadErrors(cfg *Config, userUnits int64) *readErrors {
+func newReadErrors(cfg *Config) *readErrors {
 	fw := &cfg.Firmware
 	if !fw.ReadErrors {
 		return nil
@@ -72,9 +68,6 @@ func newReadErrors(cfg *Config, userUnits int64) *readErrors {
 	r.div = make([]float64, rel.RetrySteps+1)
 	for s := range r.div {
 		r.div[s] = math.Pow(rel.Gain(), -float64(s))
-	}
-	if fw.RaiseStripe == 0 {
-		r.lost = make([]uint64, (userUnits+63)/64)
 	}
 	return r
 }
@@ -105,15 +98,16 @@ func safeRBER(e ECC, n int64) float64 {
 const maxReclaimQueue = 16
 
 // readOutcome decodes flash read op (an OpRead or OpTransfer of a page,
-// booked to end at done): it counts the read for read disturb, draws
-// whether ECC corrects it, books the read-retry steps it needs and, when
-// none is enough, the RAISE rebuild. It returns when the data is in the
+// booked to end at done): it reports each sense of the page to the FTL
+// for read disturb (ftl.FTL.ReportSensed), draws whether ECC corrects
+// it, books the read-retry steps it needs and, when none is enough, the
+// RAISE rebuild. It returns when the data is in the
 // controller and whether it is correct (false: it is lost).
 func (c *Controller) readOutcome(op *ftl.Op, done int64) (int64, bool) {
 	r, dev := c.re, c.dev
 	pb, die, planes := int(op.Block), int(op.Die), int(op.Planes)
 	if op.Kind == ftl.OpRead {
-		dev.NoteRead(pb, planes)
+		c.ftl.ReportSensed(op)
 		if r.reclaim > 0 && dev.ReadsSinceErase(pb) >= r.reclaim {
 			r.enqueue(int32(pb / r.np))
 		}
@@ -135,7 +129,7 @@ func (c *Controller) readOutcome(op *ftl.Op, done int64) (int64, bool) {
 		// decides, so a read that needed s steps needs at least s.
 		c.cnt.ReadRetries++
 		done = c.readPage(op, planes, int(n), done)
-		dev.NoteRead(pb, planes)
+		c.ftl.ReportSensed(op)
 		if u >= r.ecc.readFailure(min(0.5, wear+shift*r.div[s]), n) {
 			return done, true
 		}
@@ -162,32 +156,6 @@ func (r *readErrors) enqueue(g int32) {
 	}
 	if len(r.queue) < cap(r.queue) {
 		r.queue = append(r.queue, g)
-	}
-}
-
-// isLost reports whether logical unit lba's data was lost.
-func (r *readErrors) isLost(lba int64) bool {
-	return r.lost != nil && r.lost[lba>>6]&(1<<(lba&63)) != 0
-}
-
-// markLost records that logical unit lba's data was lost; it reports
-// whether it was not already.
-func (r *readErrors) markLost(lba int64) bool {
-	if r.lost == nil || r.isLost(lba) {
-		return false
-	}
-	r.lost[lba>>6] |= 1 << (lba & 63)
-	return true
-}
-
-// found forgets that the n logical units from lba were lost: the host
-// wrote or trimmed them.
-func (r *readErrors) found(lba, n int64) {
-	if r.lost == nil {
-		return
-	}
-	for i := lba; i < lba+n; i++ {
-		r.lost[i>>6] &^= 1 << (i & 63)
 	}
 }
 
@@ -218,7 +186,7 @@ func (c *Controller) PreWear(share float64) error {
 	if math.IsNaN(share) || share < 0 || share > 10 {
 		return fmt.Errorf("%w: pre-wear of %g of the rated cycles, allowed 0..10", ErrConfig, share)
 	}
-	return c.dev.PreWear(int(math.Round(share * float64(c.cfg.NAND.Timing.RatedCycles))))
+	return c.ftl.PreWear(int(math.Round(share * float64(c.cfg.NAND.Timing.RatedCycles))))
 }
 
 // AddWear adds share of the rated cycles to every block's erase count
@@ -228,7 +196,7 @@ func (c *Controller) AddWear(share float64) error {
 	if math.IsNaN(share) || share < 0 || share > 10 {
 		return fmt.Errorf("%w: added wear of %g of the rated cycles, allowed 0..10", ErrConfig, share)
 	}
-	return c.dev.AddWear(int(math.Round(share * float64(c.cfg.NAND.Timing.RatedCycles))))
+	return c.ftl.AddWear(int(math.Round(share * float64(c.cfg.NAND.Timing.RatedCycles))))
 }
 
 // Bake ages the data the drive holds by ns of retention without time
@@ -239,6 +207,6 @@ func (c *Controller) Bake(ns int64) error {
 	if ns < 0 {
 		return fmt.Errorf("%w: bake of %d ns, allowed 0 or more", ErrConfig, ns)
 	}
-	c.dev.Bake(ns)
+	c.ftl.Bake(ns)
 	return nil
 }

@@ -48,7 +48,7 @@ func TestGCLosesWhatItCannotRead(t *testing.T) {
 	require.NoError(t, submit(blockio.Request{Op: blockio.Flush}))
 	lost := int64(-1)
 	for lba := range units {
-		if c.re.isLost(lba) {
+		if loc, err := c.ftl.Lookup(lba); err == nil && loc.Lost {
 			lost = lba
 			break
 		}

@@ -48,9 +48,6 @@ func (c *Controller) trimRange(done int64, r blockio.Request) (int64, error) {
 		if err := c.ftl.Trim(first, end-first); err != nil {
 			return 0, err
 		}
-		if c.re != nil {
-			c.re.found(first, end-first)
-		}
 		done += (end - first) * c.cfg.Firmware.TrimUnitNs
 		c.fwFree = max(c.fwFree, done)
 	}

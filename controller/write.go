@@ -41,12 +41,11 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 		// The flash work these units cause starts once their data is in.
 		at := done
 		for lba := lo; lba <= hi; lba++ {
-			if c.re != nil {
-				c.re.found(lba, 1) // new data replaces what was lost
-			}
 			partial := lba*c.unit < r.Offset || (lba+1)*c.unit > r.Offset+r.Length
+			lost := false
 			if partial && c.ftl.Mapped(lba) {
-				if err := c.readModifyWrite(lba, done); err != nil {
+				var err error
+				if lost, err = c.readModifyWrite(lba, done); err != nil {
 					return 0, err
 				}
 			}
@@ -59,18 +58,50 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 				if err := c.writeSlots(lba, r, at); err != nil {
 					return 0, err
 				}
-				continue
+			} else {
+				// A new host page goes to the die that frees up first,
+				// chosen once the work before it is booked.
+				die := ftl.AnyDie
+				if c.ftl.OpensPage(1) {
+					die = c.hostDie()
+				}
+				err := c.ftl.WriteOn(die, lba, r.Token, 1)
+				if len(c.ftl.Ready().Ops) > 0 {
+					c.drain(at)
+				}
+				if err != nil {
+					return 0, err
+				}
 			}
-			err := c.ftl.Write(lba, r.Token)
-			if len(c.ftl.Ops()) > 0 {
-				c.drain(at)
-			}
-			if err != nil {
-				return 0, err
+			if lost {
+				// The rest of the unit could not be read: the merged unit
+				// is written unreadable.
+				c.ftl.ReportLost(lba)
 			}
 		}
 	}
 	return done, nil
+}
+
+// writeSlots hands logical unit lba of request r to the FTL on a
+// compressing drive and books the flash work that causes from at. The
+// unit takes the slots its compressed size needs; when they do not fit in
+// the host page being filled, that page is completed first and its work
+// booked, so that the die chosen for the next page (hostDie) sees it.
+func (c *Controller) writeSlots(lba int64, r blockio.Request, at int64) error {
+	n := c.slotsFor(r.Data)
+	err := c.ftl.MakeRoom(n)
+	c.drain(at)
+	if err != nil {
+		return err
+	}
+	die := ftl.AnyDie
+	if c.ftl.OpensPage(n) {
+		die = c.hostDie()
+	}
+	err = c.ftl.WriteOn(die, lba, r.Token, n)
+	c.drain(at)
+	return err
 }
 
 // compressPath returns when n bytes of data d that reach the write data
@@ -91,47 +122,30 @@ func (c *Controller) compressPath(t, n int64, d blockio.Data) int64 {
 }
 
 // readModifyWrite reads the rest of a partly written unit from flash at
-// at. The old data is read into DRAM and merged there while the dies go
-// on with their work: the read occupies its die, but the page program is
+// at, and reports whether it could not be read (Firmware.ReadErrors).
+// The old data is read into DRAM and merged there while the dies go on
+// with their work: the read occupies its die, but the page program is
 // not booked after it (a booking in the future would leave its die idle
 // until then, which the firmware's queues would not).
-func (c *Controller) readModifyWrite(lba, at int64) error {
+func (c *Controller) readModifyWrite(lba, at int64) (lost bool, err error) {
 	loc, err := c.ftl.ReadFor(lba, ftl.CauseRMW, nil)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if loc.Mapped && !loc.Buffered {
 		c.cnt.RMWReads++
-		ops := c.ftl.Ops()
+		ops := c.ftl.Ready().Ops
 		for i := range ops {
 			t := c.bookHostRead(&ops[i], at, c.cfg.Firmware.ReadSuspend)
 			if c.re != nil {
-				if _, ok := c.readOutcome(&ops[i], t); !ok && c.re.markLost(lba) {
-					// The rest of the unit cannot be read: the merged
-					// unit is written marked unreadable.
-					c.cnt.UnreadableUnits++
+				if _, ok := c.readOutcome(&ops[i], t); !ok {
+					lost = true
 				}
 			}
 		}
 	}
-	c.ftl.ResetOps()
-	return nil
-}
-
-// writeSlots hands logical unit lba of request r to the FTL on a
-// compressing drive and books the flash work that causes from at. The
-// unit takes the slots its compressed size needs; when they do not fit in
-// the host page being filled, that page is completed first and its work
-// booked, so that the die chosen for the next page sees it.
-func (c *Controller) writeSlots(lba int64, r blockio.Request, at int64) error {
-	n := c.slotsFor(r.Data)
-	err := c.ftl.MakeRoom(n)
-	if err == nil {
-		c.drain(at)
-		err = c.ftl.WriteSlots(lba, r.Token, n)
-	}
-	c.drain(at)
-	return err
+	c.ftl.Advance()
+	return lost, nil
 }
 
 // slotsFor returns the slots a unit of data d takes once compressed: its

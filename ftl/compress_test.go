@@ -120,13 +120,13 @@ func TestMovesAreRecordedOnce(t *testing.T) {
 	for i := 0; i < 40000; i++ {
 		n, lba := 1+r.IntN(2), r.Int64N(f.UserUnits())
 		require.NoError(t, f.WriteSlots(lba, 0, n))
-		for _, op := range f.Ops() {
+		for _, op := range f.Ready().Ops {
 			if op.Kind == OpMoved {
 				moved++
 				movedSlots += size[op.LBA]
 			}
 		}
-		f.ResetOps()
+		f.Advance()
 		size[lba] = int64(n)
 		slots += int64(n)
 	}

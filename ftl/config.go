@@ -8,6 +8,33 @@ import (
 // ErrConfig is wrapped by every configuration validation error.
 var ErrConfig = errors.New("invalid ftl configuration")
 
+// FieldError is a Config value out of its allowed range, named by its Go
+// field (a drive description's loader names it by its own field instead:
+// the controller maps GCLowWater to firmware.gc_low_water). It wraps
+// ErrConfig.
+type FieldError struct {
+	Field   string // the Config field ("GCLowWater"; "UserUnits" for the capacity)
+	Value   string // its value, as stated
+	Allowed string // what is allowed ("1..8")
+	Why     string // what bounds it, or "" ("half the groups of a die")
+}
+
+func (e *FieldError) Error() string {
+	msg := fmt.Sprintf("%v: %s = %s, allowed %s", ErrConfig, e.Field, e.Value, e.Allowed)
+	if e.Why != "" {
+		msg += " (" + e.Why + ")"
+	}
+	return msg
+}
+
+// Unwrap returns ErrConfig.
+func (e *FieldError) Unwrap() error { return ErrConfig }
+
+// fieldErr is a FieldError of an integer value.
+func fieldErr[T ~int | ~int64](field string, v T, allowed, why string) error {
+	return &FieldError{Field: field, Value: fmt.Sprint(v), Allowed: allowed, Why: why}
+}
+
 // ErrRange is returned for a logical unit outside the user space.
 var ErrRange = errors.New("ftl: logical unit out of range")
 
@@ -56,8 +83,6 @@ type Config struct {
 	GCHighWater int
 	// Victim picks the groups garbage collection cleans. Default Greedy.
 	Victim VictimPolicy
-	// Allocator picks the die for each new host page. Default round robin.
-	Allocator Allocator
 	// StaticWLSpread turns on static wear levelling: when the erase counts
 	// of one die's groups differ by more than this, the least-worn full
 	// group is moved so that its block returns to use. 0 turns it off.
@@ -75,13 +100,15 @@ type Config struct {
 	ReservedGroups int
 	// Seed seeds the random source of randomised victim policies.
 	Seed uint64
-	// RecordOps keeps every flash operation in the op log (FTL.Ops) for
-	// the caller to drain and time (FTL.ResetOps). Without it operations
+	// RecordOps keeps every flash operation in the op log (FTL.Ready) for
+	// the caller to carry out and time (FTL.Advance). Without it operations
 	// are only counted, so an FTL used on its own holds no log.
 	RecordOps bool
 	// RecordMoves adds an OpMoved entry to the op log for every logical
 	// unit garbage collection or wear levelling moves, for a controller
-	// that keeps only part of its mapping table in memory.
+	// that keeps only part of its mapping table in memory, or that
+	// reports moves it could not read (ReportUnreadable finds the units
+	// moved out of a page by them).
 	RecordMoves bool
 	// KeepErased keeps what each erased group held until ForgetErased, so
 	// that a power cut before the erase really ran (PowerCut.Unerased)
@@ -163,23 +190,6 @@ func (s Stream) String() string {
 	return fmt.Sprintf("Stream(%d)", int(s))
 }
 
-// Allocator picks the die that receives the next host page.
-type Allocator interface {
-	NextDie() int
-}
-
-// RoundRobin stripes host pages over dies in turn.
-type RoundRobin struct {
-	Dies int
-	next int
-}
-
-// NextDie returns the next die in turn.
-func (r *RoundRobin) NextDie() int {
-	d := r.next
-	r.next++
-	if r.next == r.Dies {
-		r.next = 0
-	}
-	return d
-}
+// AnyDie, passed as the die of a host write (WriteOn), lets the FTL
+// choose the die a new host page goes to: the dies in turn.
+const AnyDie = -1

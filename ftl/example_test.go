@@ -103,10 +103,11 @@ func ExampleRegistry() {
 	// invalid ftl configuration: gc policy "oldest", allowed cost-benefit, d-choices:D, fifo, greedy, random, youngest
 }
 
-// The FTL decides which flash operations happen; with RecordOps it keeps
-// them in a log for the caller, who decides when each happens (the
-// controller books them on the flash timeline) and then empties the log.
-func ExampleFTL_Ops() {
+// The FTL decides which flash operations happen; with RecordOps it hands
+// them to the caller (Ready), who decides when each happens (the
+// controller books them on the flash timeline) and then says so
+// (Advance).
+func ExampleFTL_Ready() {
 	dev := exampleDevice()
 	f, err := ftl.New(dev, ftl.Config{UserUnits: 1024, RecordOps: true})
 	if err != nil {
@@ -118,10 +119,10 @@ func ExampleFTL_Ops() {
 			panic(err)
 		}
 	}
-	for _, op := range f.Ops() {
+	for _, op := range f.Ready().Ops {
 		fmt.Println(op)
 	}
-	f.ResetOps()
+	f.Advance()
 	// Reading the page's units in one run senses the page once.
 	var run ftl.ReadRun
 	for lba := range int64(4) {
@@ -129,7 +130,7 @@ func ExampleFTL_Ops() {
 			panic(err)
 		}
 	}
-	for _, op := range f.Ops() {
+	for _, op := range f.Ready().Ops {
 		fmt.Println(op)
 	}
 	// Output:

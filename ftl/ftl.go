@@ -96,8 +96,15 @@ type FTL struct {
 	// by Flush.
 	flushSeq uint32
 	erased   map[int32][]*erasedGroup // Config.KeepErased: what erased groups held, oldest erase first
-	alloc    Allocator
-	seq      uint64 // units programmed, a clock for ages
+	// nextDie is the die the next host page goes to when the caller
+	// leaves the choice to the FTL (AnyDie): the dies in turn.
+	nextDie int
+	// lost marks, per logical unit, data the controller reported it could
+	// not read when the FTL moved it or merged a partial write into it
+	// (ReportUnreadable, ReportLost): reads of it fail until the host
+	// writes or trims it. Nil until the first report.
+	lost []uint64
+	seq  uint64 // units programmed, a clock for ages
 	// wseq numbers host writes; each unit's data carries the number of
 	// the write that made it (moved copies keep it) into the device's
 	// OOB area, so that a rebuild after power loss knows the newest copy.
@@ -154,10 +161,6 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 		return nil, fmt.Errorf("%w: an SLC cache (%d static and %d dynamic groups per die) needs a part with an SLC mode (nand timing.slc_*)", ErrConfig, cfg.SLCStaticGroups, cfg.SLCDynamicGroups)
 	}
 	f.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
-	f.alloc = cfg.Allocator
-	if f.alloc == nil {
-		f.alloc = &RoundRobin{Dies: f.dies}
-	}
 	f.l2p = make([]uint32, cfg.UserUnits)
 	if f.k > 1 {
 		f.size = make([]uint8, cfg.UserUnits)
@@ -247,28 +250,28 @@ func (cfg Config) Validate(g nand.Geometry) error {
 func (f *FTL) validate() error {
 	c := f.cfg
 	if c.GCLowWater < 1 || c.GCLowWater > f.gpd/2 {
-		return fmt.Errorf("%w: gc_low_water = %d, allowed 1..%d (half the groups of a die)", ErrConfig, c.GCLowWater, f.gpd/2)
+		return fieldErr("GCLowWater", c.GCLowWater, fmt.Sprintf("1..%d", f.gpd/2), "half the groups of a die")
 	}
 	if c.GCHighWater < c.GCLowWater || c.GCHighWater > f.gpd/2 {
-		return fmt.Errorf("%w: gc_high_water = %d, allowed %d..%d", ErrConfig, c.GCHighWater, c.GCLowWater, f.gpd/2)
+		return fieldErr("GCHighWater", c.GCHighWater, fmt.Sprintf("%d..%d", c.GCLowWater, f.gpd/2), "from GCLowWater to half the groups of a die")
 	}
 	if c.GCRestoreTo <= c.GCLowWater || c.GCRestoreTo > f.gpd/2 {
-		return fmt.Errorf("%w: gc_restore_to = %d, allowed %d..%d (above gc_low_water)", ErrConfig, c.GCRestoreTo, c.GCLowWater+1, f.gpd/2)
+		return fieldErr("GCRestoreTo", c.GCRestoreTo, fmt.Sprintf("%d..%d", c.GCLowWater+1, f.gpd/2), "above GCLowWater")
 	}
 	if c.GCPacePercent < 1 || c.GCPacePercent > 10000 {
-		return fmt.Errorf("%w: gc_pace_percent = %d, allowed 1..10000", ErrConfig, c.GCPacePercent)
+		return fieldErr("GCPacePercent", c.GCPacePercent, "1..10000", "")
 	}
 	if c.GCPaceWater < 0 || c.GCPaceWater > f.gpd/2 {
-		return fmt.Errorf("%w: gc_pace_water = %d, allowed 0 (off)..%d", ErrConfig, c.GCPaceWater, f.gpd/2)
+		return fieldErr("GCPaceWater", c.GCPaceWater, fmt.Sprintf("0 (off)..%d", f.gpd/2), "half the groups of a die")
 	}
 	if c.StaticWLSpread < 0 {
-		return fmt.Errorf("%w: static_wl_spread = %d, allowed 0 (off) or more", ErrConfig, c.StaticWLSpread)
+		return fieldErr("StaticWLSpread", c.StaticWLSpread, "0 (off) or more", "")
 	}
 	if c.UnitSlots < 1 || c.UnitSlots > min(f.pageUnits, 255) {
-		return fmt.Errorf("%w: unit_slots = %d, allowed 1..%d (device units in a multi-plane page)", ErrConfig, c.UnitSlots, min(f.pageUnits, 255))
+		return fieldErr("UnitSlots", c.UnitSlots, fmt.Sprintf("1..%d", min(f.pageUnits, 255)), "device units in a multi-plane page")
 	}
 	if c.ReservedGroups < 0 || c.ReservedGroups > f.gpd/2 {
-		return fmt.Errorf("%w: reserved groups = %d per die, allowed 0..%d", ErrConfig, c.ReservedGroups, f.gpd/2)
+		return fieldErr("ReservedGroups", c.ReservedGroups, fmt.Sprintf("0..%d", f.gpd/2), "half the groups of a die")
 	}
 	if err := f.validateSLC(); err != nil {
 		return err
@@ -288,12 +291,13 @@ func (f *FTL) validate() error {
 		if c.SLCStaticGroups > 0 {
 			slcText = fmt.Sprintf(", the static SLC cache (%d)", c.SLCStaticGroups)
 		}
-		return fmt.Errorf("%w: user capacity = %d units (%s), allowed 1..%d units (%s): each of the %d dies keeps %d of its %d groups for reserved data, open groups, the GC reserve%s and cleaning (and %d groups are retired for bad blocks); raise op_percent or lower gc_low_water",
-			ErrConfig, c.UserUnits, units.FormatBytes(c.UserUnits*ub), maxUser, units.FormatBytes(maxUser*ub),
-			f.dies, c.ReservedGroups+c.MinSpareGroups()+1+c.SLCStaticGroups, f.gpd, slcText, f.BadGroups())
+		return &FieldError{Field: "UserUnits", Value: fmt.Sprintf("%d units (%s)", c.UserUnits, units.FormatBytes(c.UserUnits*ub)),
+			Allowed: fmt.Sprintf("1..%d units (%s)", maxUser, units.FormatBytes(maxUser*ub)),
+			Why: fmt.Sprintf("each of the %d dies keeps %d of its %d groups for reserved data, open groups, the GC reserve%s and cleaning, and %d groups are retired for bad blocks: raise the spare area or lower GCLowWater",
+				f.dies, c.ReservedGroups+c.MinSpareGroups()+1+c.SLCStaticGroups, f.gpd, slcText, f.BadGroups())}
 	}
 	if c.UserUnits >= int64(Unmapped) {
-		return fmt.Errorf("%w: user capacity = %d units, allowed below %d", ErrConfig, c.UserUnits, int64(Unmapped))
+		return fieldErr("UserUnits", c.UserUnits, fmt.Sprintf("below %d", int64(Unmapped)), "32-bit mapping entries")
 	}
 	return nil
 }
@@ -382,6 +386,7 @@ func (f *FTL) SecureErase() {
 	f.cnt.DiscardedMoved += f.gcStaged()
 	f.dev.SecureErase()
 	clear(f.erased)
+	clear(f.lost) // nothing is stored any more: nothing is lost either
 	for d := 0; d < f.dies; d++ {
 		// One entry per die for all its groups (Units of them), so that
 		// the log stays small on large drives.

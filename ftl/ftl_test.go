@@ -95,14 +95,19 @@ func TestConfigRejectsNoSpare(t *testing.T) {
 	require.NoError(t, err)
 	_, err = New(dev, Config{UserUnits: g.Units()})
 	require.ErrorIs(t, err, ErrConfig)
-	require.Contains(t, err.Error(), "user capacity")
+	var fe *FieldError
+	require.ErrorAs(t, err, &fe)
+	require.Equal(t, "UserUnits", fe.Field)
 	_, err = New(dev, Config{UserUnits: 10, GCLowWater: 100})
-	require.ErrorContains(t, err, "gc_low_water")
+	require.ErrorAs(t, err, &fe)
+	require.Equal(t, "GCLowWater", fe.Field, "errors name the Config field")
+	require.Equal(t, "100", fe.Value)
 	_, err = New(dev, Config{UserUnits: 10, StaticWLSpread: -1})
-	require.ErrorContains(t, err, "static_wl_spread")
+	require.ErrorAs(t, err, &fe)
+	require.Equal(t, "StaticWLSpread", fe.Field)
 	for _, pct := range []int{-1, 10001} {
 		_, err = New(dev, Config{UserUnits: 10, GCPaceWater: 2, GCPacePercent: pct})
-		require.ErrorContains(t, err, "gc_pace_percent = ", pct)
+		require.ErrorContains(t, err, "GCPacePercent = ", pct)
 		require.ErrorContains(t, err, "allowed 1..10000", pct)
 	}
 }

@@ -12,11 +12,12 @@ import (
 
 // collectBlocking, once die d has no more than GCLowWater free groups,
 // cleans it until it has GCRestoreTo, finishing any victim in progress
-// first. Cleaning a group that
+// first. Each round asks victim selection (chooseVictim, path blocking)
+// for a victim and cleans it whatever it holds: cleaning a group that
 // holds only valid data gains nothing but moves on (FIFO does that, and
-// Random may); so that a policy cannot livelock a die, after a die's worth
-// of fruitless victims the next is chosen greedily (counted in
-// GCFallbacks), and if even that gains nothing the spare area is exhausted.
+// Random may), so that a policy cannot livelock a die, after a die's
+// worth of rounds the victim is greedy's, and if even that gains nothing
+// the spare area is exhausted.
 func (f *FTL) collectBlocking(d int) error {
 	if f.readOnly {
 		return ErrReadOnly
@@ -38,47 +39,29 @@ func (f *FTL) collectBlocking(d int) error {
 			}
 			continue
 		}
-		if f.clean[d].group < 0 && f.slc != nil {
-			// Folding an SLC group frees space too, and is the only way
-			// to reclaim what its overwritten units take.
-			if sg := f.preferFold(d, Greedy{}.Victim(View{f}, d)); sg >= 0 {
-				f.startFold(d, sg)
-				if _, err := f.copyPages(d, -1); err != nil {
+		if f.clean[d].group < 0 {
+			c, err := f.chooseVictim(d, pathBlocking, i)
+			switch {
+			case err != nil:
+				return err
+			case c.fold:
+				f.startFold(d, int32(c.group))
+			case c.group < 0 && len(f.pendingErase[d]) > 0:
+				// Cleaned victims wait for the pages being filled:
+				// program them now (padded) and take the victims.
+				if err := f.releasePending(d); err != nil {
 					return err
 				}
 				continue
-			}
-		}
-		if f.clean[d].group < 0 {
-			var g int
-			if i >= f.gpd {
-				g = Greedy{}.Victim(View{f}, d)
-				if (g < 0 || f.Valid(g) == f.upg) && len(f.pendingErase[d]) > 0 {
-					// Cleaned victims wait for the pages being filled:
-					// program them now (padded) and take the victims.
-					if err := f.releasePending(d); err != nil {
-						return err
-					}
-					continue
+			case c.group < 0 && c.stage == stageFruitless:
+				if f.cnt.GrownBadGroups > 0 || f.cnt.ProgramFailures > 0 {
+					return fmt.Errorf("%w: die %d: %d groups retired for blocks gone bad have used up its spare area", ErrReadOnly, d, f.cnt.GrownBadGroups)
 				}
-				if g < 0 || f.Valid(g) == f.upg {
-					if f.cnt.GrownBadGroups > 0 || f.cnt.ProgramFailures > 0 {
-						return fmt.Errorf("%w: die %d: %d groups retired for blocks gone bad have used up its spare area", ErrReadOnly, d, f.cnt.GrownBadGroups)
-					}
-					return fmt.Errorf("%w: die %d: every group holds only valid data; the spare area is exhausted", ErrNoVictim, d)
+				return fmt.Errorf("%w: die %d: every group holds only valid data; the spare area is exhausted", ErrNoVictim, d)
+			default:
+				if err := f.startVictim(d, c.group, GCStream); err != nil {
+					return err
 				}
-				f.cnt.GCFallbacks++
-			} else {
-				g = f.victim(d)
-				if g < 0 && len(f.pendingErase[d]) > 0 {
-					if err := f.releasePending(d); err != nil {
-						return err
-					}
-					continue
-				}
-			}
-			if err := f.startVictim(d, g, GCStream); err != nil {
-				return err
 			}
 		}
 		if _, err := f.copyPages(d, -1); err != nil {
@@ -132,22 +115,19 @@ func (f *FTL) startVictim(d, g int, cause Stream) error {
 	return nil
 }
 
-// worthCleaning asks the victim policy, once, for die d's next victim and
-// returns it if cleaning it frees space (-1 otherwise: paced and
-// background collection then leave the die to the blocking path). A group
-// outside the die's candidates is a policy error.
-func (f *FTL) worthCleaning(d int) (int, error) {
-	g := f.victim(d)
-	if g == -1 {
-		return -1, nil
+// startChosen asks victim selection for die d's next victim on path
+// (paced or background collection) and starts cleaning or folding it;
+// it reports whether there was one.
+func (f *FTL) startChosen(d int, path victimPath) (bool, error) {
+	c, err := f.chooseVictim(d, path, 0)
+	switch {
+	case err != nil || c.group < 0:
+		return false, err
+	case c.fold:
+		f.startFold(d, int32(c.group))
+		return true, nil
 	}
-	if err := f.checkVictim(d, g); err != nil {
-		return -1, err
-	}
-	if f.Valid(g) == f.upg {
-		return -1, nil
-	}
-	return g, nil
+	return true, f.startVictim(d, c.group, GCStream)
 }
 
 // abandonMove is for a move of page pu's units that stopped (a program
@@ -175,44 +155,6 @@ func (f *FTL) countCopied(cause Stream, n int) {
 	default:
 		f.cnt.GCCopiedUnits += int64(n)
 	}
-}
-
-// victim asks the policy for die d's next victim; on a die left with no
-// free group (a power cut can undo erases) and no room in its GC group
-// for a whole victim, it takes the victim with the fewest valid units,
-// the one whose units fit if any does (counted in GCFallbacks).
-func (f *FTL) victim(d int) int {
-	if f.retireQ != nil {
-		// A group retired for a failed program is cleaned first.
-		for len(f.retireQ[d]) > 0 {
-			g := f.retireQ[d][0]
-			f.retireQ[d] = f.retireQ[d][1:]
-			if f.candidate(g) {
-				return int(g)
-			}
-		}
-	}
-	if len(f.free[d]) > 0 {
-		return f.cfg.Victim.Victim(View{f}, d)
-	}
-	g := f.cfg.Victim.Victim(View{f}, d)
-	if g >= 0 && f.Valid(g) <= f.gcRoom(d) {
-		return g
-	}
-	if b := (Greedy{}).Victim(View{f}, d); b >= 0 && b != g {
-		f.cnt.GCFallbacks++
-		return b
-	}
-	return g
-}
-
-// gcRoom is the units die d's GC group can still take.
-func (f *FTL) gcRoom(d int) int {
-	g := f.open[GCStream][d]
-	if g < 0 {
-		return 0
-	}
-	return (f.ppb-f.groupWP(g))*f.pageUnits - int(f.gc[d].n)
 }
 
 // copyPages moves the valid units of die d's victim, page by page, until
@@ -343,16 +285,9 @@ func (f *FTL) pace(d int) error {
 		if f.freeOrErasing(d) > f.cfg.GCPaceWater {
 			return nil
 		}
-		g, err := f.worthCleaning(d)
-		if err != nil {
-			return err
-		}
-		if sg := f.preferFold(d, g); sg >= 0 {
-			f.startFold(d, sg) // an SLC group is cheaper to reclaim
-		} else if g < 0 {
-			return nil // nothing worth cleaning: the blocking path decides
-		} else if err := f.startVictim(d, g, GCStream); err != nil {
-			return err
+		did, err := f.startChosen(d, pathPaced)
+		if err != nil || !did {
+			return err // nothing worth cleaning: the blocking path decides
 		}
 	}
 	if (c.cause != GCStream && c.cause != FoldStream) || c.slcPaced {
@@ -411,15 +346,8 @@ func (f *FTL) CollectBackground(d int) (bool, error) {
 		return false, nil
 	}
 	if f.clean[d].group < 0 {
-		g, err := f.worthCleaning(d)
-		if err != nil {
-			return false, err
-		}
-		if sg := f.preferFold(d, g); sg >= 0 {
-			f.startFold(d, sg)
-		} else if g < 0 {
-			return false, nil
-		} else if err := f.startVictim(d, g, GCStream); err != nil {
+		did, err := f.startChosen(d, pathBackground)
+		if err != nil || !did {
 			return false, err
 		}
 	}
@@ -442,18 +370,18 @@ func (f *FTL) ReclaimEmpty(d int) (bool, error) {
 	if f.clean[d].group >= 0 {
 		return false, nil
 	}
-	for g := d * f.gpd; g < (d+1)*f.gpd; g++ {
-		if f.candidate(int32(g)) && f.Valid(g) == 0 {
-			f.clean[d] = cleaning{group: int32(g), cause: GCStream}
-			f.busy[g] = true
-			f.record(Op{Kind: OpVictim, Cause: CauseGC, Die: int32(d), Block: int32(g * f.np), Planes: uint8(f.np)})
-			f.cnt.GCRuns++
-			f.cnt.BackgroundGCRuns++
-			_, err := f.copyPages(d, -1)
-			return true, err
-		}
+	c, _ := f.chooseVictim(d, pathReclaim, 0)
+	if c.group < 0 {
+		return false, nil
 	}
-	return false, nil
+	g := c.group
+	f.clean[d] = cleaning{group: int32(g), cause: GCStream}
+	f.busy[g] = true
+	f.record(Op{Kind: OpVictim, Cause: CauseGC, Die: int32(d), Block: int32(g * f.np), Planes: uint8(f.np)})
+	f.cnt.GCRuns++
+	f.cnt.BackgroundGCRuns++
+	_, err := f.copyPages(d, -1)
+	return true, err
 }
 
 // NeedsBackground reports whether die d is below its background target or

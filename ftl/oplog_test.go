@@ -25,7 +25,7 @@ func TestOpLogMatchesCounters(t *testing.T) {
 		} else {
 			require.NoError(t, f.Write(lba, 0))
 		}
-		for _, op := range f.Ops() {
+		for _, op := range f.Ready().Ops {
 			counted.Count(&op)
 			switch op.Kind {
 			case OpProgram:
@@ -35,9 +35,9 @@ func TestOpLogMatchesCounters(t *testing.T) {
 				nextPage[op.Block] = 0
 			}
 		}
-		f.ResetOps()
+		f.Advance()
 	}
-	require.Empty(t, f.Ops())
+	require.Empty(t, f.Ready().Ops)
 	require.Equal(t, f.Counters().Flash, counted.Flash)
 	require.Positive(t, counted.Flash[CauseGC].EraseBlocks)
 	require.Positive(t, counted.Flash[CauseHost].ReadPages)
@@ -54,7 +54,7 @@ func TestReadRunSensesAPageOnce(t *testing.T) {
 		require.NoError(t, f.Write(lba, 0))
 	}
 	require.NoError(t, f.Flush())
-	f.ResetOps()
+	f.Advance()
 	before := f.Counters()
 	var run ReadRun
 	for lba := range per {
@@ -66,7 +66,7 @@ func TestReadRunSensesAPageOnce(t *testing.T) {
 	require.Equal(t, int64(g.PlanesPerDie), d.Flash[CauseHost].ReadPages)
 	require.Equal(t, per, d.Flash[CauseHost].ReadUnits)
 	require.Equal(t, per, d.HostReadUnits)
-	f.ResetOps()
+	f.Advance()
 	before = f.Counters()
 	for lba := range per {
 		_, err := f.Read(lba)
@@ -83,6 +83,6 @@ func TestWithoutRecordOpsNothingIsKept(t *testing.T) {
 	for lba := range f.UserUnits() {
 		require.NoError(t, f.Write(lba, 0))
 	}
-	require.Empty(t, f.Ops())
+	require.Empty(t, f.Ready().Ops)
 	require.Positive(t, f.Counters().Flash[CauseHost].ProgramPages)
 }

@@ -78,6 +78,11 @@ func (c Cause) String() string {
 	return fmt.Sprintf("Cause(%d)", int(c))
 }
 
+// Moves reports whether c is the FTL moving data of its own: garbage
+// collection, wear levelling or folding the SLC cache. Its reads are of
+// a victim's pages (ReportUnreadable), its programs of the copies.
+func (c Cause) Moves() bool { return c == CauseGC || c == CauseWL || c == CauseFold }
+
 // Op is one flash operation the FTL (or a controller's own firmware
 // mechanism) decided on. It says what happens and where; the controller
 // that drains the log decides when.
@@ -118,13 +123,27 @@ type ReadRun struct {
 	open        bool
 }
 
-// Ops returns the flash operations recorded since the last ResetOps, in
-// the order the FTL decided them (empty unless Config.RecordOps). The
-// slice is valid until the next call that changes the FTL.
-func (f *FTL) Ops() []Op { return f.ops }
+// Ready is the flash work the FTL has decided since the last Advance,
+// for the caller to carry out: the shape of etcd-io/raft's Ready. The FTL
+// has already applied each operation to its own state and to the device
+// (a programmed page holds its data, an erased group is free); Ready says
+// what happened and where, and the caller decides when.
+type Ready struct {
+	// Ops are the operations in the order the FTL decided them (empty
+	// unless Config.RecordOps). A caller books them in that order: a
+	// group's pages are programmed in page order, and a victim is erased
+	// after its pages were read.
+	Ops []Op
+}
 
-// ResetOps empties the op log, keeping its storage for reuse.
-func (f *FTL) ResetOps() { f.ops = f.ops[:0] }
+// Ready returns the flash work decided since the last Advance. Its slice
+// is the FTL's own, valid until the next call that changes the FTL other
+// than a report (ReportProgrammed, ReportSensed, ReportUnreadable).
+func (f *FTL) Ready() Ready { return Ready{Ops: f.ops} }
+
+// Advance tells the FTL that the caller has carried out the work of the
+// last Ready: the log is emptied, its storage kept for reuse.
+func (f *FTL) Advance() { f.ops = f.ops[:0] }
 
 // record counts op and, with Config.RecordOps, appends it to the log.
 func (f *FTL) record(op Op) {

@@ -16,6 +16,10 @@ type Location struct {
 	Page     int
 	Units    int    // device units the data takes (fewer than UnitSlots when compressed)
 	Token    uint32 // payload token (0 when the device does not track data)
+	// Lost: the data could not be read when the FTL moved it, or when the
+	// host's last write of part of it was merged (ReportUnreadable,
+	// ReportLost); a read of it fails until the host writes or trims it.
+	Lost bool
 }
 
 // Read reads logical unit lba for the host: it records the flash read
@@ -70,8 +74,9 @@ func (f *FTL) Lookup(lba int64) (Location, error) {
 	if f.size != nil {
 		n = int(f.size[lba])
 	}
+	lost := f.isLost(lba)
 	if s := f.stageOf(u); s != nil {
-		return Location{Mapped: true, Buffered: true, Units: n, Token: s.data[f.slot(u)]}, nil
+		return Location{Mapped: true, Buffered: true, Units: n, Token: s.data[f.slot(u)], Lost: lost}, nil
 	}
 	pb, page := f.dev.Locate(int64(u))
 	tag, tok, err := f.dev.Read(int64(u))
@@ -81,7 +86,7 @@ func (f *FTL) Lookup(lba int64) (Location, error) {
 	if int64(tag) != lba {
 		return Location{}, fmt.Errorf("ftl: unit %d maps to physical unit %d tagged %d", lba, u, tag)
 	}
-	return Location{Mapped: true, Die: f.dev.DieOfBlock(pb), Block: pb, Page: page, Units: n, Token: tok}, nil
+	return Location{Mapped: true, Die: f.dev.DieOfBlock(pb), Block: pb, Page: page, Units: n, Token: tok, Lost: lost}, nil
 }
 
 // PrefetchMapping hints that logical unit lba will be written or read

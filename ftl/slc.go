@@ -1,9 +1,6 @@
 package ftl
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // The SLC cache. A group taken for host data in SLC mode holds one page
 // per word line (nand.Device.SLCPages) programmed in the part's fast SLC
@@ -12,20 +9,20 @@ import (
 // since) into the die's native GC group, then erasing it. Folding runs
 // while the host waits when the cache is full (unless Config.SLCDirect),
 // when collection needs space and an SLC group is the cheaper to reclaim
-// (preferFold), and in the background when the drive is idle
-// (FoldBackground).
+// (the fold stages of victim selection, pipeline.go), and in the
+// background when the drive is idle (FoldBackground).
 
 // validateSLC checks the SLC cache's sizes against the die.
 func (f *FTL) validateSLC() error {
 	c := f.cfg
 	if c.SLCStaticGroups < 0 || c.SLCStaticGroups > f.gpd/2 {
-		return fmt.Errorf("%w: slc static groups = %d per die, allowed 0..%d (half the groups of a die)", ErrConfig, c.SLCStaticGroups, f.gpd/2)
+		return fieldErr("SLCStaticGroups", c.SLCStaticGroups, fmt.Sprintf("0..%d", f.gpd/2), "groups per die: half the groups of a die")
 	}
 	if c.SLCDynamicGroups < 0 || c.SLCDynamicGroups > f.gpd {
-		return fmt.Errorf("%w: slc dynamic groups = %d per die, allowed 0..%d (the groups of a die)", ErrConfig, c.SLCDynamicGroups, f.gpd)
+		return fieldErr("SLCDynamicGroups", c.SLCDynamicGroups, fmt.Sprintf("0..%d", f.gpd), "groups per die: the groups of a die")
 	}
 	if c.SLCDynamicReserve < 0 || c.SLCDynamicReserve > f.gpd {
-		return fmt.Errorf("%w: slc dynamic reserve = %d groups per die, allowed 0..%d (the groups of a die)", ErrConfig, c.SLCDynamicReserve, f.gpd)
+		return fieldErr("SLCDynamicReserve", c.SLCDynamicReserve, fmt.Sprintf("0..%d", f.gpd), "groups per die: the groups of a die")
 	}
 	return nil
 }
@@ -175,25 +172,6 @@ func (f *FTL) setNative(g int32) error {
 	return nil
 }
 
-// foldVictim returns die d's next SLC group to fold: one that holds no
-// valid data if any (it costs only its erase), else the one filled
-// first; -1 when no full SLC group waits.
-func (f *FTL) foldVictim(d int) int32 {
-	best, at := int32(-1), uint64(math.MaxUint64)
-	for g := int32(d * f.gpd); g < int32((d+1)*f.gpd); g++ {
-		if !f.slc[g] || f.busy[g] || f.groupWP(g) != f.slcPages {
-			continue
-		}
-		if f.Valid(int(g)) == 0 {
-			return g
-		}
-		if f.closedAt[g] < at {
-			best, at = g, f.closedAt[g]
-		}
-	}
-	return best
-}
-
 // fold folds one SLC group of die d — or finishes the victim the die is
 // cleaning, if any — and reports whether there was one.
 func (f *FTL) fold(d int) (bool, error) {
@@ -204,11 +182,11 @@ func (f *FTL) fold(d int) (bool, error) {
 		_, err := f.copyPages(d, -1)
 		return true, err
 	}
-	g := f.foldVictim(d)
-	if g < 0 {
+	c, _ := f.chooseVictim(d, pathFold, 0)
+	if c.group < 0 {
 		return false, nil
 	}
-	f.startFold(d, g)
+	f.startFold(d, int32(c.group))
 	_, err := f.copyPages(d, -1)
 	return true, err
 }
@@ -227,13 +205,13 @@ func (f *FTL) paceFold(d int) error {
 		if f.slcRoom(d) > 1 {
 			return nil
 		}
-		g := f.foldVictim(d)
-		if g < 0 {
+		v, _ := f.chooseVictim(d, pathFold, 0)
+		if v.group < 0 {
 			return nil
 		}
-		f.startFold(d, g)
+		f.startFold(d, int32(v.group))
 		b := float64(f.ppb / f.slcPages)
-		c.ratio = float64(f.Valid(int(g))) / float64(f.slcPages*f.pageUnits) * (b + 1) / b
+		c.ratio = float64(f.Valid(v.group)) / float64(f.slcPages*f.pageUnits) * (b + 1) / b
 		c.slcPaced = true
 	}
 	if !c.slcPaced {
@@ -251,23 +229,6 @@ func (f *FTL) startFold(d int, g int32) {
 	f.clean[d] = cleaning{group: g, cause: FoldStream, ratio: v / (float64(f.upg) - v)}
 	f.busy[g] = true
 	f.record(Op{Kind: OpVictim, Cause: CauseFold, Die: int32(d), Block: g * int32(f.np), Planes: uint8(f.np), SLC: true})
-}
-
-// preferFold returns the SLC group of die d that collection should fold
-// rather than clean native group n (-1: none), or -1 to clean n. Either
-// frees one group for the units it moves, so the one with fewer valid
-// units frees more space for less copying; a full SLC group holds
-// 1/bits of a native one's units, so folding wins unless a native group
-// is mostly invalid.
-func (f *FTL) preferFold(d int, n int) int32 {
-	if f.slc == nil {
-		return -1
-	}
-	g := f.foldVictim(d)
-	if g < 0 || (n >= 0 && f.Valid(int(g)) > f.Valid(n)) {
-		return -1
-	}
-	return g
 }
 
 // NeedsFold reports whether die d has SLC groups waiting to be folded (or

@@ -146,12 +146,12 @@ func TestSLCModeOnTheDevice(t *testing.T) {
 		require.NoError(t, f.Write(lba, 0))
 	}
 	slcOps := 0
-	for _, op := range f.Ops() {
+	for _, op := range f.Ready().Ops {
 		require.True(t, op.SLC, "%v", op)
 		slcOps++
 	}
 	require.Positive(t, slcOps)
-	f.ResetOps()
+	f.Advance()
 	for d := 0; d < f.dies; d++ {
 		for f.NeedsFold(d) {
 			_, err := f.FoldBackground(d)
@@ -159,7 +159,7 @@ func TestSLCModeOnTheDevice(t *testing.T) {
 		}
 	}
 	kinds := map[OpKind][2]int{}
-	for _, op := range f.Ops() {
+	for _, op := range f.Ready().Ops {
 		k := kinds[op.Kind]
 		if op.SLC {
 			k[1]++

@@ -7,6 +7,9 @@ func (f *FTL) Trim(lba, n int64) error {
 	if lba < 0 || n < 0 || lba+n > int64(len(f.l2p)) {
 		return fmt.Errorf("%w: trim units %d+%d, user space has %d", ErrRange, lba, n, len(f.l2p))
 	}
+	if f.lost != nil {
+		f.found(lba, n) // nothing is stored there any more: nothing lost either
+	}
 	for i := lba; i < lba+n; i++ {
 		if f.l2p[i] != Unmapped {
 			f.cnt.TrimUnits++

@@ -3,7 +3,6 @@ package ftl
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/ftlsim/ftlsim/nand"
 )
@@ -35,26 +34,54 @@ func (f *FTL) unmap(lba int64) error {
 }
 
 // Write maps logical unit lba to new data carrying token (an opaque payload
-// the device keeps when it tracks data), stored uncompressed.
-func (f *FTL) Write(lba int64, token uint32) error { return f.write(lba, token, f.k) }
+// the device keeps when it tracks data), stored uncompressed; a new host
+// page goes to the next die in turn (see WriteOn).
+func (f *FTL) Write(lba int64, token uint32) error { return f.write(lba, token, f.k, AnyDie) }
 
 // WriteSlots is Write for data that takes n device units once stored
 // (compressed), 1 ≤ n ≤ UnitSlots. A unit never straddles two pages: when
 // it does not fit in the rest of the page being filled, that rest is
 // padded.
 func (f *FTL) WriteSlots(lba int64, token uint32, n int) error {
-	if n < 1 || n > f.k {
-		return fmt.Errorf("%w: unit %d stored in %d slots, allowed 1..%d", ErrRange, lba, n, f.k)
-	}
-	return f.write(lba, token, n)
+	return f.WriteOn(AnyDie, lba, token, n)
 }
 
-func (f *FTL) write(lba int64, token uint32, n int) error {
-	if lba < 0 || lba >= int64(len(f.l2p)) {
+// WriteOn is WriteSlots with the die a new host page goes to, if this
+// write opens one (OpensPage says whether it will): the caller chooses
+// it, from what only it knows (a controller: which die frees up first),
+// and AnyDie leaves it to the FTL. A die whose groups all hold valid
+// data cannot take the page; it then goes to the next die that can.
+func (f *FTL) WriteOn(die int, lba int64, token uint32, n int) error {
+	return f.write(lba, token, n, die)
+}
+
+// badWrite is the error of a write of lba in n slots on die, one of which
+// is out of range.
+func (f *FTL) badWrite(die int, lba int64, n int) error {
+	switch {
+	case lba < 0 || lba >= int64(len(f.l2p)):
 		return fmt.Errorf("%w: write unit %d, user space has %d", ErrRange, lba, len(f.l2p))
+	case n < 1 || n > f.k:
+		return fmt.Errorf("%w: unit %d stored in %d slots, allowed 1..%d", ErrRange, lba, n, f.k)
+	}
+	return fmt.Errorf("%w: host page on die %d, the device has %d", ErrRange, die, f.dies)
+}
+
+// OpensPage reports whether a host write of n device units opens a new
+// host page, and so needs a die (WriteOn): no host page is being filled,
+// or the unit does not fit in the rest of the one that is (the write
+// then pads and programs it first; MakeRoom does that alone).
+func (f *FTL) OpensPage(n int) bool { return f.host.group < 0 || int(f.host.n)+n > f.pageUnits }
+
+func (f *FTL) write(lba int64, token uint32, n, die int) error {
+	if uint64(lba) >= uint64(len(f.l2p)) || uint(n-1) >= uint(f.k) || uint(die+1) > uint(f.dies) {
+		return f.badWrite(die, lba, n)
 	}
 	if f.readOnly {
 		return fmt.Errorf("%w: a failed program found no free group", ErrReadOnly)
+	}
+	if f.lost != nil {
+		f.found(lba, 1) // new data replaces what was lost
 	}
 	if !f.lateUnmap {
 		if err := f.unmap(lba); err != nil {
@@ -68,22 +95,9 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 		}
 	}
 	if s.group < 0 {
-		// A die whose groups all hold valid data cannot take the page
-		// (on small drives one die can fill while others have room); the
-		// page then goes to the next die that can.
-		d := f.alloc.NextDie()
-		g, err := f.openGroup(HostStream, d)
-		for i := 1; errors.Is(err, ErrNoVictim) && i < f.dies; i++ {
-			d = (d + 1) % f.dies
-			g, err = f.openGroup(HostStream, d)
-		}
-		if errors.Is(err, ErrNoVictim) && (f.cnt.GrownBadGroups > 0 || f.cnt.ProgramFailures > 0) {
-			return fmt.Errorf("%w: %d groups retired for blocks gone bad have used up the spare area: %w", ErrReadOnly, f.cnt.GrownBadGroups, err)
-		}
-		if err != nil {
+		if err := f.openHostPage(die); err != nil {
 			return err
 		}
-		s.group, s.page = g, int32(f.groupWP(g))
 	}
 	if f.lateUnmap {
 		// The old copy is let go only now, with the page that takes the
@@ -105,19 +119,46 @@ func (f *FTL) write(lba int64, token uint32, n int) error {
 	s.host++
 	d := int(s.group) / f.gpd
 	f.wseq++
-	if err := f.place(s, HostStream, lba, token, f.wseq, n); err != nil {
+	// The unit fills the page: place programs it.
+	fills := int(s.n)+n == f.pageUnits
+	if err := f.place(s, HostStream, lba, token, f.wseq, n); err != nil || !fills {
 		return err
 	}
-	if s.group < 0 { // a host page was just programmed on die d
-		if f.slc != nil && !f.cfg.SLCDirect {
-			if err := f.paceFold(d); err != nil {
-				return err
-			}
-		}
-		if f.cfg.GCPaceWater > 0 {
-			return f.pace(d)
+	// A host page was just programmed on die d.
+	if f.slc != nil && !f.cfg.SLCDirect {
+		if err := f.paceFold(d); err != nil {
+			return err
 		}
 	}
+	if f.cfg.GCPaceWater > 0 {
+		return f.pace(d)
+	}
+	return nil
+}
+
+// openHostPage opens the host page on die (AnyDie: the next in turn),
+// or on the next die that can take it when die's groups all hold valid
+// data (on small drives one die can fill while others have room).
+func (f *FTL) openHostPage(die int) error {
+	d := die
+	if d == AnyDie {
+		d = f.nextDie
+		if f.nextDie++; f.nextDie == f.dies {
+			f.nextDie = 0
+		}
+	}
+	g, err := f.openGroup(HostStream, d)
+	for i := 1; errors.Is(err, ErrNoVictim) && i < f.dies; i++ {
+		d = (d + 1) % f.dies
+		g, err = f.openGroup(HostStream, d)
+	}
+	if errors.Is(err, ErrNoVictim) && (f.cnt.GrownBadGroups > 0 || f.cnt.ProgramFailures > 0) {
+		return fmt.Errorf("%w: %d groups retired for blocks gone bad have used up the spare area: %w", ErrReadOnly, f.cnt.GrownBadGroups, err)
+	}
+	if err != nil {
+		return err
+	}
+	f.host.group, f.host.page = g, int32(f.groupWP(g))
 	return nil
 }
 
@@ -363,202 +404,6 @@ func (f *FTL) takeFree(d int) int32 {
 	return g
 }
 
-// Flush programs every partly filled page, padding it, as a controller
-// does on a cache flush or before power-off: every host write before it
-// is durable. With SafeErase it also closes every half programmed word
-// line of the host's groups, padding its remaining pages, so that no
-// later program can destroy what the flush made durable.
-func (f *FTL) Flush() error {
-	if f.readOnly {
-		// Nothing can be programmed: what is staged stays in controller
-		// memory, and on a one-shot part the pages of a half programmed
-		// word line stay in the die's latches: not durable. The rest is
-		// on flash.
-		if f.host.n > 0 || f.gcStaged() > 0 {
-			return fmt.Errorf("%w: the flush cannot program what is staged", ErrReadOnly)
-		}
-		if f.latchedHost() {
-			return fmt.Errorf("%w: the flush cannot program the last page of a half programmed word line", ErrReadOnly)
-		}
-		f.flushSeq = f.wseq
-		return nil
-	}
-	if err := f.pad(&f.host, HostStream); err != nil {
-		return err
-	}
-	for d := range f.gc {
-		if err := f.pad(&f.gc[d], GCStream); err != nil {
-			return err
-		}
-	}
-	if f.wl > 1 {
-		// The host's word lines only: the units moved into the GC
-		// groups' still have their old copies, which wait for those
-		// lines to close (pendingStamp).
-		if err := f.closeHostWordLines(); err != nil {
-			return err
-		}
-	}
-	f.flushSeq = f.wseq
-	return nil
-}
-
-// latchedHost reports, on a one-shot part, whether an open host group
-// has a half programmed word line: its pages wait in the die's latches
-// for the word line's last page, which programs them all.
-func (f *FTL) latchedHost() bool {
-	if f.latchWL == 0 {
-		return false
-	}
-	for _, g := range f.open[HostStream] {
-		if g < 0 || f.isSLC(g) {
-			continue
-		}
-		if wp := f.groupWP(g); wp%f.latchWL != 0 && wp != f.ppb {
-			return true
-		}
-	}
-	return false
-}
-
-// WriteSeq returns the number of the latest host write (each write's
-// data carries its number into the OOB area); a flush makes every write
-// up to it durable.
-func (f *FTL) WriteSeq() uint32 { return f.wseq }
-
-// trackWordLine notes that page of group g was just programmed: the
-// first page of a word line opens it, the last closes it.
-func (f *FTL) trackWordLine(g int32, page int) {
-	switch {
-	case (page+1)%f.wl == 0 || page+1 == f.ppb:
-		if f.wlOpen[g] != 0 {
-			f.wlOpen[g] = 0
-			f.nwlOpen--
-		}
-	case page%f.wl == 0:
-		f.wlOpen[g] = f.seq
-		f.nwlOpen++
-	}
-}
-
-// hostOpenWordLine returns the program clock at which the oldest half
-// programmed word line of the host's open groups was started (MaxUint64
-// when none is).
-func (f *FTL) hostOpenWordLine() uint64 {
-	m := uint64(math.MaxUint64)
-	if f.nwlOpen == 0 {
-		return m
-	}
-	for _, g := range f.open[HostStream] {
-		if g >= 0 && f.wlOpen[g] != 0 {
-			m = min(m, f.wlOpen[g])
-		}
-	}
-	return m
-}
-
-// openWordLine returns the program clock at which the oldest half
-// programmed word line that may hold data of a victim of die d was
-// started, given the host's (hostOpenWordLine): the host's groups (data
-// that superseded the victim's units) and die d's GC group (the units
-// moved out of it).
-func (f *FTL) openWordLine(d int, host uint64) uint64 {
-	if g := f.open[GCStream][d]; g >= 0 && f.wlOpen[g] != 0 {
-		return min(host, f.wlOpen[g])
-	}
-	return host
-}
-
-// closeWordLines pads every half programmed word line of the open groups
-// to its end (SafeErase on MLC, TLC and QLC flash), programming first the
-// pages being filled.
-func (f *FTL) closeWordLines() error {
-	if f.nwlOpen == 0 {
-		return nil
-	}
-	for st := range f.open {
-		for d := range f.open[st] {
-			if err := f.closeWordLine(Stream(st), d); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// SettlePending is for a drive gone idle, with SafeErase: when cleaned
-// victims wait for their erase, it programs the pages being filled
-// (padded), closes the half programmed word lines, and erases them. It
-// reports whether there were any.
-func (f *FTL) SettlePending() (bool, error) {
-	if f.npending == 0 || f.readOnly {
-		return false, nil
-	}
-	if err := f.pad(&f.host, HostStream); err != nil {
-		return true, err
-	}
-	for d := range f.gc {
-		if err := f.pad(&f.gc[d], GCStream); err != nil {
-			return true, err
-		}
-	}
-	if err := f.closeWordLines(); err != nil {
-		return true, err
-	}
-	return true, f.erasePendingReady()
-}
-
-// closeHostWordLines closes the half programmed word lines of the host's
-// open groups on every die (closeWordLine).
-func (f *FTL) closeHostWordLines() error {
-	for d := range f.open[HostStream] {
-		if err := f.closeWordLine(HostStream, d); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// closeWordLine programs the page stream st is filling on die d, padded,
-// and pads the half programmed word line of its open group there, if any.
-func (f *FTL) closeWordLine(st Stream, d int) error {
-	s := &f.host
-	if st == GCStream {
-		s = &f.gc[d]
-	}
-	for g := f.open[st][d]; g >= 0 && f.wlOpen[g] != 0; g = f.open[st][d] {
-		if s.n > 0 {
-			if err := f.pad(s, st); err != nil {
-				return err
-			}
-			continue
-		}
-		s.group, s.page = g, int32(f.groupWP(g))
-		for s.n < int32(f.pageUnits) {
-			s.tags[s.n], s.data[s.n] = nand.NoTag, 0
-			s.n++
-		}
-		f.cnt.PaddedUnits += int64(f.pageUnits)
-		if err := f.program(s, st); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// pad fills the rest of stage s's page with empty units and programs it.
-func (f *FTL) pad(s *stage, cause Stream) error {
-	if s.group < 0 || s.n == 0 {
-		return nil
-	}
-	for s.n < int32(f.pageUnits) {
-		s.tags[s.n], s.data[s.n] = nand.NoTag, 0
-		s.n++
-		f.cnt.PaddedUnits++
-	}
-	return f.program(s, cause)
-}
-
 // HostRoom returns the device units still free in the host page being
 // filled (0 when none is open).
 func (f *FTL) HostRoom() int {
@@ -569,10 +414,9 @@ func (f *FTL) HostRoom() int {
 }
 
 // MakeRoom pads and programs the host page being filled when a unit of n
-// device units would not fit in it, as WriteSlots would. A controller
-// calls it first, and drains the operations it records, when the die a
-// new host page goes to depends on the flash work already issued (its
-// Allocator looks at the dies' occupancy).
+// device units would not fit in it, as WriteOn would: a caller that
+// chooses the die of the next host page from the flash work under way
+// carries out the padded page's (Ready) before it chooses.
 func (f *FTL) MakeRoom(n int) error {
 	s := &f.host
 	if s.group < 0 || int(s.n)+n <= f.pageUnits {

@@ -99,11 +99,11 @@ func (f *figure) draw(c draw.Canvas) layout {
 func (f *figure) png() ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(chart.Width, f.height), vgimg.UseDPI(chart.DPI))
 	f.draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
+	b, err := chart.PNG(c)
+	if err != nil {
 		return nil, fmt.Errorf("chart %s: %w", f.file, err)
 	}
-	return b.Bytes(), nil
+	return b, nil
 }
 
 // svg renders the figure as SVG.

@@ -275,11 +275,13 @@ func enduranceText(quick bool) string {
 		}
 		return fmt.Sprintf("%s %ss at QD %d", units.FormatBytes(j.Sizes(0)[0].Bytes), kind, j.QueueDepth())
 	}
-	return fmt.Sprintf("Each drive, on its own copy with its NAND part's read-error model on (`firmware.read_errors`), gets a secure erase, a fill, and %s of its capacity in %s; then rounds until it retires. "+
+	var fc controller.Config
+	return fmt.Sprintf("Each drive, on its own copy with its NAND part's read-error model on (`%s`), gets a secure erase, a fill, and %s of its capacity in %s; then rounds until it retires. "+
 		"Each round writes %s of the drive in %s (its write amplification measured); adds %s of the rated P/E cycles to every block at once (the passes it stands for, counted as host bytes written at that write amplification); "+
 		"idles %s; bakes %s of retention into the data; and runs %s for %s, counting the reads that needed read retry, the p99 read latency and the reads ECC could not correct. "+
 		"The drive retires on the first read it can neither correct nor rebuild from RAISE parity, when grown bad blocks leave it read-only, or at %s times the rated cycles. "+
 		"Life used is the mean erase count over the rated cycles. The parts' error models are estimates: these runs show the mechanism and compare drives, they do not measure a drive's endurance. `ftlsim scenario endurance --drive=NAME%s --chart=FILE.png` runs the procedure alone%s.",
+		fc.FieldPath(&fc.Firmware.ReadErrors),
 		share(spec.Precondition), job(spec.Precondition), share(spec.Write), job(spec.Write), trim(spec.RoundWear),
 		seconds(spec.SettleNs), days(spec.RetentionNs), job(spec.Read), seconds(spec.Read.RuntimeNs), trim(spec.MaxLife),
 		map[bool]string{true: " --quick=1"}[quick], map[bool]string{true: ", on the drive at its own capacity (this review's are smaller: see The drives)"}[quick])

@@ -152,8 +152,8 @@ func (rv *review) addDrive(name string) error {
 	if o.Quick {
 		// Keep the drive's spare area and dies; shrink its blocks.
 		if cfg.Sizing == controller.SizeSpare && cfg.OPPercent == 0 {
-			return fmt.Errorf("%w: %s: quick mode keeps the drive's op_percent, which it does not state (sizing: %s derives it)",
-				controller.ErrConfig, name, controller.SizeSpare)
+			return fmt.Errorf("%w: %s: quick mode keeps the drive's %s, which it does not state (%s: %s derives it)",
+				controller.ErrConfig, name, cfg.FieldPath(&cfg.OPPercent), cfg.FieldPath(&cfg.Sizing), controller.SizeSpare)
 		}
 		cfg = cfg.Resized(controller.Size(QuickCapacity(cfg)), cfg.OPPercent)
 	}

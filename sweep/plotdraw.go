@@ -147,7 +147,9 @@ func (ch *figure) render(format string) ([]byte, error) {
 	case "svg":
 		cw = vgsvg.New(chart.Width, ch.height)
 	case "png":
-		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(chart.Width, ch.height), vgimg.UseDPI(chart.DPI))}
+		c := vgimg.NewWith(vgimg.UseWH(chart.Width, ch.height), vgimg.UseDPI(chart.DPI))
+		ch.draw(draw.New(c))
+		return chart.PNG(c)
 	case "pdf":
 		cw = vgpdf.New(chart.Width, ch.height)
 	default:
