@@ -93,3 +93,56 @@ func TestSIGINTDuringIdleTime(t *testing.T) {
 		})
 	}
 }
+
+// TestIssue23InputsExit2: inputs once accepted silently, or ended with
+// exit 1 naming no file, exit 2 with one line saying what was wrong.
+func TestIssue23InputsExit2(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	empty := file("empty.txt", "")
+	spcBig := file("big.csv", "0,36028797018963968,4096,w,0.0\n")
+	v2nan := file("nan.iolog", "fio version 2 iolog\nf add\nf write 0 4096\nf wait nan\nf write 0 4096\n")
+	think := file("think.fio", "[a]\nrw=randwrite\nthinktime=9223372036854775807\nnumber_ios=3\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--group_reporting=bogus", "--number_ios=3"}, "--group_reporting=bogus: must be 0 or 1"},
+		{[]string{"--buffer_pattern=0x", "--number_ios=3"}, "buffer_pattern=0x"},
+		{[]string{"--bssplit=4k/50:8k/NaN", "--number_ios=3"}, `percentage "NaN"`},
+		{[]string{"--thinktime=9223372036854775", "--number_ios=3"}, "thinktime=9223372036854775"},
+		{[]string{"replay", empty, "--format=spc"}, empty + ": no request in the trace"},
+		{[]string{"replay", spcBig, "--format=spc", "--beyond=reject"}, spcBig + `:1: LBA "36028797018963968"`},
+		{[]string{"replay", v2nan}, v2nan + `:4: wait "nan"`},
+		{[]string{"run", think}, think + ":3"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			args := c.args
+			if args[0] == "replay" || args[0] == "run" {
+				args = append(args[:2:2], append(quick, args[2:]...)...)
+			} else {
+				args = append(append([]string{}, quick...), args...)
+			}
+			code, out, errOut := runCmd(t, args...)
+			require.Equal(t, exitUsage, code, errOut)
+			require.Empty(t, out)
+			oneErrorLine(t, errOut)
+			require.Contains(t, errOut, c.want)
+		})
+	}
+}
+
+// TestRateNotReachedSaysSo: --rate above what the drive does runs for its
+// runtime at the drive's speed, and the text says the rate was not
+// reached.
+func TestRateNotReachedSaysSo(t *testing.T) {
+	code, out, errOut := runCmd(t, append([]string{"--rw=randwrite", "--bs=4k", "--iodepth=4", "--runtime=1", "--time_based", "--rate=10G"}, quick...)...)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "rate 10 GiB/s not reached: the drive did")
+	require.Contains(t, out, "msec)")
+	require.Regexp(t, `/10\d\dmsec\)`, out, "the runtime is honoured")
+}
