@@ -365,7 +365,15 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 	}
 	so := sim.JobOptions(o.job)
 	so.IntervalNs, so.Hooks, so.TimeScale = o.intervalMsec*1e6, hooks, o.speedup
+	if limit, err := memoryLimit(o.maxMemory); err == nil {
+		// The series may take a quarter of the limit (twice over: the
+		// result's and its copy), whatever the estimate planned.
+		so.MaxStoredIntervals = int(max(1024, limit.Bytes/4/2/sim.SeriesRunBytes))
+	}
 	res, err := e.Run(src, so)
+	if errors.Is(err, sim.ErrTooLarge) {
+		return usage("%v, past its share of the memory limit; a longer --device_log_msec (now %d) needs less", err, o.intervalMsec)
+	}
 	if err != nil {
 		var pe *trace.ParseError
 		if errors.As(err, &pe) || (tsrc != nil && errors.Is(err, tsrc.Err())) {

@@ -231,3 +231,23 @@ func FuzzLoadCorruptState(f *testing.F) {
 		_, _ = e.RunJob(job(t, "rw", "randrw", "number_ios", "100"), sim.Hooks{})
 	})
 }
+
+// TestSeriesBoundStopsTheRun: a run whose series outgrows
+// Options.MaxStoredIntervals — think times that make each interval unlike
+// the one before — stops with ErrTooLarge instead of growing on.
+func TestSeriesBoundStopsTheRun(t *testing.T) {
+	e := sim.New(smallDrive(t, nil))
+	e.SecureErase()
+	j := job(t, "rw", "randwrite", "number_ios", "100000", "thinktime", "1500000")
+	require.NoError(t, j.Resolve(e.Controller().CapacityBytes()))
+	o := sim.JobOptions(j)
+	o.MaxStoredIntervals = 100
+	_, err := e.Run(workload.NewGenerator(j), o)
+	require.ErrorIs(t, err, sim.ErrTooLarge)
+	o.MaxStoredIntervals = 0
+	j = job(t, "rw", "randwrite", "number_ios", "30", "thinktime", "1500000")
+	require.NoError(t, j.Resolve(e.Controller().CapacityBytes()))
+	r, err := e.Run(workload.NewGenerator(j), o)
+	require.NoError(t, err)
+	require.Greater(t, r.Intervals.Stored(), 30, "each think time's intervals are unlike the last")
+}

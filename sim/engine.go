@@ -72,9 +72,23 @@ type Options struct {
 	// ExitAll stops the other streams of the group, once their I/Os in
 	// flight complete, when this one finishes (fio's exitall).
 	ExitAll bool
+	// MaxStoredIntervals bounds the series a stream keeps (its stored
+	// runs, Series.Stored; 0: no bound): a run whose series grows past it
+	// — a long run of think times, each interval unlike the one before —
+	// stops with an error wrapping ErrTooLarge, rather than growing until
+	// the process runs out of memory.
+	MaxStoredIntervals int
 	// Hooks observe the run as it goes.
 	Hooks Hooks
 }
+
+// ErrTooLarge is wrapped by the error of a run that would outgrow
+// Options.MaxStoredIntervals.
+var ErrTooLarge = errors.New("not enough memory")
+
+// SeriesRunBytes is the memory one stored run of a series takes (see
+// Series): what Options.MaxStoredIntervals counts in.
+const SeriesRunBytes = runBytes
 
 // Completion describes one finished request, for Hooks.OnComplete.
 type Completion struct {

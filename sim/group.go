@@ -333,6 +333,10 @@ func (g *group) complete() error {
 	s.outstanding--
 	s.queued--
 	s.m.complete(ev)
+	if max := s.o.MaxStoredIntervals; max > 0 && s.m.series.Stored() > max {
+		return fmt.Errorf("%s: %w: its series keeps more than %d stored intervals (about %d MiB) at %.0f s of simulated time",
+			s.o.Name, ErrTooLarge, max, int64(max)*runBytes>>20, float64(e.now-s.start)/1e9)
+	}
 	if s.m.ss != nil && s.m.ss.done && s.stopAt > e.now {
 		s.stopAt = e.now // steady: fio stops the job
 	}
