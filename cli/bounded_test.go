@@ -146,3 +146,13 @@ func TestRateNotReachedSaysSo(t *testing.T) {
 	require.Contains(t, out, "msec)")
 	require.Regexp(t, `/10\d\dmsec\)`, out, "the runtime is honoured")
 }
+
+// TestDescribeDiffNamesFields: a snapshot's description and the run's are
+// compared field by field: a field added (as --faults adds one) is named,
+// not every line after it paired with the wrong one.
+func TestDescribeDiffNamesFields(t *testing.T) {
+	saved := "name: d\nnand:\n  geometry:\n    channels: 4\n    planes_per_die: 2\nfirmware:\n  gc_policy: greedy\n"
+	now := "name: d\nnand:\n  reliability:\n    rber_scale: 100\n  geometry:\n    channels: 8\n    planes_per_die: 2\nfirmware:\n  gc_policy: greedy\n"
+	require.Equal(t, "nand.geometry.channels: 4, here 8; nand.reliability: not set, here ; nand.reliability.rber_scale: not set, here 100", describeDiff(saved, now))
+	require.Equal(t, "7 lines, here 8", describeDiff(saved, saved+"\n"), "only blank lines differ")
+}
