@@ -73,9 +73,14 @@ func TestSIGINTDuringIdleTime(t *testing.T) {
 						require.True(t, c.mayEnd, "the run ended before the signal: %s", e.String())
 						require.Equal(t, 0, code)
 					} else {
-						require.Less(t, time.Since(signalled), 2*time.Second, "acted on within 2 s")
+						// A run that ended anyway (the signal came as
+						// it wrote its outputs) is not timed: writing
+						// waits on the disk.
 						require.Contains(t, []int{0, exitInterrupted}, code)
 						require.True(t, c.mayEnd || code == exitInterrupted, "code %d", code)
+						if code == exitInterrupted {
+							require.Less(t, time.Since(signalled), 2*time.Second, "acted on within 2 s")
+						}
 					}
 					break wait
 				case <-tick.C:
