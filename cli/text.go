@@ -17,15 +17,19 @@ import (
 	"github.com/ftlsim/ftlsim/workload/trace"
 )
 
-// describeDrive is a one-line summary of a built drive.
+// describeDrive is a one-line summary of a built drive, with a warning
+// line after it for each of the drive's warnings (controller.Warning).
 func describeDrive(c *controller.Controller) string {
 	g := sim.GeometryOf(c)
 	cfg := c.Config()
-	s := fmt.Sprintf("%s: %s user, %s flash (%.2f %% spare), %d dies on %d channels, %d planes, %s pages, %d pages/block, %s GC",
-		cfg.Name, units.FormatBytes(g.UserBytes), units.FormatBytes(g.PhysicalBytes), g.OPPercent, g.Dies, g.Channels,
-		g.Planes, units.FormatBytes(int64(g.PageBytes)), g.PagesPerBlock, cfg.Firmware.GCPolicy)
+	s := fmt.Sprintf("%s: %s user, %s flash (%.2f %% spare, %.2f %% effective), %d dies on %d channels, %d planes, %s pages, %d pages/block, %s GC",
+		cfg.Name, units.FormatBytes(g.UserBytes), units.FormatBytes(g.PhysicalBytes), g.OPPercent, c.FTL().SpareBudget().EffectivePercent(),
+		g.Dies, g.Channels, g.Planes, units.FormatBytes(int64(g.PageBytes)), g.PagesPerBlock, cfg.Firmware.GCPolicy)
 	if g.BadBlocks > 0 {
 		s += fmt.Sprintf("; %d factory bad blocks (%d plane groups retired)", g.BadBlocks, g.RetiredGroups)
+	}
+	for _, w := range c.Warnings() {
+		s += "\nwarning: " + w.String()
 	}
 	return s
 }

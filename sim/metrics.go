@@ -173,6 +173,13 @@ type Geometry struct {
 	OPPercent        float64 // (physical − user) / user, from the rounded geometry
 	OpenBlocks       int     // blocks held open for host and GC writes
 	ReserveBlocks    int     // free blocks GC keeps in reserve
+	// EffectiveOPPercent is the spare area left to garbage collection
+	// once the write points and the reserve are taken out, in percent of
+	// the user data (ftl.SpareBudget.EffectivePercent); HeldSparePercent
+	// is the share of the spare they hold, in percent. Warnings are the
+	// drive's warnings (controller.Controller.Warnings), one line each.
+	EffectiveOPPercent, HeldSparePercent float64
+	Warnings                             []string
 	// BadBlocks are the blocks that left the factory bad;
 	// RetiredGroups the plane groups the FTL retired for them.
 	BadBlocks, RetiredGroups int
@@ -246,6 +253,11 @@ func GeometryOf(c *controller.Controller) Geometry {
 	fc := c.FTL().Config()
 	phys := g.Bytes()
 	user := c.CapacityBytes()
+	b := c.FTL().SpareBudget()
+	var warnings []string
+	for _, w := range c.Warnings() {
+		warnings = append(warnings, w.String())
+	}
 	return Geometry{
 		Drive: cfg.Name, Channels: g.Channels, Dies: g.Dies(), Planes: g.PlanesPerDie, Blocks: g.Blocks(),
 		PagesPerBlock: g.PagesPerBlock, PageBytes: g.PageBytes, MappingUnitBytes: g.UnitBytes,
@@ -253,7 +265,9 @@ func GeometryOf(c *controller.Controller) Geometry {
 		OpenBlocks:    2 * g.Dies() * g.PlanesPerDie,
 		ReserveBlocks: fc.GCLowWater * g.Dies() * g.PlanesPerDie,
 		BadBlocks:     c.Device().BadBlocks(), RetiredGroups: c.FTL().BadGroups(),
-		GrownBadBlocks: c.Device().GrownBadBlocks(),
+		GrownBadBlocks:     c.Device().GrownBadBlocks(),
+		EffectiveOPPercent: b.EffectivePercent(), HeldSparePercent: 100 * min(b.HeldShare(), 100),
+		Warnings: warnings,
 	}
 }
 

@@ -198,6 +198,15 @@ type Geometry struct {
 	BadBlocks        int     `json:"bad_blocks"`
 	RetiredGroups    int     `json:"retired_groups"`
 	GrownBadBlocks   int     `json:"grown_bad_blocks"`
+	// EffectiveOPPercent is the spare left to garbage collection, the
+	// write points and the reserve taken out, in percent of the user
+	// capacity; HeldSparePercent the share of the spare they hold.
+	EffectiveOPPercent float64 `json:"effective_op_percent"`
+	HeldSparePercent   float64 `json:"held_spare_percent"`
+	// Warnings are what the user should know about the drive before
+	// trusting its figures (its write points holding more than a
+	// quarter of its spare area).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Series is the per-interval series, column by column. A series of
@@ -505,7 +514,8 @@ func JobOf(r *sim.Result, options map[string]string) Job {
 		PagesPerBlock: g.PagesPerBlock, PageBytes: g.PageBytes, MappingUnitBytes: g.MappingUnitBytes,
 		PhysicalBytes: g.PhysicalBytes, UserBytes: g.UserBytes, OPPercent: round(g.OPPercent),
 		OpenBlocks: g.OpenBlocks, ReserveBlocks: g.ReserveBlocks, BadBlocks: g.BadBlocks, RetiredGroups: g.RetiredGroups,
-		GrownBadBlocks: g.GrownBadBlocks,
+		GrownBadBlocks: g.GrownBadBlocks, EffectiveOPPercent: round(g.EffectiveOPPercent),
+		HeldSparePercent: round(g.HeldSparePercent), Warnings: g.Warnings,
 	}
 	pw := r.Power
 	j.Power = Power{AverageW: round(pw.AverageW), PeakW: round(pw.PeakW), IdleW: round(pw.IdleW),
