@@ -315,6 +315,8 @@ type Config struct {
 	Host      Host        `yaml:"host" doc:"the host interface"`
 	Firmware  Firmware    `yaml:"firmware" doc:"the controller's firmware and data path"`
 	Power     Power       `yaml:"power" doc:"energy and power figures"`
+	// Zoned makes the drive a zoned namespace (see Zoned).
+	Zoned Zoned `yaml:"zoned,omitempty" doc:"a zoned namespace (NVMe ZNS): zone size, capacity and limits"`
 	// Seed seeds the firmware's random choices (randomised GC policies).
 	Seed uint64 `yaml:"seed,omitempty" layer:"drive" ftl:"Seed" doc:"seeds the firmware's random choices and the factory bad blocks"`
 	// Policies is where Firmware.GCPolicy is looked up: a program that

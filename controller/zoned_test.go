@@ -1,0 +1,122 @@
+package controller_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ftlsim/ftlsim/blockio"
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/ftl"
+)
+
+const (
+	zoneSize = 64 << 20
+	zoneCap  = 48 << 20
+)
+
+func zonedDrive(t *testing.T, zones int, maxOpen, maxActive int) *controller.Controller {
+	t.Helper()
+	c := preset(t, "generic-mlc-small", nil).Resized(controller.Size(zones*zoneCap), 10)
+	c.Zoned = controller.Zoned{ZoneSize: zoneSize, ZoneCapacity: zoneCap, MaxOpen: maxOpen, MaxActive: maxActive, NoAutoClose: true}
+	d, err := controller.New(c)
+	require.NoError(t, err)
+	return d
+}
+
+func status(t *testing.T, err error) ftl.ZoneStatus {
+	t.Helper()
+	var ze *ftl.ZoneError
+	require.True(t, errors.As(err, &ze), "%v", err)
+	return ze.Status
+}
+
+// A zoned drive: its namespace is zones × zone size, writes go at the
+// write pointer only, append returns where it wrote, the limits refuse
+// with NVMe's statuses, and a reset empties the zone.
+func TestZonedDrive(t *testing.T) {
+	d := zonedDrive(t, 64, 2, 3)
+	info, ok := d.Zones()
+	require.True(t, ok)
+	assert.Equal(t, controller.ZoneInfo{Zones: 64, ZoneBytes: zoneSize, ZoneCapacity: zoneCap, MaxOpen: 2, MaxActive: 3}, info)
+	assert.Equal(t, int64(64*zoneSize), d.CapacityBytes())
+	now := int64(0)
+	w := func(off, n int64) error {
+		done, err := d.Submit(now, blockio.Request{Op: blockio.Write, Offset: off, Length: n})
+		now = max(now, done)
+		return err
+	}
+	require.NoError(t, w(0, 1<<20))
+	assert.Equal(t, ftl.ZoneInvalidWrite, status(t, w(2<<20, 4096)))
+	require.NoError(t, w(1<<20, zoneCap-(1<<20)))
+	assert.Equal(t, ftl.ZoneFull, d.ReportZones(0, 1)[0].State)
+	assert.Equal(t, ftl.ZoneIsFull, status(t, w(zoneCap, 4096)))
+	// Append: the drive picks the offset.
+	_, at, err := d.SubmitAppend(now, blockio.Request{Op: blockio.ZoneAppend, Offset: zoneSize, Length: 8192})
+	require.NoError(t, err)
+	assert.Equal(t, int64(zoneSize), at)
+	_, at, err = d.SubmitAppend(now, blockio.Request{Op: blockio.ZoneAppend, Offset: zoneSize, Length: 4096})
+	require.NoError(t, err)
+	assert.Equal(t, int64(zoneSize+8192), at)
+	assert.Equal(t, ftl.ZoneBoundaryError, status(t, w(zoneSize+12288, zoneCap)), "past the zone capacity")
+	require.NoError(t, w(2*zoneSize, 4096))
+	assert.Equal(t, ftl.TooManyOpenZones, status(t, w(3*zoneSize, 4096)))
+	_, err = d.Submit(now, blockio.Request{Op: blockio.ZoneManage, Zone: blockio.ZoneClose, Offset: zoneSize})
+	require.NoError(t, err)
+	require.NoError(t, w(3*zoneSize, 4096))
+	_, err = d.Submit(now, blockio.Request{Op: blockio.ZoneManage, Zone: blockio.ZoneClose, Offset: 3 * zoneSize})
+	require.NoError(t, err)
+	assert.Equal(t, ftl.TooManyActiveZones, status(t, w(4*zoneSize, 4096)))
+	assert.Equal(t, 75, ftl.TooManyActiveZones.Errno())
+	// Reset every zone: the full one's data is deallocated.
+	_, err = d.Submit(now, blockio.Request{Op: blockio.ZoneManage, Zone: blockio.ZoneReset, AllZones: true})
+	require.NoError(t, err)
+	for _, z := range d.ReportZones(0, 64) {
+		assert.Equal(t, ftl.ZoneEmpty, z.State, "zone %d", z.Zone)
+		assert.Equal(t, z.Start, z.WritePointer)
+	}
+	assert.Equal(t, int64(4), d.ZoneCounters().Resets)
+	// Reads past the capacity complete, from no flash.
+	_, err = d.Submit(now, blockio.Request{Op: blockio.Read, Offset: zoneCap, Length: 4096})
+	require.NoError(t, err)
+	_, err = d.Submit(now, blockio.Request{Op: blockio.Read, Offset: zoneSize - 4096, Length: 8192})
+	assert.Equal(t, ftl.ZoneBoundaryError, status(t, err), "a read across zones")
+	// A conventional drive refuses zone commands.
+	conv, err := controller.New(preset(t, "generic-mlc-small", nil))
+	require.NoError(t, err)
+	_, err = conv.Submit(0, blockio.Request{Op: blockio.ZoneManage, Zone: blockio.ZoneReset})
+	assert.ErrorIs(t, err, controller.ErrRequest)
+}
+
+// Writers filling zones in turn and resetting the oldest, on a drive
+// written several times over: no data is ever moved, so the device WA is
+// 1 (each reset leaves whole blocks with nothing valid).
+func TestZonedLogStructuredWA(t *testing.T) {
+	const zones = 64
+	d := zonedDrive(t, zones, 4, 4)
+	now := int64(0)
+	const bs = 1 << 20
+	next := 0
+	for pass := 0; pass < 2*zones; pass++ {
+		z := next % zones
+		if pass >= zones-2 { // keep two zones empty: reset the oldest
+			old := (next + 2) % zones
+			done, err := d.Submit(now, blockio.Request{Op: blockio.ZoneManage, Zone: blockio.ZoneReset, Offset: int64(old) * zoneSize})
+			require.NoError(t, err)
+			now = max(now, done)
+		}
+		for off := int64(0); off < zoneCap; off += bs {
+			done, err := d.Submit(now, blockio.Request{Op: blockio.Write, Offset: int64(z)*zoneSize + off, Length: bs})
+			require.NoError(t, err, "pass %d zone %d", pass, z)
+			now = max(now, done)
+		}
+		next++
+	}
+	cnt := d.Counters()
+	require.Positive(t, cnt.HostWriteUnits)
+	t.Logf("host units %d, programmed %d, copied %d, GC runs %d", cnt.HostWriteUnits, cnt.ProgramUnits, cnt.GCCopiedUnits, cnt.GCRuns)
+	assert.Zero(t, cnt.GCCopiedUnits, "no data moved")
+	assert.Positive(t, d.ZoneCounters().Resets)
+}
