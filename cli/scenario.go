@@ -317,19 +317,34 @@ func isHelp(a string) bool {
 	return a == "--help" || a == "-h" || a == "-help" || a == "help"
 }
 
-// listScenarios writes the scenarios, their parameters and what they do.
+// listScenarios writes the scenarios: a line each with its name and
+// parameters (with their defaults), then what it does, indented and
+// wrapped to helpWidth columns.
 func listScenarios(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tPARAMETERS (default)\tWHAT IT DOES")
 	for _, s := range workload.Scenarios() {
 		var ps []string
 		for _, p := range s.Params {
 			ps = append(ps, fmt.Sprintf("--%s=%s", p.Name, p.Default))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, strings.Join(ps, " "), s.Description)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
+		pad := strings.Repeat(" ", len(s.Name)+2)
+		lines := wrapWords(strings.Join(ps, " "), helpWidth-len(pad))
+		if len(lines) == 0 {
+			lines = []string{""}
+		}
+		for i, l := range lines {
+			head := pad + l
+			if i == 0 {
+				head = strings.TrimRight(s.Name+"  "+l, " ")
+			}
+			if _, err := fmt.Fprintln(w, head); err != nil {
+				return err
+			}
+		}
+		for _, l := range wrapWords(s.Description, helpWidth-4) {
+			if _, err := fmt.Fprintln(w, "    "+l); err != nil {
+				return err
+			}
+		}
 	}
 	_, err := fmt.Fprintln(w, "\nftlsim scenario NAME --help: what a scenario's parameters mean")
 	return err

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -55,4 +57,15 @@ func checkScenarioHelp(t *testing.T, out string, sc workload.Scenario) {
 	for _, l := range strings.Split(out, "\n") {
 		require.LessOrEqual(t, len([]rune(l)), 100, "%s: %q", sc.Name, l)
 	}
+}
+
+// TestScenarioListFitsTheTerminal: `ftlsim scenario` lists each scenario
+// in lines of at most 100 columns (its descriptions ran to 400 before).
+func TestScenarioListFitsTheTerminal(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, exitOK, Main([]string{"scenario"}, &out, &errOut), errOut.String())
+	for _, l := range strings.Split(out.String(), "\n") {
+		require.LessOrEqual(t, utf8.RuneCountInString(l), 100, l)
+	}
+	require.Contains(t, out.String(), "consistency  --time=2000s --spare=0\n")
 }
