@@ -157,13 +157,15 @@ func Summarize(report []byte) (map[string]float64, error) {
 			put(d.name+"_lat_p99_us", percentile(d.d.ClatNs.Percentile, 99)/1e3)
 		}
 		put("wa", j.Device.WriteAmplification)
-		put("effective_spare", j.Geometry.EffectiveOPPercent)
-		put("held_spare", j.Geometry.HeldSparePercent)
-		warned := 0.0
-		if len(j.Geometry.Warnings) > 0 {
-			warned = 1
+		if g := j.Geometry; g != nil && g.EffectiveOPPercent != nil {
+			put("effective_spare", *g.EffectiveOPPercent)
+			put("held_spare", g.HeldSparePercent)
+			warned := 0.0
+			if len(g.Warnings) > 0 {
+				warned = 1
+			}
+			put("spare_warning", warned)
 		}
-		put("spare_warning", warned)
 		put("erases", float64(j.Device.Erases))
 		put("power_w", j.Power.AverageW)
 		if st := j.JobOptions["step"]; (st == "sustained" || st == "after-idle") && len(j.Series.MBps) == len(j.Series.TimeMs) {
@@ -228,8 +230,8 @@ type fioReport struct {
 		Power struct {
 			AverageW float64 `json:"average_w"`
 		} `json:"power"`
-		Geometry struct {
-			EffectiveOPPercent float64  `json:"effective_op_percent"`
+		Geometry *struct {
+			EffectiveOPPercent *float64 `json:"effective_op_percent"`
 			HeldSparePercent   float64  `json:"held_spare_percent"`
 			Warnings           []string `json:"warnings"`
 		} `json:"geometry"`
