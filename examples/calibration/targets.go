@@ -93,6 +93,9 @@ func paramValue(l, param string) string {
 	for _, x := range lines {
 		if x.name == l {
 			drive = x.calibrated
+			if drive == "" {
+				drive = x.drives[0]
+			}
 		}
 	}
 	cfg, err := controller.Preset(drive)
@@ -114,6 +117,12 @@ func paramValue(l, param string) string {
 		return fmt.Sprintf("%d MB/s", f.CompressOutMBps)
 	case "trim_backlog":
 		return f.TrimBacklog.String()
+	case "read_command_ns":
+		return fmt.Sprint(f.ReadCommandNs)
+	case "write_command_ns":
+		return fmt.Sprint(f.WriteCommandNs)
+	case "datapath_write_mbps":
+		return fmt.Sprint(f.DatapathWriteMBps)
 	}
 	return "?"
 }
