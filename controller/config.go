@@ -167,6 +167,8 @@ type Firmware struct {
 	// they are scaled down on dies whose spare area is too small for them
 	// (ftl.ReserveSpare), so that the write points and the reserve hold
 	// at most a quarter of the spare where collection allows.
+	// Zoned makes the drive a zoned namespace (see Zoned).
+	Zoned Zoned `yaml:"zoned,omitempty" doc:"a zoned namespace (NVMe ZNS): zone size, capacity and limits"`
 	GCReserve string `yaml:"gc_reserve,omitempty" layer:"firmware" range:"fixed|spare" default:"fixed" doc:"how the gc_* free-group thresholds are sized: as given on every die, or from the spare area"`
 	// PowerLossProtection is capacitors that hold the drive up long enough,
 	// on a power cut, to finish the flash operations under way and program
@@ -326,8 +328,6 @@ type Config struct {
 	Host      Host        `yaml:"host" doc:"the host interface"`
 	Firmware  Firmware    `yaml:"firmware" doc:"the controller's firmware and data path"`
 	Power     Power       `yaml:"power" doc:"energy and power figures"`
-	// Zoned makes the drive a zoned namespace (see Zoned).
-	Zoned Zoned `yaml:"zoned,omitempty" doc:"a zoned namespace (NVMe ZNS): zone size, capacity and limits"`
 	// Seed seeds the firmware's random choices (randomised GC policies).
 	Seed uint64 `yaml:"seed,omitempty" layer:"drive" ftl:"Seed" doc:"seeds the firmware's random choices and the factory bad blocks"`
 	// Policies is where Firmware.GCPolicy is looked up: a program that

@@ -100,11 +100,11 @@ func New(cfg Config) (*Controller, error) {
 	c.unit = int64(cfg.NAND.Geometry.UnitBytes)
 	c.slot = int64(dev.Geometry().UnitBytes)
 	c.cap = int64(cfg.Capacity)
-	if cfg.Zoned.On() {
+	if cfg.Firmware.Zoned.On() {
 		if c.zones, err = ftl.NewZones(cfg.zoneConfig()); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
-		c.cap = int64(c.zones.Config().Zones) * int64(cfg.Zoned.ZoneSize)
+		c.cap = int64(c.zones.Config().Zones) * int64(cfg.Firmware.Zoned.ZoneSize)
 	}
 	c.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5851f42d4c957f2d))
 	g := cfg.NAND.Geometry

@@ -37,7 +37,7 @@ func (z Zoned) capacity() Size {
 
 // validateZoned checks a zoned description against the resolved drive.
 func (c *Config) validateZoned() error {
-	z := &c.Zoned
+	z := &c.Firmware.Zoned
 	if !z.On() {
 		if z.ZoneCapacity != 0 || z.MaxOpen != 0 || z.MaxActive != 0 {
 			return c.errAt(&z.ZoneSize, "%s is 0 (not zoned) but zone fields are set", c.FieldPath(&z.ZoneSize))
@@ -63,7 +63,7 @@ func (c *Config) validateZoned() error {
 
 // zoneConfig is the FTL zone table's layout, in mapping units.
 func (c *Config) zoneConfig() ftl.ZoneConfig {
-	z, unit := c.Zoned, int64(c.NAND.Geometry.UnitBytes)
+	z, unit := c.Firmware.Zoned, int64(c.NAND.Geometry.UnitBytes)
 	return ftl.ZoneConfig{Zones: int(int64(c.Capacity) / int64(z.capacity())), ZoneUnits: int64(z.ZoneSize) / unit,
 		CapacityUnits: int64(z.capacity()) / unit, MaxOpen: z.MaxOpen, MaxActive: z.MaxActive, NoAutoClose: z.NoAutoClose}
 }

@@ -20,7 +20,7 @@ const (
 func zonedDrive(t *testing.T, zones int, maxOpen, maxActive int) *controller.Controller {
 	t.Helper()
 	c := preset(t, "generic-mlc-small", nil).Resized(controller.Size(zones*zoneCap), 10)
-	c.Zoned = controller.Zoned{ZoneSize: zoneSize, ZoneCapacity: zoneCap, MaxOpen: maxOpen, MaxActive: maxActive, NoAutoClose: true}
+	c.Firmware.Zoned = controller.Zoned{ZoneSize: zoneSize, ZoneCapacity: zoneCap, MaxOpen: maxOpen, MaxActive: maxActive, NoAutoClose: true}
 	d, err := controller.New(c)
 	require.NoError(t, err)
 	return d
