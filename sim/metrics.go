@@ -252,7 +252,7 @@ func GeometryOf(c *controller.Controller) Geometry {
 	g := cfg.NAND.Geometry
 	fc := c.FTL().Config()
 	phys := g.Bytes()
-	user := c.CapacityBytes()
+	user := int64(cfg.Capacity) // on a zoned drive, what its zones hold
 	b := c.FTL().SpareBudget()
 	var warnings []string
 	for _, w := range c.Warnings() {
