@@ -211,9 +211,8 @@ func (c *Controller) stored(off int64) int64 {
 }
 
 // zoneManage applies a zone management command: a reset deallocates
-// what the zone held, so that its blocks are erased with no data to move
-// (they are reclaimed as garbage collection or idle reclaim erase them);
-// the other actions change only the zone table.
+// what the zone held and erases the blocks that leaves empty, with no
+// data to move; the other actions change only the zone table.
 func (c *Controller) zoneManage(now int64, r blockio.Request) (int64, error) {
 	zs := c.zones.Config()
 	first, last := int(r.Offset/(zs.ZoneUnits*c.unit)), int(r.Offset/(zs.ZoneUnits*c.unit))
@@ -224,6 +223,7 @@ func (c *Controller) zoneManage(now int64, r blockio.Request) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	reset := false
 	for i := first; i <= last; i++ {
 		if r.AllZones && !ftl.AppliesToAll(r.Zone, c.zones.State(i)) {
 			continue
@@ -236,9 +236,39 @@ func (c *Controller) zoneManage(now int64, r blockio.Request) (int64, error) {
 			if done, err = c.trimRange(done, blockio.Request{Op: blockio.Trim, Offset: int64(i) * zs.CapacityUnits * c.unit, Length: held * c.unit}); err != nil {
 				return 0, err
 			}
+			reset = true
+		}
+	}
+	if reset {
+		// The blocks the reset left empty are erased now, on their dies
+		// (the command does not wait for them; later writes to those
+		// dies do).
+		if err := c.eraseEmpty(done); err != nil {
+			return 0, err
 		}
 	}
 	return done, nil
+}
+
+// eraseEmpty erases, from time at, every full group left with no valid
+// data, die by die.
+func (c *Controller) eraseEmpty(at int64) error {
+	for d := 0; d < c.dies; d++ {
+		for {
+			did, err := c.ftl.ReclaimEmpty(d)
+			if err == nil && did {
+				_, err = c.ftl.SettlePending()
+			}
+			c.drain(at)
+			if err != nil {
+				return err
+			}
+			if !did {
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // submitNoFlash completes a command that touches no flash: the
