@@ -65,6 +65,10 @@ type Controller struct {
 	// zones is the zone table of a zoned namespace (nil: conventional;
 	// zoned.go).
 	zones *ftl.Zones
+	// dieSet is the dies the zone being written is mapped to (n 0: any
+	// die); zoneNext, per die set, the die its next page goes to.
+	dieSet   dieSet
+	zoneNext []int
 }
 
 // New builds a drive from a description, resolving it first.

@@ -18,6 +18,11 @@ type Zoned struct {
 	ZoneCapacity Size `yaml:"zone_capacity,omitempty" layer:"firmware" unit:"bytes" range:"0.." default:"zone_size" doc:"writable bytes of a zone from its start (NVMe ZCAP), at most zone_size"`
 	MaxOpen      int  `yaml:"max_open,omitempty" layer:"firmware" unit:"zones" range:"0..1048576" default:"0: no limit" doc:"zones open at once (NVMe MOR + 1)"`
 	MaxActive    int  `yaml:"max_active,omitempty" layer:"firmware" unit:"zones" range:"0..1048576" default:"0: no limit" doc:"zones open or closed at once (NVMe MAR + 1)"`
+	// ZoneDies maps each zone onto that many dies: zone i is written on
+	// die set i mod (dies / zone_dies), its pages striped over the set's
+	// dies; 0 stripes every zone over all the dies. Zones on separate
+	// die sets never share a block.
+	ZoneDies int `yaml:"zone_dies,omitempty" layer:"firmware" unit:"dies" range:"0..65536" default:"0: all the dies" doc:"dies each zone is striped over (a divisor of the dies), zone i on die set i mod (dies / zone_dies)"`
 	// NoAutoClose: a write that must open a zone with every open
 	// resource taken fails (Too Many Open Zones) instead of closing the
 	// implicitly opened zone opened longest ago.
@@ -53,6 +58,9 @@ func (c *Config) validateZoned() error {
 		return c.errAt(&z.ZoneCapacity, "%s = %d bytes, allowed a multiple of %d up to %s (%d)", c.FieldPath(&z.ZoneCapacity), zc, unit, c.FieldPath(&z.ZoneSize), z.ZoneSize)
 	case c.Capacity%zc != 0 || c.Capacity < zc:
 		return c.errAt(&c.Capacity, "%s = %d bytes on a zoned drive, must be a whole number of zones of %s = %d bytes", c.FieldPath(&c.Capacity), c.Capacity, c.FieldPath(&z.ZoneCapacity), zc)
+	}
+	if dies := c.NAND.Geometry.Dies(); z.ZoneDies < 0 || (z.ZoneDies > 0 && dies%z.ZoneDies != 0) {
+		return c.errAt(&z.ZoneDies, "%s = %d, allowed 0 (all) or a divisor of the %d dies", c.FieldPath(&z.ZoneDies), z.ZoneDies, dies)
 	}
 	_, err := ftl.NewZones(c.zoneConfig())
 	if err != nil {
@@ -135,9 +143,12 @@ func (c *Controller) SubmitAppend(now int64, r blockio.Request) (done, offset in
 	if err != nil {
 		return 0, 0, err
 	}
-	r.Op, r.Offset = blockio.Write, at*c.unit
+	c.setDieSet(at)
+	defer func() { c.dieSet = dieSet{} }()
+	offset = at * c.unit
+	r.Op, r.Offset = blockio.Write, c.stored(offset)
 	done, err = c.submit(now, r)
-	return done, r.Offset, err
+	return done, offset, err
 }
 
 // validateZoned checks a request against a zoned drive's namespace.
@@ -176,6 +187,8 @@ func (c *Controller) zoned(now int64, r blockio.Request) (int64, error) {
 		if err := c.zones.Write(u, n); err != nil {
 			return 0, err
 		}
+		c.setDieSet(u)
+		defer func() { c.dieSet = dieSet{} }()
 	case blockio.ZoneAppend:
 		done, _, err := c.SubmitAppend(now, r)
 		return done, err
@@ -278,4 +291,30 @@ func (c *Controller) submitNoFlash(now int64) (int64, error) {
 	c.fwFree = fw
 	c.cnt.Commands++
 	return fw + c.cfg.Firmware.InterruptNs, nil
+}
+
+// dieSet is a zone's dies: n dies from first.
+type dieSet struct{ set, first, n int }
+
+// setDieSet maps the write of namespace unit u to its zone's die set.
+func (c *Controller) setDieSet(u int64) {
+	k := c.cfg.Firmware.Zoned.ZoneDies
+	if k == 0 || k == c.dies {
+		return
+	}
+	if c.zoneNext == nil {
+		c.zoneNext = make([]int, c.dies/k)
+	}
+	zone, _ := c.zones.ZoneOf(u)
+	set := zone % (c.dies / k)
+	c.dieSet = dieSet{set: set, first: set * k, n: k}
+}
+
+// zoneDie is the die of the zone's set the next host page goes to: the
+// set's dies in turn.
+func (c *Controller) zoneDie() int {
+	s := c.dieSet
+	d := s.first + c.zoneNext[s.set]
+	c.zoneNext[s.set] = (c.zoneNext[s.set] + 1) % s.n
+	return d
 }
