@@ -350,11 +350,15 @@ func (m *metrics) complete(ev event) {
 		}
 		return
 	}
-	d := min(int(ev.req.Op), 2)
+	op := ev.req.Op
+	if op == blockio.ZoneAppend {
+		op = blockio.Write // a write the drive places; zone management counts as trim (fio's zone reset)
+	}
+	d := min(int(op), 2)
 	if ev.at >= m.rampEnd {
 		m.dir[d].add(lat, ev.req.Length)
 	}
-	switch ev.req.Op {
+	switch op {
 	case blockio.Read:
 		m.iv.ReadIOs++
 	case blockio.Write:
@@ -362,7 +366,7 @@ func (m *metrics) complete(ev event) {
 	default:
 		m.iv.TrimIOs++
 	}
-	switch ev.req.Op {
+	switch op {
 	case blockio.Read:
 		m.iv.ReadBytes += ev.req.Length
 		m.iv.Bytes += ev.req.Length
