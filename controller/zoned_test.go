@@ -195,3 +195,63 @@ func TestZonesOnTheirOwnDiesMoveNothing(t *testing.T) {
 	assert.Zero(t, copied[1], "zones on their own dies")
 	assert.Positive(t, copied[0], "zones striped over every die share blocks")
 }
+
+// The block-interface tax: the eight writers of
+// TestZonesOnTheirOwnDiesMoveNothing as a log-structured store on a
+// conventional drive — each zone an LBA range of the same size, trimmed
+// where the zoned drive resets it — at 7 % and 28 % spare, against the
+// zoned drive with each zone on its own die.
+func TestBlockInterfaceTax(t *testing.T) {
+	const zones, writers, bs = 64, 8, 1 << 20
+	run := func(d *controller.Controller, reset func(now int64, z int) int64, start func(z int) int64) ftl.Counters {
+		now := int64(0)
+		zone := make([]int, writers)
+		wp := make([]int64, writers)
+		for w := range zone {
+			zone[w] = w
+		}
+		for turn := 0; turn < 3*zones*int(zoneCap/bs)/writers; turn++ {
+			for w := 0; w < writers; w++ {
+				for k := 0; k <= w%2; k++ {
+					if wp[w] == zoneCap {
+						zone[w], wp[w] = (zone[w]+writers)%zones, 0
+						now = max(now, reset(now, zone[w]))
+					}
+					done, err := d.Submit(now, blockio.Request{Op: blockio.Write, Offset: start(zone[w]) + wp[w], Length: bs})
+					require.NoError(t, err)
+					now = max(now, done)
+					wp[w] += bs
+				}
+			}
+		}
+		return d.Counters()
+	}
+	wa := func(c ftl.Counters) float64 { return float64(c.ProgramUnits) / float64(c.HostWriteUnits) }
+	c := preset(t, "generic-mlc-small", nil).Resized(controller.Size(zones*zoneCap), 10)
+	c.Firmware.Zoned = controller.Zoned{ZoneSize: zoneSize, ZoneCapacity: zoneCap, ZoneDies: 1}
+	zd, err := controller.New(c)
+	require.NoError(t, err)
+	zns := run(zd, func(now int64, z int) int64 {
+		if zd.ReportZones(z, 1)[0].State == ftl.ZoneEmpty {
+			return now
+		}
+		done, err := zd.Submit(now, blockio.Request{Op: blockio.ZoneManage, Zone: blockio.ZoneReset, Offset: int64(z) * zoneSize})
+		require.NoError(t, err)
+		return done
+	}, func(z int) int64 { return int64(z) * zoneSize })
+	t.Logf("zoned, 10 %% spare: WA %.3f", wa(zns))
+	assert.LessOrEqual(t, wa(zns), 1.01)
+	for _, op := range []float64{7, 28} {
+		cc := preset(t, "generic-mlc-small", nil).Resized(controller.Size(zones*zoneCap), op)
+		cc.Firmware.GCReserve = controller.ReserveSpare // 7 % is little spare for dies of 52 groups
+		cd, err := controller.New(cc)
+		require.NoError(t, err)
+		conv := run(cd, func(now int64, z int) int64 {
+			done, err := cd.Submit(now, blockio.Request{Op: blockio.Trim, Offset: int64(z) * zoneCap, Length: zoneCap})
+			require.NoError(t, err)
+			return done
+		}, func(z int) int64 { return int64(z) * zoneCap })
+		t.Logf("conventional, %.0f %% spare, ranges trimmed: WA %.3f", op, wa(conv))
+		assert.Greater(t, wa(conv), wa(zns), "op %.0f", op)
+	}
+}
