@@ -41,3 +41,19 @@ func TestDriveLineShowsEffectiveSpareAndWarns(t *testing.T) {
 		assert.Equal(t, tc.warn, strings.Contains(out, `"warnings"`))
 	}
 }
+
+// A zoned preset runs a sequential write of one zone; the drive line
+// names its zones and limits, the JSON carries device.zones, and a write
+// past the zone's capacity fails with the NVMe status.
+func TestZonedPresetRuns(t *testing.T) {
+	args := []string{"--drive=zn540-2t", "--capacity=137856MiB", "--rw=write", "--bs=128k", "--size=1077m"}
+	code, out, errs := runCmd(t, args...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "zoned: 128 zones of 2 GiB (1.05 GiB writable), 14 open, 14 active")
+	code, out, errs = runCmd(t, append(args, "--output-format=json")...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, `"zones": {`)
+	code, _, errs = runCmd(t, "--drive=zn540-2t", "--capacity=137856MiB", "--rw=write", "--bs=128k", "--size=1078m")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errs, "Zone Is Full (SCT 1h SC B9h)")
+}

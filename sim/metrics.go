@@ -121,6 +121,21 @@ type Device struct {
 	FreeBlocksEnd  int
 	Wear           nand.Wear
 	EffectiveAlpha float64 // physical space able to hold data / user space (see ftl.Stats)
+	// Zones is what zone management did during the run, on a zoned drive
+	// (nil on a conventional one).
+	Zones *ZoneStats
+}
+
+// ZoneStats is a zoned drive's zone management over a run.
+type ZoneStats struct {
+	// Resets counts resets of zones holding data; Finishes zones
+	// finished by a command; AutoCloses implicitly opened zones the
+	// drive closed to open another; Refused commands refused with an
+	// NVMe zone status.
+	Resets     int64 `json:"resets"`
+	Finishes   int64 `json:"finishes"`
+	AutoCloses int64 `json:"auto_closes"`
+	Refused    int64 `json:"refused"`
 }
 
 // ftlErases is the blocks the FTL erased, leaving out the controller's
@@ -286,6 +301,7 @@ type metrics struct {
 	busy          int64
 	busyAt        int64
 	c0            ftl.Counters
+	z0            ftl.ZoneCounters
 	// current interval
 	ivStart   int64
 	iv        Interval
@@ -314,6 +330,7 @@ func newMetrics(c *controller.Controller, start int64, o Options) *metrics {
 	c.FTL().ResetStats()
 	c.FTL().ResetFreeGroupsMin()
 	m.c0 = c.Counters()
+	m.z0 = c.ZoneCounters()
 	m.ivStart = start
 	m.ivCounter = m.c0
 	iv := o.IntervalNs
@@ -492,6 +509,11 @@ func (m *metrics) finish(end int64) *Result {
 		FreeBlocksEnd:  m.c.FTL().FreeGroups() * m.planes,
 		Wear:           m.c.Device().Wear(),
 		EffectiveAlpha: m.c.FTL().Stats().EffectiveAlpha,
+	}
+	if _, ok := m.c.Zones(); ok {
+		z := m.c.ZoneCounters()
+		r.Device.Zones = &ZoneStats{Resets: z.Resets - m.z0.Resets, Finishes: z.Finishes - m.z0.Finishes,
+			AutoCloses: z.AutoCloses - m.z0.AutoCloses, Refused: z.Refused - m.z0.Refused}
 	}
 	r.Device.derive()
 	pw := m.c.Config().Power

@@ -169,6 +169,9 @@ type Device struct {
 	MapWrites          int64   `json:"map_writes"`
 	UBER               float64 `json:"uber"`
 	FlashUBER          float64 `json:"flash_uber"`
+	// Zones is a zoned drive's zone management during the job (absent
+	// on a conventional drive).
+	Zones *sim.ZoneStats `json:"zones,omitempty"`
 }
 
 // Power is ftlsim's account of a job's power.
@@ -507,7 +510,7 @@ func JobOf(r *sim.Result, options map[string]string) Job {
 		EraseCountMin: d.Wear.Min, EraseCountMax: d.Wear.Max, EraseCountMean: round(d.Wear.Mean),
 		LifeUsed: math.Round(d.Wear.Life*1e6) / 1e6, EffectiveAlpha: math.Round(d.EffectiveAlpha*1e6) / 1e6,
 		CompressionRatio: round(d.CompressionRatio()), ParityBytes: d.ParityBytes, MapReads: d.MapReads,
-		MapWrites: d.MapWrites, UBER: d.UBER, FlashUBER: d.FlashUBER,
+		MapWrites: d.MapWrites, UBER: d.UBER, FlashUBER: d.FlashUBER, Zones: d.Zones,
 	}
 	j.Geometry = Geometry{
 		Drive: g.Drive, Channels: g.Channels, Dies: g.Dies, Planes: g.Planes, Blocks: g.Blocks,
