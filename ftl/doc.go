@@ -191,6 +191,18 @@
 // split, and its Warning says when a drive holds more than a quarter all
 // the same (dies too small even for the floors).
 //
+// # Zoned namespaces
+//
+// Zones is the zone table of an NVMe zoned namespace: each zone's state
+// (with its Zone Descriptor value), its write pointer, and the open and
+// active resources the zones hold. It decides whether a write, an append
+// or a zone management action may run and records it, with NVMe's
+// statuses (ZoneError, its Errno the one a Linux host reports); where
+// the data goes is the caller's (the controller stores zone i's data at
+// i × the zone capacity in the mapping, and maps zones onto die sets).
+// The state machine is QEMU's reference device's, checked against a
+// model of the transition table by TestZoneStateMachine.
+//
 // # Memory and speed
 //
 // The mapping is a []uint32 indexed by logical unit; reverse mapping lives
