@@ -163,6 +163,9 @@ func (f *FTL) countCopied(cause Stream, n int) {
 func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 	c := &f.clean[d]
 	g := int(c.group)
+	if f.fdp != nil && g >= 0 {
+		f.useGC(d, f.gcOwner(f.fdp.owner[g]))
+	}
 	gs := &f.gc[d]
 	base := int64(g) * int64(f.upg)
 	moved := 0.0
