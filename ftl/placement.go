@@ -117,7 +117,9 @@ func (f *FTL) Handles() int {
 }
 
 // Persistent reports whether handle h is persistently isolated.
-func (f *FTL) Persistent(h int) bool { return f.fdp != nil && h < len(f.fdp.persistent) && f.fdp.persistent[h] }
+func (f *FTL) Persistent(h int) bool {
+	return f.fdp != nil && h < len(f.fdp.persistent) && f.fdp.persistent[h]
+}
 
 // Owner returns the handle whose data group holds, MixedOwner for a
 // group of the shared GC write point (or when there are no handles).
