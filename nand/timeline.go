@@ -360,16 +360,6 @@ func (tl *Timeline) ChannelOf(die int) int { return die % tl.channels }
 // DieFree returns the time die d finishes its queued work.
 func (tl *Timeline) DieFree(die int) int64 { return tl.dieFree[die] }
 
-// ProgramFree returns when die d can take the data of its next program:
-// when its queued work ends or, with cache program, when its cache
-// register is free.
-func (tl *Timeline) ProgramFree(die int) int64 {
-	if tl.regFree != nil {
-		return tl.regFree[die]
-	}
-	return tl.dieFree[die]
-}
-
 // DieBusy returns the total time die d has spent busy.
 func (tl *Timeline) DieBusy(die int) int64 { return tl.dieBusy[die] }
 
