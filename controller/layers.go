@@ -42,18 +42,75 @@ type layerFile struct {
 	own []string
 }
 
+// The three kinds of layer file. Their keys are their types' own (the
+// yaml names of NANDPart's, ControllerChip's and Line's fields), and the
+// description's sections they fill are named by the table of fields
+// (Config.FieldPath), so that no field's name is written twice.
 var (
-	partFile = layerFile{kind: "NAND part",
-		sections: map[string]string{"die": "nand.geometry", "timing": "nand.timing", "reliability": "nand.reliability", "power": "power"},
-		allowed:  []Layer{LayerPart}, own: []string{"part", "description"}}
-	chipFile = layerFile{kind: "controller",
-		sections: map[string]string{"host": "host", "firmware": "firmware", "power": "power"},
-		allowed:  []Layer{LayerController}, own: []string{"controller", "description", "channels", "bus_mbps"}}
-	lineFile = layerFile{kind: "product line",
-		sections: map[string]string{"host": "host", "firmware": "firmware", "power": "power"},
-		allowed:  []Layer{LayerFirmware, LayerBoard, LayerDrive},
-		own:      []string{"line", "description", "controller", "nand", "channels", "dies_per_target", "variants"}}
+	partFile = newLayerFile[NANDPart]("NAND part", []Layer{LayerPart}, func(p *NANDPart, c *Config) []sectionPair {
+		return []sectionPair{{&p.Die, &c.NAND.Geometry}, {&p.Timing, &c.NAND.Timing}, {&p.Reliability, &c.NAND.Reliability}, {&p.Power, &c.Power}}
+	})
+	chipFile = newLayerFile[ControllerChip]("controller", []Layer{LayerController}, func(p *ControllerChip, c *Config) []sectionPair {
+		return []sectionPair{{&p.Host, &c.Host}, {&p.Firmware, &c.Firmware}, {&p.Power, &c.Power}}
+	})
+	lineFile = newLayerFile[Line]("product line", []Layer{LayerFirmware, LayerBoard, LayerDrive}, func(p *Line, c *Config) []sectionPair {
+		return []sectionPair{{&p.Host, &c.Host}, {&p.Firmware, &c.Firmware}, {&p.Power, &c.Power}}
+	})
 )
+
+// sectionPair is a section of a layer file (a pointer to its field) and
+// the description's section it fills.
+type sectionPair struct{ file, desc any }
+
+// newLayerFile is the layer file of type T: its sections, given by
+// pairs, and its other keys, its own.
+func newLayerFile[T any](kind string, allowed []Layer, pairs func(*T, *Config) []sectionPair) layerFile {
+	var f T
+	var c Config
+	k := layerFile{kind: kind, allowed: allowed, sections: map[string]string{}}
+	for _, p := range pairs(&f, &c) {
+		k.sections[yamlKeyOf(&f, p.file)] = c.FieldPath(p.desc)
+	}
+	t := reflect.TypeFor[T]()
+	for i := range t.NumField() {
+		name := yamlKey(t.Field(i))
+		if _, section := k.sections[name]; name != "" && !section {
+			k.own = append(k.own, name)
+		}
+	}
+	return k
+}
+
+// yamlKey is the yaml name of struct field f ("" for an unexported or
+// skipped field).
+func yamlKey(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	if name == "-" {
+		return ""
+	}
+	if name == "" {
+		return strings.ToLower(f.Name)
+	}
+	return name
+}
+
+// yamlKeyOf is the yaml name of the field ptr points at in root, a
+// pointer to a struct; it panics when ptr is not one of root's fields,
+// a programming error.
+func yamlKeyOf(root, ptr any) string {
+	rv, pv := reflect.ValueOf(root), reflect.ValueOf(ptr)
+	t := rv.Type().Elem()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if rv.Pointer()+f.Offset == pv.Pointer() && f.Type == pv.Type().Elem() {
+			return yamlKey(f)
+		}
+	}
+	panic(fmt.Sprintf("controller: %T is not a field of %T", ptr, root))
+}
 
 // presetDir is where the preset files are, as a path in the repository
 // (errors name it so that a developer finds the file).

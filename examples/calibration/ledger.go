@@ -60,26 +60,8 @@ func lineOfDrive(drive string) string {
 
 // unfit sets the values fitted on line to their defaults in cfg.
 func unfit(cfg *controller.Config, line string) error {
-	fw := &cfg.Firmware
 	for _, q := range fittedParams(line) {
-		switch q {
-		case "gc_streams":
-			fw.GCStreams = 0
-		case "gc_pace_percent":
-			fw.GCPacePercent = 0
-		case "gc_restore_to":
-			fw.GCRestoreTo = 0
-		case "compress_out_mbps":
-			fw.CompressOutMBps = 0
-		case "trim_backlog":
-			fw.TrimBacklog = 0
-		case "read_command_ns":
-			fw.ReadCommandNs = 0
-		case "write_command_ns":
-			fw.WriteCommandNs = 0
-		case "datapath_write_mbps":
-			fw.DatapathWriteMBps = 0
-		default:
+		if !resetField(cfg, q) {
 			return fmt.Errorf("%s: fitted value %s has no default to return to", line, q)
 		}
 	}
@@ -160,8 +142,8 @@ func randomWrite(line, drive, target, before string) ledgerEntry {
 }
 
 var (
-	g1Fits = []fit{{"read_command_ns", "28600"}, {"write_command_ns", "303000"}, {"datapath_write_mbps", "83"}}
-	g2Fits = []fit{{"read_command_ns", "28600"}, {"write_command_ns", "133900"}, {"datapath_write_mbps", "76"}}
+	g1Fits = []fit{{readCommand, "28600"}, {writeCommand, "303000"}, {datapathWrite, "83"}}
+	g2Fits = []fit{{readCommand, "28600"}, {writeCommand, "133900"}, {datapathWrite, "76"}}
 )
 
 // ledgerEntries are the figures added with the X25-M (issue 22), in the
