@@ -96,6 +96,9 @@ func writeResults(w io.Writer, r *sim.Result) {
 		fmt.Fprintf(w, "  interrupted: stopped after %.1f s of simulated time (SIGINT or SIGTERM); the figures are those of the I/Os done until then\n",
 			float64(r.EndNs-r.StartNs)/1e9)
 	}
+	if r.RateNotReached != "" {
+		fmt.Fprintf(w, "  %s\n", r.RateNotReached)
+	}
 	for _, d := range []struct {
 		name string
 		s    sim.DirStats

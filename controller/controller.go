@@ -20,6 +20,10 @@ var ErrRequest = errors.New("invalid request")
 // time it starts from as an argument; the FTL's operations (its Ready)
 // are booked at that time and their outcomes reported back to it (ops.go,
 // and "The contract" in the package documentation).
+//
+// A Controller is not safe for concurrent use: one goroutine (normally
+// one sim.Engine) drives it; simulate drives in parallel with one
+// Controller each.
 type Controller struct {
 	cfg  Config
 	dev  deviceReader // the flash array's state, which only the FTL writes

@@ -134,6 +134,7 @@ const (
 type Calendar struct {
 	cal   []uint16
 	base  int64 // first slot held
+	top   int64 // one past the latest slot ever booked: the slots from it on are empty
 	busy  int64 // total booked ns
 	queue bool  // bookings beyond the look-ahead queue (NewQueueCalendar)
 	over  int64 // when the latest booking beyond the look-ahead ends
@@ -158,24 +159,25 @@ func (c *Calendar) Busy() int64 { return c.busy }
 // Reset empties the calendar.
 func (c *Calendar) Reset() {
 	clear(c.cal)
-	c.base, c.busy, c.over = 0, 0, 0
+	c.base, c.top, c.busy, c.over = 0, 0, 0, 0
 }
 
 // Advance forgets the time before now: no booking will start earlier.
+// It clears only the slots that may hold bookings, so that a long idle
+// gap costs no more than a short one.
 func (c *Calendar) Advance(now int64) {
 	s := now >> slotShift
 	if s <= c.base {
 		return
 	}
-	if s-c.base >= ringSize {
+	end := min(s, c.top, c.base+ringSize) // slots [base, end) may be booked
+	switch lo, hi := c.base&ringMask, end&ringMask; {
+	case end <= c.base:
+	case end-c.base == ringSize:
 		clear(c.cal)
-		c.base = s
-		return
-	}
-	lo, hi := c.base&ringMask, s&ringMask
-	if lo < hi {
+	case lo < hi:
 		clear(c.cal[lo:hi])
-	} else {
+	default:
 		clear(c.cal[lo:])
 		clear(c.cal[:hi])
 	}
@@ -207,6 +209,7 @@ func (c *Calendar) Book(at, n int64) int64 {
 		if free > 0 {
 			take := min(free, n)
 			cal[s&ringMask] = uint16(used + take)
+			c.top = max(c.top, s+1)
 			n -= take
 			if n == 0 {
 				return s<<slotShift + max(used, off) + take
