@@ -189,6 +189,43 @@ func variables(jobFile string, text []byte, r *fioReport) (map[string]string, er
 	return env, nil
 }
 
+// logOptions returns, for each job section of a job file, the log
+// options it sets (write_iops_log, write_bw_log, log_avg_msec), its own
+// or its [global] section's, with the variables of env. They are read
+// from the file rather than the report: ftlsim's report leaves out the
+// options it does not apply itself (the logs are its command line's).
+func logOptions(text []byte, env map[string]string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	global := map[string]string{}
+	cur := global
+	ref := regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z_0-9]*)\}`)
+	for _, line := range strings.Split(string(text), "\n") {
+		line, _, _ = strings.Cut(line, ";")
+		line, _, _ = strings.Cut(line, "#")
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
+			name := t[1 : len(t)-1]
+			if name == "global" {
+				cur = global
+				continue
+			}
+			cur = map[string]string{}
+			for k, v := range global {
+				cur[k] = v
+			}
+			out[name] = cur
+			continue
+		}
+		k, v, ok := strings.Cut(t, "=")
+		k = strings.TrimSpace(k)
+		if !ok || (k != "write_iops_log" && k != "write_bw_log" && k != "log_avg_msec") {
+			continue
+		}
+		cur[k] = ref.ReplaceAllStringFunc(strings.TrimSpace(v), func(r string) string { return env[r[2:len(r)-1]] })
+	}
+	return out
+}
+
 // findJobFile returns the job file a report was made with: NAME.fio for
 // NAME.json, beside it or in the folder above (the kit's 25 %-spare
 // consistency run is made in a folder of its own), or the file ftlsim's

@@ -64,8 +64,10 @@ type Result struct {
 	// target's figure by more than FlatShare.
 	Unidentifiable []string
 	// Sensitivity is, for each parameter, the largest relative change of
-	// a target's figure when it moves by a tenth.
+	// a target's figure when it moves by a tenth; Moves the change of
+	// each target's figure (parameter × target).
 	Sensitivity []float64
+	Moves       [][]float64
 	// LeaveOneOut is, for each target, the relative error of its figure
 	// predicted by a refit without it (NaN when not computed).
 	LeaveOneOut []float64
@@ -129,7 +131,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	}
 	// Parameters that move no figure at the start are not searched: the
 	// targets cannot determine them (identify names them at the end).
-	sens, err := st.sensitivity(res.Start, start)
+	sens, _, err := st.sensitivity(res.Start, start)
 	if err != nil {
 		return nil, err
 	}
@@ -288,11 +290,11 @@ func (st *stage) search(name string, w []float64, x0 []float64) ([]float64, erro
 // least one step of an integer) down and up changes no target's figure by
 // more than FlatShare.
 func (st *stage) identify(res *Result) error {
-	sens, err := st.sensitivity(res.Fitted, st.ev.eval(res.Fitted))
+	sens, moves, err := st.sensitivity(res.Fitted, st.ev.eval(res.Fitted))
 	if err != nil {
 		return err
 	}
-	res.Sensitivity = sens
+	res.Sensitivity, res.Moves = sens, moves
 	for i, p := range st.ev.params {
 		if sens[i] <= FlatShare {
 			res.Unidentifiable = append(res.Unidentifiable, p.Path)
@@ -306,7 +308,7 @@ func (st *stage) identify(res *Result) error {
 // of a target's figure when the parameter moves from x by a tenth (at
 // least one step of an integer) down or up, within its bounds; at is x's
 // evaluation. The probes run in parallel.
-func (st *stage) sensitivity(x0 []float64, at evaluation) ([]float64, error) {
+func (st *stage) sensitivity(x0 []float64, at evaluation) ([]float64, [][]float64, error) {
 	ps, ts := st.ev.params, st.o.Targets.List
 	type probe struct {
 		i int
@@ -340,14 +342,18 @@ func (st *stage) sensitivity(x0 []float64, at evaluation) ([]float64, error) {
 	}
 	wg.Wait()
 	if err := st.ev.ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sens := make([]float64, len(ps))
+	moves := make([][]float64, len(ps))
+	for i := range moves {
+		moves[i] = make([]float64, len(ts))
+	}
 	for k, pr := range probes {
-		for _, t := range ts {
+		for j, t := range ts {
 			got, ok := evs[k].Figures[t.Procedure][t.Figure]
 			if !ok || evs[k].Err != "" {
-				sens[pr.i] = math.Inf(1) // it breaks the drive: it matters
+				sens[pr.i], moves[pr.i][j] = math.Inf(1), math.Inf(1) // it breaks the drive: it matters
 				continue
 			}
 			base := at.Figures[t.Procedure][t.Figure]
@@ -356,7 +362,8 @@ func (st *stage) sensitivity(x0 []float64, at evaluation) ([]float64, error) {
 				d = 0
 			}
 			sens[pr.i] = math.Max(sens[pr.i], d)
+			moves[pr.i][j] = math.Max(moves[pr.i][j], d)
 		}
 	}
-	return sens, nil
+	return sens, moves, nil
 }

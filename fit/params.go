@@ -216,9 +216,11 @@ func (p Param) fromUnit(u float64) float64 {
 	return p.round(p.Lo + u*(p.Hi-p.Lo))
 }
 
-// mergeParams adds named to defaults, a named one replacing a default of
-// the same path; the result is sorted by path.
-func mergeParams(defaults, named []Param) []Param {
+// Params returns the parameters of a fit of cfg: DefaultParams with the
+// named ones added, a named one replacing a default of the same path,
+// sorted by path.
+func Params(cfg controller.Config, named []Param) []Param {
+	defaults := DefaultParams(cfg)
 	by := map[string]Param{}
 	for _, p := range defaults {
 		by[p.Path] = p

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ftlsim/ftlsim/controller"
@@ -58,11 +59,17 @@ func (p *jobFile) Run(cfg controller.Config) (map[string]float64, error) {
 	}
 	e := sim.New(c)
 	figs := map[string]float64{}
+	logs := logOptions(p.text, p.env)
 	for _, group := range jf.Groups() {
 		streams := make([]sim.Stream, len(group))
+		wins := make([]*logWindows, len(group))
 		for i, j := range group {
 			so := sim.JobOptions(j.Job)
-			so.IntervalNs = 1e9 // the kit's logs average over log_avg_msec=1000
+			if lo := logs[j.Section]; len(logKinds(lo)) > 0 {
+				avg, _ := strconv.ParseInt(lo["log_avg_msec"], 10, 64)
+				wins[i] = newLogWindows(max(avg, 1), logDir(j.Job))
+				so.Hooks.OnComplete = wins[i].complete
+			}
 			streams[i] = sim.Stream{Source: workload.NewGenerator(j.Job), Options: so}
 		}
 		rs, err := e.RunGroup(streams)
@@ -77,8 +84,16 @@ func (p *jobFile) Run(cfg controller.Config) (map[string]float64, error) {
 			for k, v := range jobFigures(job, nil) {
 				figs[k] = v
 			}
-			for _, kind := range logKinds(job, nil) {
-				for k, v := range logFigures(job.Name, kind, r.Intervals, r.EndNs-r.StartNs) {
+			if wins[i] == nil {
+				continue
+			}
+			wins[i].close(r)
+			for _, kind := range logKinds(logs[job.Name]) {
+				smp := wins[i].samples(kind)
+				if len(smp) == 0 {
+					continue
+				}
+				for k, v := range logFigures(job.Name, kind, seriesOf(kind, smp), smp[len(smp)-1].ms*1e6) {
 					figs[k] = v
 				}
 			}
@@ -87,21 +102,13 @@ func (p *jobFile) Run(cfg controller.Config) (map[string]float64, error) {
 	return figs, nil
 }
 
-// isFigure reports whether a job of the kit measures a figure: it runs
-// for a set time (time_based), or it logs. Jobs that run once over their
-// span without a log (fills, the TRIM, the idle) are preparation.
-func isFigure(j fioJob, r *fioReport) bool {
-	opt := func(k string) (string, bool) {
-		if r != nil {
-			return r.option(j, k)
-		}
-		v, ok := j.Options[k]
-		return v, ok
+// logDir is the direction a job's log lines are read in: 0 for reads, 1
+// for writes (fio's ddir).
+func logDir(j *workload.Job) int {
+	if j.Pattern == workload.SeqRead || j.Pattern == workload.RandRead {
+		return 0
 	}
-	_, logs := opt("write_iops_log")
-	_, bw := opt("write_bw_log")
-	_, rt := opt("runtime")
-	return rt || logs || bw
+	return 1
 }
 
 // jobFigures returns a timed job's figures: MB/s for a sequential
@@ -142,16 +149,13 @@ func jobFigures(j fioJob, r *fioReport) map[string]float64 {
 	return out
 }
 
-// logKinds returns the logs a job writes that a fit reads: "iops" for
-// write_iops_log, "bw" for write_bw_log.
-func logKinds(j fioJob, r *fioReport) []string {
+// logKinds returns the logs a job section writes that a fit reads
+// (opts: its log options, logOptions): "iops" for write_iops_log, "bw"
+// for write_bw_log.
+func logKinds(opts map[string]string) []string {
 	var out []string
 	for _, x := range [][2]string{{"write_iops_log", "iops"}, {"write_bw_log", "bw"}} {
-		v, ok := j.Options[x[0]]
-		if r != nil {
-			v, ok = r.option(j, x[0])
-		}
-		if ok && v != "" {
+		if opts[x[0]] != "" {
 			out = append(out, x[1])
 		}
 	}

@@ -35,8 +35,8 @@ func smallBP4(t *testing.T) controller.Config {
 // into dir beside copies of the job files.
 func measure(t *testing.T, drive, dir string, files ...string) {
 	t.Helper()
-	for k, v := range map[string]string{"SPAN": "512m", "RAND_TIME": "2", "SEQ_TIME": "2",
-		"CONSIST_TIME": "60", "SIZE": "100%"} {
+	for k, v := range map[string]string{"SPAN": "256m", "RAND_TIME": "1", "SEQ_TIME": "1",
+		"CONSIST_TIME": "30", "SIZE": "100%"} {
 		t.Setenv(k, v)
 	}
 	wd, err := os.Getwd()

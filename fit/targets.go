@@ -127,6 +127,7 @@ func (ts *Targets) loadReport(dir, file string) error {
 		sections[j.Section], index[j.Section] = j, i+1
 	}
 	ts.add(p)
+	logs := logOptions(text, env)
 	for _, j := range r.Jobs {
 		fj, ok := sections[j.Name]
 		if !ok {
@@ -140,21 +141,15 @@ func (ts *Targets) loadReport(dir, file string) error {
 		for _, name := range sortedKeys(figs) {
 			ts.List = append(ts.List, Target{Procedure: p.key, Figure: name, Value: figs[name], Weight: 1, Source: src})
 		}
-		for _, kind := range logKinds(j, r) {
-			prefix, _ := r.option(j, map[string]string{"iops": "write_iops_log", "bw": "write_bw_log"}[kind])
+		lo := logs[j.Name]
+		for _, kind := range logKinds(lo) {
+			prefix := lo[map[string]string{"iops": "write_iops_log", "bw": "write_bw_log"}[kind]]
 			logFile := filepath.Join(filepath.Dir(file), fmt.Sprintf("%s_%s.%d.log", prefix, kind, index[j.Name]))
-			avg := int64(0)
-			if v, ok := r.option(j, "log_avg_msec"); ok {
-				avg, _ = strconv.ParseInt(v, 10, 64)
-			}
+			avg, _ := strconv.ParseInt(lo["log_avg_msec"], 10, 64)
 			if avg <= 0 {
 				return fmt.Errorf("%s: [%s] logs each I/O (log_avg_msec unset); the kit's jobs average each second (log_avg_msec=1000)", file, j.Name)
 			}
-			ddir := 1
-			if p := fj.Job.Pattern; p == workload.SeqRead || p == workload.RandRead {
-				ddir = 0
-			}
-			samples, err := readLog(logFile, ddir, avg)
+			samples, err := readLog(logFile, logDir(fj.Job), avg)
 			if err != nil {
 				return err
 			}
