@@ -135,7 +135,7 @@ func readLog(file string, ddir int, avgMs int64) ([]logSample, error) {
 
 // varRef matches an option whose value is one of fio's ${VAR} references
 // in a job file line "key=${VAR}".
-var varRef = regexp.MustCompile(`^\s*([a-z_0-9]+)\s*=\s*\$\{([A-Za-z_][A-Za-z_0-9]*)\}\s*$`)
+var varRef = regexp.MustCompile(`^\s*([a-z_0-9]+)\s*=\s*([^$]*)\$\{([A-Za-z_][A-Za-z_0-9]*)\}([^$]*?)\s*$`)
 
 // variables recovers the environment a job file ran with from the report
 // fio wrote: each line key=${VAR} of the file takes the value the report
@@ -162,7 +162,7 @@ func variables(jobFile string, text []byte, r *fioReport) (map[string]string, er
 		if m == nil {
 			continue
 		}
-		key, name := m[1], m[2]
+		key, prefix, name, suffix := m[1], m[2], m[3], m[4]
 		var v string
 		var ok bool
 		if section == "global" {
@@ -181,6 +181,10 @@ func variables(jobFile string, text []byte, r *fioReport) (map[string]string, er
 		if !ok {
 			continue // host-side options fio left out; the default applies
 		}
+		if !strings.HasPrefix(v, prefix) || !strings.HasSuffix(v, suffix) || len(v) < len(prefix)+len(suffix) {
+			return nil, fmt.Errorf("%s:%d: %s=%s${%s}%s, but the report has %s=%s", jobFile, i+1, key, prefix, name, suffix, key, v)
+		}
+		v = v[len(prefix) : len(v)-len(suffix)]
 		if old, seen := env[name]; seen && old != v {
 			return nil, fmt.Errorf("%s:%d: ${%s} is %q here but %q in an earlier section of the report", jobFile, i+1, name, v, old)
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -214,7 +215,7 @@ func LoadFigures(file string) (*Targets, error) {
 		return d.Decode(&ff)
 	}
 	if err := dec(); err != nil {
-		return nil, fmt.Errorf("%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, yamlError(file, err)
 	}
 	lines := entryLines(&doc)
 	ts := &Targets{Drive: ff.Drive, Params: ff.Params}
@@ -281,6 +282,25 @@ func (e figureEntry) target() (Target, Procedure, error) {
 	}
 	t.Procedure = p.Key()
 	return t, p, nil
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+
+// yamlError puts a YAML decoding error on one line per problem, each
+// "file:line: what", joined by "; ".
+func yamlError(file string, err error) error {
+	var parts []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if m := yamlLine.FindStringSubmatch(l); m != nil {
+			msg := strings.Replace(m[2], " in type fit.figureEntry", " (allowed: procedure, options, figure, value, range, weight, what)", 1)
+			msg = strings.Replace(msg, " in type fit.figuresFile", " (allowed: drive, params, targets)", 1)
+			parts = append(parts, fmt.Sprintf("%s:%s: %s", file, m[1], msg))
+		}
+	}
+	if len(parts) == 0 {
+		return fmt.Errorf("%s: %s", file, strings.Join(strings.Fields(strings.TrimPrefix(err.Error(), "yaml: ")), " "))
+	}
+	return errors.New(strings.Join(parts, "; "))
 }
 
 // entryLines returns the line of each entry of the document's targets.
