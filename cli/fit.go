@@ -77,11 +77,9 @@ func fitCmd(args []string, stdout, stderr io.Writer, set settings) error {
 	if err != nil {
 		return err
 	}
-	r, err := base.Resolve()
-	if err != nil {
-		return err
+	if base, err = ts.Start(base); err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	base = r.Config
 	var named []fit.Param
 	for _, s := range append(append([]string(nil), ts.Params...), params...) {
 		p, err := fit.ParseParam(base, s)

@@ -23,7 +23,9 @@ type evaluation struct {
 	Err     string                        `json:"error,omitempty"`
 }
 
-// evaluator runs drives, each vector of values once: the runs are
+// evaluator runs drives, each vector of values once, the procedures of
+// an evaluation, and evaluations of concurrent searches, in parallel on
+// as many cores as it has slots: the runs are
 // deterministic, so a vector met again (integer parameters round many
 // points of the search to one drive; leave-one-out refits retrace the
 // fit's first steps) is looked up. Each new evaluation is appended to
@@ -34,6 +36,7 @@ type evaluator struct {
 	params  []Param
 	targets *Targets
 
+	slots   chan struct{} // one per core: a procedure runs holding one
 	mu      sync.Mutex
 	done    map[string]*entry
 	journal *os.File
@@ -103,13 +106,26 @@ func (ev *evaluator) run(k string, x []float64) evaluation {
 		return out
 	}
 	cfg := ev.drive(x)
-	for _, key := range sortedKeys(ev.targets.Procedures) {
-		f, err := ev.targets.Procedures[key].Run(cfg)
-		if err != nil {
-			out.Err = fmt.Sprintf("%s: %v", key, err)
+	keys := sortedKeys(ev.targets.Procedures)
+	figs := make([]map[string]float64, len(keys))
+	errs := make([]error, len(keys))
+	var wg sync.WaitGroup
+	for i, key := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ev.slots <- struct{}{} // a core
+			defer func() { <-ev.slots }()
+			figs[i], errs[i] = ev.targets.Procedures[key].Run(cfg)
+		}()
+	}
+	wg.Wait()
+	for i, key := range keys {
+		if errs[i] != nil {
+			out.Err = fmt.Sprintf("%s: %v", key, errs[i])
 			return out
 		}
-		out.Figures[key] = f
+		out.Figures[key] = figs[i]
 	}
 	return out
 }

@@ -56,7 +56,10 @@ func (r *Result) comment(i int) string {
 	p := r.Params[i]
 	was := fmt.Sprintf("was %s", p.Text(r.Start[i]))
 	if r.isUnidentifiable(p.Path) {
-		return "not determined by the targets (kept); " + was
+		if p.round(r.Fitted[i]) == p.round(r.Start[i]) {
+			return "not determined by the targets: kept"
+		}
+		return "not determined by the targets: values near it fit as well; " + was
 	}
 	type moved struct {
 		j int

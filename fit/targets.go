@@ -6,12 +6,15 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ftlsim/ftlsim/controller"
 
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -63,9 +66,37 @@ type Targets struct {
 	List       []Target
 	Procedures map[string]Procedure
 	// Params are parameters the targets file names (with bounds);
-	// Drive the base drive it names ("" when it names none).
-	Params []string
-	Drive  string
+	// Drive the base drive it names ("" when it names none), Without the
+	// fields it takes out of that drive (set to their defaults: the start
+	// of a fit that must find them), Capacity the user capacity it
+	// resizes the drive to (0: the drive's), keeping its spare share.
+	Params   []string
+	Drive    string
+	Without  []string
+	Capacity controller.Size
+}
+
+// Start returns the drive a fit of these targets starts from: cfg (a
+// resolved description) without the fields of Without, resized to
+// Capacity.
+func (ts *Targets) Start(cfg controller.Config) (controller.Config, error) {
+	for _, path := range ts.Without {
+		f, ok := table.Lookup(path)
+		if !ok || f.Section {
+			return cfg, fmt.Errorf("without: %q: no such field of a drive description", path)
+		}
+		v := f.Value(reflect.ValueOf(&cfg).Elem())
+		v.Set(reflect.Zero(v.Type()))
+	}
+	if ts.Capacity > 0 {
+		r, err := cfg.Resolve()
+		if err != nil {
+			return cfg, err
+		}
+		cfg = r.Config.Resized(ts.Capacity, r.SparePercent)
+	}
+	r, err := cfg.Resolve()
+	return r.Config, err
 }
 
 func (ts *Targets) add(p Procedure) {
@@ -175,9 +206,11 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // figuresFile is a targets file: a base drive, parameters and figures.
 type figuresFile struct {
-	Drive   string        `yaml:"drive"`
-	Params  []string      `yaml:"params"`
-	Targets []figureEntry `yaml:"targets"`
+	Drive    string        `yaml:"drive"`
+	Without  []string      `yaml:"without"`
+	Capacity string        `yaml:"capacity"`
+	Params   []string      `yaml:"params"`
+	Targets  []figureEntry `yaml:"targets"`
 }
 
 type figureEntry struct {
@@ -218,7 +251,17 @@ func LoadFigures(file string) (*Targets, error) {
 		return nil, yamlError(file, err)
 	}
 	lines := entryLines(&doc)
-	ts := &Targets{Drive: ff.Drive, Params: ff.Params}
+	ts := &Targets{Drive: ff.Drive, Params: ff.Params, Without: ff.Without}
+	for _, path := range ff.Without {
+		if f, ok := table.Lookup(path); !ok || f.Section {
+			return nil, fmt.Errorf("%s: without: %q: no such field of a drive description (see docs/drive-fields.md)", file, path)
+		}
+	}
+	if ff.Capacity != "" {
+		if err := ts.Capacity.UnmarshalText([]byte(ff.Capacity)); err != nil || ts.Capacity <= 0 {
+			return nil, fmt.Errorf("%s: capacity = %q: allowed a size such as 16GiB", file, ff.Capacity)
+		}
+	}
 	for i, e := range ff.Targets {
 		at := fmt.Sprintf("%s:%d: targets[%d]", file, lines[i], i)
 		t, p, err := e.target()
@@ -293,7 +336,7 @@ func yamlError(file string, err error) error {
 	for _, l := range strings.Split(err.Error(), "\n") {
 		if m := yamlLine.FindStringSubmatch(l); m != nil {
 			msg := strings.Replace(m[2], " in type fit.figureEntry", " (allowed: procedure, options, figure, value, range, weight, what)", 1)
-			msg = strings.Replace(msg, " in type fit.figuresFile", " (allowed: drive, params, targets)", 1)
+			msg = strings.Replace(msg, " in type fit.figuresFile", " (allowed: drive, without, capacity, params, targets)", 1)
 			parts = append(parts, fmt.Sprintf("%s:%s: %s", file, m[1], msg))
 		}
 	}
