@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -74,8 +73,6 @@ type Result struct {
 	// Evaluations and Runs count evaluations and the drives run.
 	Evaluations, Runs int
 }
-
-var debugFit = os.Getenv("FTLSIM_FIT_DEBUG") != ""
 
 // FlatShare is the change of a figure below which a parameter's effect
 // is taken as none (0.3 %).
@@ -271,9 +268,6 @@ func (st *stage) search(name string, w []float64, x0 []float64) ([]float64, erro
 			x := values(u)
 			f := objective(ts, w, st.ev.eval(x))
 			consider(x, f)
-			if debugFit {
-				fmt.Println("DEBUG", u, x, f)
-			}
 			if math.IsInf(f, 0) {
 				return 1e6
 			}
