@@ -17,7 +17,7 @@ import (
 	"github.com/ftlsim/ftlsim/internal/atomicfile"
 )
 
-const fitUsage = "ftlsim fit TARGETS --drive=NAME|FILE [--param=FIELD[=LO..HI]]... [--out=DIR] [-j N] [--evaluations=N] [--seed=N] [--leave_one_out] [--resume]; TARGETS: a folder of the measurement kit's fio reports and logs, or a YAML file of figures"
+const fitUsage = "ftlsim fit TARGETS --drive=NAME|FILE [--param=FIELD[=LO..HI]]... [--default_params=false] [--out=DIR] [-j N] [--evaluations=N] [--seed=N] [--leave_one_out] [--resume]; TARGETS: a folder of the measurement kit's fio reports and logs, or a YAML file of figures"
 
 // paramList is a repeatable --param.
 type paramList []string
@@ -44,6 +44,7 @@ func fitCmd(args []string, stdout, stderr io.Writer, set settings) error {
 	seed := fs.Uint64("seed", 1, "seed of the search")
 	loo := fs.Bool("leave_one_out", false, "refit without each target and report its prediction error")
 	resume := fs.Bool("resume", false, "continue an interrupted fit from DIR/journal.jsonl")
+	defaults := fs.Bool("default_params", true, "fit the firmware's costs the drive sets besides the --param fields (false: only those)")
 	var params paramList
 	fs.Var(&params, "param", "a field to fit, FIELD or FIELD=LO..HI (repeatable; default: the firmware's costs the drive sets)")
 	pos, err := parseInterspersed(fs, args)
@@ -89,6 +90,12 @@ func fitCmd(args []string, stdout, stderr io.Writer, set settings) error {
 		named = append(named, p)
 	}
 	ps := fit.Params(base, named)
+	if !*defaults || ts.OnlyParams {
+		ps = named
+	}
+	if len(ps) == 0 {
+		return usage("fit: no parameters: name them with --param=FIELD=LO..HI")
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}

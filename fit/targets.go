@@ -74,6 +74,9 @@ type Targets struct {
 	Drive    string
 	Without  []string
 	Capacity controller.Size
+	// OnlyParams is set when the file says default_params: false: only
+	// Params are fitted.
+	OnlyParams bool
 }
 
 // Start returns the drive a fit of these targets starts from: cfg (a
@@ -206,11 +209,13 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // figuresFile is a targets file: a base drive, parameters and figures.
 type figuresFile struct {
-	Drive    string        `yaml:"drive"`
-	Without  []string      `yaml:"without"`
-	Capacity string        `yaml:"capacity"`
-	Params   []string      `yaml:"params"`
-	Targets  []figureEntry `yaml:"targets"`
+	Drive    string   `yaml:"drive"`
+	Without  []string `yaml:"without"`
+	Capacity string   `yaml:"capacity"`
+	Params   []string `yaml:"params"`
+	// DefaultParams false fits only Params.
+	DefaultParams *bool         `yaml:"default_params"`
+	Targets       []figureEntry `yaml:"targets"`
 }
 
 type figureEntry struct {
@@ -251,7 +256,8 @@ func LoadFigures(file string) (*Targets, error) {
 		return nil, yamlError(file, err)
 	}
 	lines := entryLines(&doc)
-	ts := &Targets{Drive: ff.Drive, Params: ff.Params, Without: ff.Without}
+	ts := &Targets{Drive: ff.Drive, Params: ff.Params, Without: ff.Without,
+		OnlyParams: ff.DefaultParams != nil && !*ff.DefaultParams}
 	for _, path := range ff.Without {
 		if f, ok := table.Lookup(path); !ok || f.Section {
 			return nil, fmt.Errorf("%s: without: %q: no such field of a drive description (see docs/drive-fields.md)", file, path)
@@ -336,7 +342,7 @@ func yamlError(file string, err error) error {
 	for _, l := range strings.Split(err.Error(), "\n") {
 		if m := yamlLine.FindStringSubmatch(l); m != nil {
 			msg := strings.Replace(m[2], " in type fit.figureEntry", " (allowed: procedure, options, figure, value, range, weight, what)", 1)
-			msg = strings.Replace(msg, " in type fit.figuresFile", " (allowed: drive, without, capacity, params, targets)", 1)
+			msg = strings.Replace(msg, " in type fit.figuresFile", " (allowed: drive, without, capacity, params, default_params, targets)", 1)
 			parts = append(parts, fmt.Sprintf("%s:%s: %s", file, m[1], msg))
 		}
 	}
