@@ -39,9 +39,9 @@ func writeText(w io.Writer, o *options, c *controller.Controller, r *sim.Result,
 		if j.IODepth > 0 {
 			mode = fmt.Sprintf("closed loop at queue depth %d", j.IODepth)
 		}
-		fmt.Fprintf(w, "%s: replay of %s (%s): %d requests (%.1f %% reads, %s read, %s written, %d flushes), %d devices (%s), %d wrapped, %d empty skipped, %.1f s recorded; %s\n",
+		fmt.Fprintf(w, "%s: replay of %s (%s): %d requests (%.1f %% reads, %s read, %s written, %d flushes), %s (%s), %d wrapped, %d empty skipped, %.1f s recorded; %s\n",
 			j.Name, o.traceFile, o.given["format"], s.Records, 100*s.ReadShare(), units.FormatBytes(s.ReadBytes), units.FormatBytes(s.WriteBytes),
-			s.Flushes, s.Devices, o.devices, s.Wrapped, s.Skipped, float64(s.DurationNs)/1e9, mode)
+			s.Flushes, plural(s.Devices, "device"), o.devices, s.Wrapped, s.Skipped, float64(s.DurationNs)/1e9, mode)
 		writeResults(w, r)
 	} else {
 		writeJobText(w, o, r)
@@ -65,6 +65,9 @@ func writeDriveText(w io.Writer, o *options, c *controller.Controller, prep prep
 	case workload.PreconditionTorture:
 		fmt.Fprintf(w, "precondition: fill, then %s of 4 KiB random writes at QD 32 (%s)\n",
 			time.Duration(o.precondition.TortureNs), done)
+	case workload.PreconditionSeason:
+		fmt.Fprintf(w, "precondition: seasoned: fill, then a disk image restored over every LBA in %s extents in random order (%s)\n",
+			workload.SeasonImageBS, done)
 	}
 }
 
@@ -212,4 +215,12 @@ func powerLossText(pl controller.PowerLossReport) string {
 	return fmt.Sprintf("acknowledged data lost: %s made durable by a flush, %s not flushed but on flash (%d lower pages destroyed by interrupted upper-page programs), %s not yet on flash; %d programs unfinished, %d erases undone; mounted in %.1f ms (%s%d pages scanned, %d mapping entries rebuilt)",
 		units.FormatBytes(pl.LostFlushedBytes), units.FormatBytes(pl.LostProgrammedBytes), pl.CorruptedPages, units.FormatBytes(pl.LostVolatileBytes),
 		pl.UnfinishedPages, pl.UnerasedGroups, float64(pl.MountNs)/1e6, ckpt, pl.ScannedPages, pl.Entries)
+}
+
+// plural is "1 device", "2 devices".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
