@@ -82,10 +82,13 @@ func fitCmd(args []string, stdout, stderr io.Writer, set settings) error {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	var named []fit.Param
-	for _, s := range append(append([]string(nil), ts.Params...), params...) {
+	for i, s := range append(append([]string(nil), ts.Params...), params...) {
 		p, err := fit.ParseParam(base, s)
+		if err != nil && i < len(ts.Params) {
+			return usage("%s: params[%d]: %v", pos[0], i, err)
+		}
 		if err != nil {
-			return usageError{err}
+			return usage("--param=%s: %v", s, err)
 		}
 		named = append(named, p)
 	}
