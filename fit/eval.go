@@ -43,12 +43,18 @@ type evaluator struct {
 	jw      *bufio.Writer
 	runs    int // evaluations run (not looked up)
 	looked  int // evaluations looked up
-	onEval  func()
 }
 
 type entry struct {
 	once sync.Once
 	ev   evaluation
+}
+
+// counts returns the evaluations run and those looked up so far.
+func (ev *evaluator) counts() (runs, looked int) {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	return ev.runs, ev.looked
 }
 
 // key is the vector as the description holds its values.
@@ -93,9 +99,6 @@ func (ev *evaluator) eval(x []float64) evaluation {
 		ev.looked++
 	}
 	ev.mu.Unlock()
-	if ev.onEval != nil {
-		ev.onEval()
-	}
 	return e.ev
 }
 

@@ -34,7 +34,8 @@ type Options struct {
 	// interrupted continues with Resume.
 	Journal string
 	Resume  bool
-	// Progress, when set, is called after each evaluation.
+	// Progress, when set, is called after each evaluation; the
+	// leave-one-out refits call it from several goroutines at once.
 	Progress func(Progress)
 }
 
@@ -191,7 +192,8 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res.Evaluations, res.Runs = ev.runs+ev.looked, ev.runs
+	runs, looked := ev.counts()
+	res.Evaluations, res.Runs = runs+looked, runs
 	return res, nil
 }
 
@@ -239,7 +241,8 @@ func (st *stage) search(name string, w []float64, x0 []float64) ([]float64, erro
 			best, bestKey, bestX = f, k, append([]float64(nil), x...)
 		}
 		if st.o.Progress != nil {
-			st.o.Progress(Progress{Stage: name, Evaluations: st.ev.runs + st.ev.looked, Runs: st.ev.runs, Best: best})
+			runs, looked := st.ev.counts()
+			st.o.Progress(Progress{Stage: name, Evaluations: runs + looked, Runs: runs, Best: best})
 		}
 	}
 	var free []int
