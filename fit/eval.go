@@ -119,7 +119,7 @@ func (ev *evaluator) run(k string, x []float64) evaluation {
 			defer wg.Done()
 			ev.slots <- struct{}{} // a core
 			defer func() { <-ev.slots }()
-			figs[i], errs[i] = ev.targets.Procedures[key].Run(cfg)
+			figs[i], errs[i] = ev.targets.Procedures[key].Run(ev.ctx, cfg)
 		}()
 	}
 	wg.Wait()

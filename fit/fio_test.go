@@ -1,6 +1,7 @@
 package fit_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,7 +82,7 @@ func TestSameFilesAsRun(t *testing.T) {
 	measure(t, drive, dir, "consistency")
 	ts, err := fit.LoadFio(dir)
 	require.NoError(t, err)
-	figs, err := ts.Procedures["consistency.json"].Run(cfg)
+	figs, err := ts.Procedures["consistency.json"].Run(context.Background(), cfg)
 	require.NoError(t, err)
 	require.NotEmpty(t, ts.List)
 	for _, tg := range ts.List {

@@ -2,6 +2,7 @@ package fit
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
@@ -19,8 +20,9 @@ import (
 type Procedure interface {
 	// Key names the procedure in targets and messages.
 	Key() string
-	// Run runs the procedure on a drive built from cfg.
-	Run(cfg controller.Config) (map[string]float64, error)
+	// Run runs the procedure on a drive built from cfg; when ctx is
+	// done, the run stops and Run returns ctx's error.
+	Run(ctx context.Context, cfg controller.Config) (map[string]float64, error)
 }
 
 // jobFile is one of the measurement kit's fio job files, run as fio ran
@@ -43,7 +45,7 @@ func (p *jobFile) parse() (*workload.JobFile, error) {
 // Run runs the job file's groups in order after a secure erase, as
 // `ftlsim run` does, and measures each job as its fio report and logs
 // give it (figures named by logFigures and jobFigures).
-func (p *jobFile) Run(cfg controller.Config) (map[string]float64, error) {
+func (p *jobFile) Run(ctx context.Context, cfg controller.Config) (map[string]float64, error) {
 	jf, err := p.parse()
 	if err != nil {
 		return nil, err
@@ -58,6 +60,7 @@ func (p *jobFile) Run(cfg controller.Config) (map[string]float64, error) {
 		}
 	}
 	e := sim.New(c)
+	defer stopOn(ctx, e)()
 	figs := map[string]float64{}
 	logs := logOptions(p.text, p.env)
 	for _, group := range jf.Groups() {
@@ -75,6 +78,9 @@ func (p *jobFile) Run(cfg controller.Config) (map[string]float64, error) {
 		rs, err := e.RunGroup(streams)
 		if err != nil {
 			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err // cut short: not the drive's figures
 		}
 		for i, r := range rs {
 			fj := fioreport.JobOf(r, group[i].Options)
@@ -210,6 +216,15 @@ func seriesOf(kind string, samples []logSample) []sim.Interval {
 	return out
 }
 
+// stopOn stops e's runs when ctx is done; the returned function releases
+// the watch.
+func stopOn(ctx context.Context, e *sim.Engine) func() bool {
+	if ctx.Err() != nil {
+		e.Stop()
+	}
+	return context.AfterFunc(ctx, e.Stop)
+}
+
 // scenario is one of ftlsim's review scenarios with its parameters.
 type scenario struct {
 	name string
@@ -235,7 +250,7 @@ func (p *scenario) Key() string {
 // 70 % of the step: median, 10th and 90th percentiles, peak, median of
 // the seconds with I/O, longest stall) and HD Tach's (mean MB/s over the
 // first 10 GB, GB written before a second above 300 MB/s).
-func (p *scenario) Run(cfg controller.Config) (map[string]float64, error) {
+func (p *scenario) Run(ctx context.Context, cfg controller.Config) (map[string]float64, error) {
 	sc, err := workload.ScenarioByName(p.name)
 	if err != nil {
 		return nil, err
@@ -248,9 +263,14 @@ func (p *scenario) Run(cfg controller.Config) (map[string]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	ms, err := sim.New(c).RunSteps(steps)
+	e := sim.New(c)
+	defer stopOn(ctx, e)()
+	ms, err := e.RunSteps(steps)
 	if err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // cut short: not the drive's figures
 	}
 	out := map[string]float64{}
 	for _, m := range sim.CombineRepeated(ms) {
