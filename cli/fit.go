@@ -153,7 +153,7 @@ func fitCmd(args []string, stdout, stderr io.Writer, set settings) error {
 	os.Remove(journal) // the fit is whole: nothing to resume
 	fmt.Fprint(stdout, table.String())
 	if len(res.Unidentifiable) > 0 {
-		fmt.Fprintf(stdout, "\nnot determined by these targets (kept at the drive's values): %s\n", strings.Join(res.Unidentifiable, ", "))
+		fmt.Fprintf(stdout, "\nnot determined by these targets (a flat objective: other values fit as well): %s\n", strings.Join(res.Unidentifiable, ", "))
 	}
 	fmt.Fprintf(stdout, "\nwrote %s and %s\n", filepath.Join(*out, "fitted.yaml"), filepath.Join(*out, "fit.md"))
 	return nil
