@@ -279,17 +279,18 @@ func (p *scenario) Run(ctx context.Context, cfg controller.Config) (map[string]f
 		out[l+": write IOPS"] = r.Write.IOPS
 		out[l+": read MB/s"] = r.Read.BWBytes / 1e6
 		out[l+": read IOPS"] = r.Read.IOPS
-		if len(r.Intervals) == 0 {
+		if r.Intervals.Len() == 0 {
 			continue
 		}
-		s := analysis.SummarizeConsistency(r.Intervals, (r.EndNs-r.StartNs)*7/10)
+		ivs := r.Intervals.Slice()
+		s := analysis.SummarizeConsistency(ivs, (r.EndNs-r.StartNs)*7/10)
 		out[l+": steady median"] = s.SteadyMedian
 		out[l+": steady p10"] = s.SteadyP10
 		out[l+": steady p90"] = s.SteadyP90
 		out[l+": steady peak"] = s.SteadyMax
 		out[l+": steady active median"] = s.SteadyActiveMedian
 		out[l+": longest stall s"] = float64(s.LongestStall)
-		first10, to300 := hdTach(r.Intervals)
+		first10, to300 := hdTach(ivs)
 		out[l+": first 10 GB MB/s"] = first10
 		out[l+": GB before 300 MB/s"] = to300
 	}
