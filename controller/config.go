@@ -323,13 +323,16 @@ type Config struct {
 }
 
 // DeviceConfig is the flash array the drive builds: the description's,
-// with compression slots as its device units.
+// with compression slots, or the pages a mapping unit larger than a page
+// spans, as its device units.
 func (c *Config) DeviceConfig() nand.Config {
 	n := c.NAND
 	n.Seed = c.Seed // the factory bad blocks
 	n.TrackAge = c.Firmware.ReadErrors
 	if c.Firmware.Compression {
 		n.Geometry.UnitBytes = int(c.Firmware.CompressionSlot)
+	} else {
+		n.Geometry.UnitBytes = n.Geometry.DeviceUnitBytes()
 	}
 	return n
 }
@@ -350,7 +353,7 @@ func (c *Config) FTLConfig() (ftl.Config, error) {
 	if err != nil {
 		return ftl.Config{}, c.policyErr(err)
 	}
-	k := 1
+	k := c.NAND.Geometry.UnitSpan() // a large mapping unit spans pages
 	if c.Firmware.Compression {
 		k = c.NAND.Geometry.UnitBytes / int(c.Firmware.CompressionSlot)
 	}
