@@ -329,6 +329,9 @@ func (c *Config) DeviceConfig() nand.Config {
 	n := c.NAND
 	n.Seed = c.Seed // the factory bad blocks
 	n.TrackAge = c.Firmware.ReadErrors
+	// The FTL keeps the reverse map it needs; a drive that can lose
+	// power keeps the tags a rebuild reads.
+	n.DropTags = !n.TrackData
 	if c.Firmware.Compression {
 		n.Geometry.UnitBytes = int(c.Firmware.CompressionSlot)
 	} else {
@@ -338,10 +341,13 @@ func (c *Config) DeviceConfig() nand.Config {
 }
 
 // MemoryEstimate returns the bytes of simulator state a geometry needs
-// (its unit_bytes being the device unit).
+// (its unit_bytes being the device unit): per unit a mapping entry, a
+// valid bit and the FTL's share of the reverse map (a tenth of the
+// groups and those being programmed: at most half a 32-bit tag a unit;
+// the device keeps no tags), per block its state.
 func MemoryEstimate(g nand.Geometry) int64 {
 	units := float64(g.Groups()) * float64(g.UnitsPerGroup())
-	return int64(units*(4+4+0.125)) + int64(g.Blocks())*16
+	return int64(units*(4+0.5+0.125)) + int64(g.Blocks())*16
 }
 
 // FTLConfig returns the translation-layer configuration of a resolved

@@ -441,12 +441,22 @@ type Config struct {
 	// it was last programmed (the inputs of Reliability.RBER); a
 	// controller that models read errors sets it.
 	TrackAge bool `yaml:"-" json:"-"`
+	// DropTags keeps no OOB tag per unit: Program still marks the units
+	// it is given a tag for valid, but Tag and Read return NoTag. The
+	// tags are the drive's reverse map; an FTL over such a device keeps
+	// what it needs of them itself (the victims' and the open groups'),
+	// saving 4 bytes a unit. Not with TrackData: a power-loss rebuild
+	// reads every tag.
+	DropTags bool `yaml:"-" json:"-"`
 }
 
 // Validate checks the geometry, the timing and the reliability model.
 func (c Config) Validate() error {
 	if err := c.Geometry.Validate(); err != nil {
 		return err
+	}
+	if c.DropTags && c.TrackData {
+		return fmt.Errorf("%w: DropTags with TrackData: a device that tracks data keeps its tags", ErrConfig)
 	}
 	if err := c.Timing.Validate(); err != nil {
 		return err

@@ -156,17 +156,18 @@ func Drive(r controller.Resolved, trackData bool) int64 {
 
 // trackBytesPerUnit is what tracking data (nand.Config.TrackData) costs
 // a device unit of flash cfg: measured, as the difference between the
-// memory of a device of one block a plane with and without it, so that
-// the estimate follows what the nand package keeps. Where no such device
-// can be built, it assumes two 32-bit words a unit.
+// memory of a device of one block a plane with and without it (with it,
+// the device keeps its OOB tags as well), so that the estimate follows
+// what the nand package keeps. Where no such device can be built, it
+// assumes two 32-bit words a unit.
 func trackBytesPerUnit(cfg nand.Config) float64 {
 	cfg.Geometry.BlocksPerPlane = 1
-	cfg.TrackData = false
+	cfg.TrackData, cfg.DropTags = false, true // as the controller builds it
 	without, err := nand.New(cfg)
 	if err != nil {
 		return 8
 	}
-	cfg.TrackData = true
+	cfg.TrackData, cfg.DropTags = true, false // it then keeps the tags too
 	with, err := nand.New(cfg)
 	if err != nil {
 		return 8
