@@ -446,7 +446,8 @@ type Config struct {
 	// tags are the drive's reverse map; an FTL over such a device keeps
 	// what it needs of them itself (the victims' and the open groups'),
 	// saving 4 bytes a unit. Not with TrackData: a power-loss rebuild
-	// reads every tag.
+	// reads every tag. (The controller sets it on large drives:
+	// controller.CompactMapUnits.)
 	DropTags bool `yaml:"-" json:"-"`
 }
 

@@ -138,17 +138,28 @@ func meminfoLine(meminfo []byte, key string) (int64, error) {
 
 // Drive returns the memory a drive built from r holds: the controller's
 // estimate for its flash (controller.MemoryEstimate: mapping, OOB tags,
-// valid bits, block state), what a drive that verifies keeps beside it
+// valid bits, block state; CompactMemoryEstimate without tags), what a drive that verifies keeps beside it
 // for every device unit (nand.Config.TrackData; trackBytesPerUnit) and
-// the compressed sizes of a compressing one (a byte a user unit).
+// the compressed sizes of a compressing one (a byte a user unit). On a
+// drive whose mapping unit spans pages (nand.Geometry.UnitSpan), a
+// mapping entry covers that many device units, and each logical unit
+// keeps its size (a byte).
 func Drive(r controller.Resolved, trackData bool) int64 {
 	dc := r.Config.DeviceConfig()
 	g := dc.Geometry
 	n := controller.MemoryEstimate(g)
+	if dc.DropTags {
+		n = controller.CompactMemoryEstimate(g)
+	}
+	units := float64(g.Groups()) * float64(g.UnitsPerGroup())
 	if trackData {
-		n += int64(trackBytesPerUnit(dc) * float64(g.Groups()) * float64(g.UnitsPerGroup()))
+		n += int64(trackBytesPerUnit(dc) * units)
 	}
 	if r.Config.Firmware.Compression {
+		n += int64(r.Config.Capacity) / int64(r.Config.NAND.Geometry.UnitBytes)
+	}
+	if span := r.Config.NAND.Geometry.UnitSpan(); span > 1 && !r.Config.Firmware.Compression {
+		n -= int64(units * 4 * (1 - 1/float64(span)))
 		n += int64(r.Config.Capacity) / int64(r.Config.NAND.Geometry.UnitBytes)
 	}
 	return n
