@@ -148,7 +148,7 @@ func Drive(r controller.Resolved, trackData bool) int64 {
 	dc := r.Config.DeviceConfig()
 	g := dc.Geometry
 	n := controller.MemoryEstimate(g)
-	if dc.DropTags {
+	if dc.DropTags && !trackData { // a drive that tracks data keeps its tags
 		n = controller.CompactMemoryEstimate(g)
 	}
 	units := float64(g.Groups()) * float64(g.UnitsPerGroup())
@@ -167,18 +167,18 @@ func Drive(r controller.Resolved, trackData bool) int64 {
 
 // trackBytesPerUnit is what tracking data (nand.Config.TrackData) costs
 // a device unit of flash cfg: measured, as the difference between the
-// memory of a device of one block a plane with and without it (with it,
-// the device keeps its OOB tags as well), so that the estimate follows
-// what the nand package keeps. Where no such device can be built, it
+// memory of a device of one block a plane with and without it (both
+// keeping their OOB tags, as a drive that tracks data does), so that the
+// estimate follows what the nand package keeps. Where no such device can be built, it
 // assumes two 32-bit words a unit.
 func trackBytesPerUnit(cfg nand.Config) float64 {
 	cfg.Geometry.BlocksPerPlane = 1
-	cfg.TrackData, cfg.DropTags = false, true // as the controller builds it
+	cfg.TrackData, cfg.DropTags = false, false // tags kept, as a drive that tracks data keeps them
 	without, err := nand.New(cfg)
 	if err != nil {
 		return 8
 	}
-	cfg.TrackData, cfg.DropTags = true, false // it then keeps the tags too
+	cfg.TrackData = true
 	with, err := nand.New(cfg)
 	if err != nil {
 		return 8
