@@ -93,6 +93,13 @@ type Firmware struct {
 	CommandNs      int64 `yaml:"command_ns" layer:"firmware" unit:"ns" range:"0..1000000000" doc:"processor time to handle one command"`
 	ReadCommandNs  int64 `yaml:"read_command_ns,omitempty" layer:"firmware" unit:"ns" range:"0..1000000000" default:"0: command_ns" doc:"processor time of a read that goes to flash"`
 	WriteCommandNs int64 `yaml:"write_command_ns,omitempty" layer:"firmware" unit:"ns" range:"0..1000000000" default:"0: command_ns" doc:"processor time of a write"`
+	// ChannelStripe makes the firmware program host data in stripes
+	// across the dies of each channel: a page to each die in turn, and
+	// the channel's next stripe once every program of the last has ended
+	// and StripeNs of work for it is done. Off, each die takes its next
+	// page as soon as it can.
+	ChannelStripe bool  `yaml:"channel_stripe,omitempty" layer:"firmware" doc:"program host data in stripes across each channel's dies, the next once the last has ended"`
+	StripeNs      int64 `yaml:"stripe_ns,omitempty" layer:"firmware" unit:"ns" range:"0..100000000" default:"0: none" doc:"firmware work between one channel stripe and the next"`
 	// DoorbellNs is the time from the host ringing a queue's doorbell to
 	// the command being in the controller (NVMe: the doorbell's posted
 	// write and the fetch of the 64-byte submission entry from host
@@ -162,6 +169,14 @@ type Firmware struct {
 	// behind until blocking collection at gc_low_water stalls the host
 	// (see ftl.Config).
 	GCPacePercent int `yaml:"gc_pace_percent,omitempty" layer:"firmware" unit:"%" range:"0..10000" ftl:"GCPacePercent" default:"0 means 100" doc:"speed of paced collection against the rate that keeps free space level"`
+	// GCReserve is how the free-group thresholds above are sized:
+	// "fixed", every die keeps them as given, whatever its size; "spare",
+	// they are scaled down on dies whose spare area is too small for them
+	// (ftl.ReserveSpare), so that the write points and the reserve hold
+	// at most a quarter of the spare where collection allows.
+	// Zoned makes the drive a zoned namespace (see Zoned).
+	Zoned     Zoned  `yaml:"zoned,omitempty" doc:"a zoned namespace (NVMe ZNS): zone size, capacity and limits"`
+	GCReserve string `yaml:"gc_reserve,omitempty" layer:"firmware" range:"fixed|spare" default:"fixed" doc:"how the gc_* free-group thresholds are sized: as given on every die, or from the spare area"`
 	// PowerLossProtection is capacitors that hold the drive up long enough,
 	// on a power cut, to finish the flash operations under way and program
 	// what the write buffer holds: nothing acknowledged is lost.
@@ -405,6 +420,7 @@ func (c *Config) FTLConfig() (ftl.Config, error) {
 		SLCDynamicGroups:  c.slcGroups(c.Firmware.SLCCache.DynamicMax),
 		SLCDynamicReserve: c.nativeGroups(c.Firmware.SLCCache.DynamicReserve),
 		SLCDirect:         c.Firmware.SLCCache.WhenFull == "direct",
+		Reserve:           c.Firmware.reserveMode(),
 	}
 	c.copyToFTL(&fc)
 	return fc, nil

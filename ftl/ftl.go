@@ -33,6 +33,9 @@ type stage struct {
 }
 
 // FTL is a page-mapped flash translation layer over one nand.Device.
+//
+// An FTL is not safe for concurrent use, its read-only methods included
+// (they may load mapping state): one goroutine drives it.
 type FTL struct {
 	dev *nand.Device
 	cfg Config
@@ -126,13 +129,18 @@ type FTL struct {
 	// tags (nil on one that does; see revmap.go).
 	rev *revMap
 
-	// Spare-area accounting for the theory comparison.
+	// Spare-area accounting for the theory comparison, and the budget
+	// the thresholds were sized to (reserve.go).
 	alphaSum, alphaN float64
+	budget           SpareBudget
 	paceGain         float64 // GCPacePercent/100
 }
 
-// New builds an FTL over dev, which it secure-erases.
+// New builds an FTL over dev, which it secure-erases; dev must not be nil.
 func New(dev *nand.Device, cfg Config) (*FTL, error) {
+	if dev == nil {
+		return nil, errors.New("ftl: New: nil device (build one with nand.New)")
+	}
 	cfg.setDefaults()
 	g := dev.Geometry()
 	f := &FTL{
@@ -246,12 +254,19 @@ func (c Config) MinSpareGroups() int { return 2 + max(c.GCLowWater, c.GCRestoreT
 // refused by New.
 func (cfg Config) Validate(g nand.Geometry) error {
 	cfg.setDefaults()
+	return lightFTL(cfg, g).validate()
+}
+
+// lightFTL is an FTL of configuration cfg (defaults set) on geometry g
+// with no bad blocks and nothing allocated beyond the bad-block map: for
+// the checks New makes, without the memory of a drive.
+func lightFTL(cfg Config, g nand.Geometry) *FTL {
 	f := &FTL{cfg: cfg, dies: g.Dies(), np: g.PlanesPerDie, upp: g.UnitsPerPage(), ppb: g.PagesPerBlock,
 		upg: g.UnitsPerGroup(), gpd: g.BlocksPerPlane, unitBytes: g.UnitBytes}
 	f.pageUnits = f.np * f.upp
 	f.k, f.reserved = cfg.UnitSlots, cfg.ReservedGroups
 	f.bad = make([]bool, g.Groups())
-	return f.validate()
+	return f
 }
 
 func (f *FTL) validate() error {
@@ -283,6 +298,13 @@ func (f *FTL) validate() error {
 	if err := f.validateSLC(); err != nil {
 		return err
 	}
+	if c.Reserve > ReserveSpare {
+		return fieldErr("Reserve", int(c.Reserve), "ReserveFixed or ReserveSpare", "")
+	}
+	// The thresholds as collection runs them (sized from the spare
+	// under ReserveSpare).
+	f.sizeReserve()
+	c = f.cfg
 	// Every die must keep, beyond its share of user data (stored
 	// uncompressed in the worst case), its reserved groups, its open
 	// groups, its GC reserve, its static SLC cache and at least one more

@@ -121,6 +121,21 @@ type Device struct {
 	FreeBlocksEnd  int
 	Wear           nand.Wear
 	EffectiveAlpha float64 // physical space able to hold data / user space (see ftl.Stats)
+	// Zones is what zone management did during the run, on a zoned drive
+	// (nil on a conventional one).
+	Zones *ZoneStats
+}
+
+// ZoneStats is a zoned drive's zone management over a run.
+type ZoneStats struct {
+	// Resets counts resets of zones holding data; Finishes zones
+	// finished by a command; AutoCloses implicitly opened zones the
+	// drive closed to open another; Refused commands refused with an
+	// NVMe zone status.
+	Resets     int64 `json:"resets"`
+	Finishes   int64 `json:"finishes"`
+	AutoCloses int64 `json:"auto_closes"`
+	Refused    int64 `json:"refused"`
 }
 
 // ftlErases is the blocks the FTL erased, leaving out the controller's
@@ -173,6 +188,13 @@ type Geometry struct {
 	OPPercent        float64 // (physical − user) / user, from the rounded geometry
 	OpenBlocks       int     // blocks held open for host and GC writes
 	ReserveBlocks    int     // free blocks GC keeps in reserve
+	// EffectiveOPPercent is the spare area left to garbage collection
+	// once the write points and the reserve are taken out, in percent of
+	// the user data (ftl.SpareBudget.EffectivePercent); HeldSparePercent
+	// is the share of the spare they hold, in percent. Warnings are the
+	// drive's warnings (controller.Controller.Warnings), one line each.
+	EffectiveOPPercent, HeldSparePercent float64
+	Warnings                             []string
 	// BadBlocks are the blocks that left the factory bad;
 	// RetiredGroups the plane groups the FTL retired for them.
 	BadBlocks, RetiredGroups int
@@ -189,8 +211,10 @@ type Result struct {
 	Read, Write, Trim DirStats
 	// Sync is the FLUSH commands the job issued (fio's sync: fsync,
 	// fdatasync, sync, end_fsync); they carry no data.
-	Sync         DirStats
-	Intervals    []Interval
+	Sync DirStats
+	// Intervals is the per-interval series; runs of idle intervals are
+	// stored once (see Series).
+	Intervals    Series
 	Device       Device
 	Geometry     Geometry
 	BusyNs       int64   // time with at least one command outstanding
@@ -213,6 +237,10 @@ type Result struct {
 	// RateMinFailed says how the run missed its minimum rate
 	// (Options.MinBytesPerSec, MinIOPS) and stopped; empty when it did not.
 	RateMinFailed string
+	// RateNotReached says, when the run was paced (Options.Paced), that
+	// the drive did not reach the rate asked for: a rate is a ceiling, and
+	// the job ran at the drive's speed. Empty when it was reached.
+	RateNotReached string
 	// LatPercentiles and NoPercentiles say where fio's output puts the
 	// percentiles: under total latency, or nowhere (Options).
 	LatPercentiles, NoPercentiles bool
@@ -245,7 +273,12 @@ func GeometryOf(c *controller.Controller) Geometry {
 	g := cfg.NAND.Geometry
 	fc := c.FTL().Config()
 	phys := g.Bytes()
-	user := c.CapacityBytes()
+	user := int64(cfg.Capacity) // on a zoned drive, what its zones hold
+	b := c.FTL().SpareBudget()
+	var warnings []string
+	for _, w := range c.Warnings() {
+		warnings = append(warnings, w.String())
+	}
 	return Geometry{
 		Drive: cfg.Name, Channels: g.Channels, Dies: g.Dies(), Planes: g.PlanesPerDie, Blocks: g.Blocks(),
 		PagesPerBlock: g.PagesPerBlock, PageBytes: g.PageBytes, MappingUnitBytes: g.UnitBytes,
@@ -253,7 +286,9 @@ func GeometryOf(c *controller.Controller) Geometry {
 		OpenBlocks:    2 * g.Dies() * g.PlanesPerDie,
 		ReserveBlocks: fc.GCLowWater * g.Dies() * g.PlanesPerDie,
 		BadBlocks:     c.Device().BadBlocks(), RetiredGroups: c.FTL().BadGroups(),
-		GrownBadBlocks: c.Device().GrownBadBlocks(),
+		GrownBadBlocks:     c.Device().GrownBadBlocks(),
+		EffectiveOPPercent: b.EffectivePercent(), HeldSparePercent: 100 * min(b.HeldShare(), 100),
+		Warnings: warnings,
 	}
 }
 
@@ -272,12 +307,13 @@ type metrics struct {
 	busy          int64
 	busyAt        int64
 	c0            ftl.Counters
+	z0            ftl.ZoneCounters
 	// current interval
 	ivStart   int64
 	iv        Interval
 	ivLatSum  float64
 	ivCounter ftl.Counters
-	series    []Interval
+	series    Series
 	planes    int
 	pageBytes float64
 	busyNow   bool
@@ -300,6 +336,7 @@ func newMetrics(c *controller.Controller, start int64, o Options) *metrics {
 	c.FTL().ResetStats()
 	c.FTL().ResetFreeGroupsMin()
 	m.c0 = c.Counters()
+	m.z0 = c.ZoneCounters()
 	m.ivStart = start
 	m.ivCounter = m.c0
 	iv := o.IntervalNs
@@ -324,9 +361,7 @@ func (m *metrics) busyUntil(t int64) int64 {
 }
 
 func (m *metrics) complete(ev event) {
-	for ev.at >= m.ivStart+m.o.IntervalNs {
-		m.closeInterval(m.ivStart + m.o.IntervalNs)
-	}
+	m.advance(ev.at)
 	lat := ev.at - ev.iss
 	if ev.req.Op == blockio.Flush {
 		// A FLUSH is fio's sync: its own statistics, no data, not an I/O
@@ -336,11 +371,15 @@ func (m *metrics) complete(ev event) {
 		}
 		return
 	}
-	d := min(int(ev.req.Op), 2)
+	op := ev.req.Op
+	if op == blockio.ZoneAppend {
+		op = blockio.Write // a write the drive places; zone management counts as trim (fio's zone reset)
+	}
+	d := min(int(op), 2)
 	if ev.at >= m.rampEnd {
 		m.dir[d].add(lat, ev.req.Length)
 	}
-	switch ev.req.Op {
+	switch op {
 	case blockio.Read:
 		m.iv.ReadIOs++
 	case blockio.Write:
@@ -348,7 +387,7 @@ func (m *metrics) complete(ev event) {
 	default:
 		m.iv.TrimIOs++
 	}
-	switch ev.req.Op {
+	switch op {
 	case blockio.Read:
 		m.iv.ReadBytes += ev.req.Length
 		m.iv.Bytes += ev.req.Length
@@ -363,6 +402,54 @@ func (m *metrics) complete(ev event) {
 	if m.o.Hooks.OnComplete != nil {
 		m.o.Hooks.OnComplete(Completion{Op: ev.req.Op, Offset: ev.req.Offset, Length: ev.req.Length,
 			IssuedNs: ev.iss - m.start, DoneNs: ev.at - m.start})
+	}
+}
+
+// advance closes the series intervals that end at or before t, the time
+// of the event being taken. Every event before t has been taken, so the
+// intervals after the one open now hold no I/O and see the drive's
+// counters unchanged; once the drive's busy state is the same through
+// them too, they are alike but for their times, and they are added in
+// one step: an idle gap (or a command outstanding for hours) costs the
+// same whatever its length.
+func (m *metrics) advance(t int64) {
+	l := m.o.IntervalNs
+	for t >= m.ivStart+l {
+		m.closeInterval(m.ivStart + l)
+		// The drive's busy state is the same through the intervals
+		// before t, or (busy since busyAt, after the interval open
+		// now) through those that end by busyAt: all idle.
+		lim := t
+		if m.busyNow && m.busyAt > m.ivStart {
+			lim = min(t, m.busyAt)
+		}
+		if lim >= m.ivStart+l {
+			m.closeInterval(m.ivStart + l)
+			last, _ := m.series.Last()
+			m.repeat(last, (lim-m.ivStart)/l)
+		}
+	}
+}
+
+// repeat adds k intervals like last, the series' last, after it, as
+// closeInterval would one by one.
+func (m *metrics) repeat(last Interval, k int64) {
+	if k <= 0 {
+		return
+	}
+	l := m.o.IntervalNs
+	next := last
+	next.StartNs, next.EndNs = last.EndNs, last.EndNs+l
+	m.series.AppendRun(next, int(k))
+	m.ivStart += k * l
+	m.ivBusy = m.busyUntil(m.ivStart)
+	m.ss.observeRun(&next, next.EndNs+m.start, l, k)
+	if m.o.Hooks.OnInterval != nil {
+		iv := next
+		d := (k - 1) * l
+		iv.StartNs += d
+		iv.EndNs += d
+		m.o.Hooks.OnInterval(iv)
 	}
 }
 
@@ -397,7 +484,7 @@ func (m *metrics) closeInterval(end int64) {
 	if end-m.ivStart == m.o.IntervalNs || (m.o.IntervalNs <= 0 && end-m.ivStart == Second) {
 		m.ss.observe(&iv, end, secs) // whole intervals only: not a run's last, partial one
 	}
-	m.series = append(m.series, iv)
+	m.series.Append(iv)
 	if m.o.Hooks.OnInterval != nil {
 		m.o.Hooks.OnInterval(iv)
 	}
@@ -475,6 +562,11 @@ func (m *metrics) finish(end int64) *Result {
 		Wear:           m.c.Device().Wear(),
 		EffectiveAlpha: m.c.FTL().Stats().EffectiveAlpha,
 	}
+	if _, ok := m.c.Zones(); ok {
+		z := m.c.ZoneCounters()
+		r.Device.Zones = &ZoneStats{Resets: z.Resets - m.z0.Resets, Finishes: z.Finishes - m.z0.Finishes,
+			AutoCloses: z.AutoCloses - m.z0.AutoCloses, Refused: z.Refused - m.z0.Refused}
+	}
 	r.Device.derive()
 	pw := m.c.Config().Power
 	g := m.c.Config().NAND.Geometry
@@ -484,12 +576,13 @@ func (m *metrics) finish(end int64) *Result {
 		r.Power.AverageW = r.Power.EnergyJ / (float64(span) / 1e9)
 	}
 	r.Power.IdleW = float64(pw.ControllerIdleMW+pw.DRAMIdleMW) / 1e3
-	for _, iv := range m.series {
+	for iv := range m.series.Runs() {
 		r.Power.PeakW = max(r.Power.PeakW, iv.PowerW)
 	}
 	if r.Device.HostWriteBytes > 0 {
 		r.Power.JoulesPerGBWritten = r.Power.EnergyJ / (float64(r.Device.HostWriteBytes) / 1e9)
 	}
+	r.RateNotReached = rateNotReached(m.o, r)
 	return r
 }
 

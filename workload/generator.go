@@ -1,12 +1,15 @@
 package workload
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/ftlsim/ftlsim/blockio"
 )
 
-// Generator issues a resolved job's requests. It implements Source.
+// Generator issues a resolved job's requests. It implements Source. A
+// Generator is not safe for concurrent use; its job must not change while
+// it runs.
 type Generator struct {
 	j       *Job
 	rng     *rand.Rand
@@ -42,10 +45,18 @@ type Generator struct {
 	maxWrite              int64
 	passIssued, passBytes int64
 	spr                   *sprState // sprandom
+	err                   error     // the job cannot be run (Err)
 }
 
 // NewGenerator returns a generator for a resolved job.
+//
+// A job that cannot be run — nil, with no block size, or not resolved
+// (its range holds no block) — gives a generator that yields nothing and
+// whose Err says why, rather than one that panics.
 func NewGenerator(j *Job) *Generator {
+	if err := j.runnable(); err != nil {
+		return &Generator{j: j, err: err}
+	}
 	g := &Generator{j: j, rng: rand.New(rand.NewPCG(j.RandSeed, j.RandSeed^0x5851f42d4c957f2d))}
 	g.minBS = j.BS[0].Bytes
 	for d := range g.cum {
@@ -90,6 +101,9 @@ func NewGenerator(j *Job) *Generator {
 
 // Next implements Source.
 func (g *Generator) Next(it *Item) bool {
+	if g.err != nil {
+		return false
+	}
 	j := g.j
 	if g.flushNext {
 		g.flushNext = false
@@ -366,3 +380,27 @@ func (g *Generator) flush(it *Item) {
 
 // Issued returns the number of requests issued so far.
 func (g *Generator) Issued() int64 { return g.issued }
+
+// Err returns why the generator yields nothing when its job cannot be run
+// (see NewGenerator); nil otherwise.
+func (g *Generator) Err() error { return g.err }
+
+// runnable checks that j can be generated from: it has block sizes, and
+// Resolve has given it a range that holds one.
+func (j *Job) runnable() error {
+	if j == nil {
+		return fmt.Errorf("%w: nil job", ErrOption)
+	}
+	if len(j.BS) == 0 {
+		return fmt.Errorf("%w: job %q has no block size (Job.BS is empty: build jobs with NewJob)", ErrOption, j.Name)
+	}
+	minBS, err := j.smallestBlock()
+	if err != nil {
+		return err
+	}
+	if j.Size < minBS || j.Offset < 0 {
+		return fmt.Errorf("%w: job %q is not resolved: its range (offset %d, size %d) holds no %d-byte block (call Job.Resolve with the drive's capacity first)",
+			ErrOption, j.Name, j.Offset, j.Size, minBS)
+	}
+	return nil
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ftlsim/ftlsim/internal/units"
@@ -19,7 +18,7 @@ type amount struct {
 
 func parseAmount(s string) (amount, error) {
 	if p, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
-		v, err := strconv.ParseFloat(p, 64)
+		v, err := units.ParseFloat(p)
 		if err != nil || v <= 0 || v > 100 {
 			return amount{}, fmt.Errorf("%q: a percentage must be in (0, 100]", s)
 		}
@@ -43,6 +42,15 @@ func (a amount) resolve(capacity int64) int64 {
 // Resolve checks the job against a drive of capacity bytes and fixes its
 // byte range. Errors name the option and the allowed range.
 func (j *Job) Resolve(capacity int64) error {
+	if j == nil {
+		return fmt.Errorf("%w: nil job", ErrOption)
+	}
+	if len(j.BS) == 0 {
+		return fmt.Errorf("%w: job %q has no block size (Job.BS is empty: build jobs with NewJob)", ErrOption, j.Name)
+	}
+	if capacity <= 0 {
+		return fmt.Errorf("%w: job %q: drive capacity %d: must be positive", ErrOption, j.Name, capacity)
+	}
 	minBS, err := j.smallestBlock()
 	if err != nil {
 		return err

@@ -116,6 +116,13 @@ var docCommands = []docEntry{
 	{doc: "ftlsim scenario endurance --drive=m4-64 --quick=1 --chart=endurance.png # 35 to 50 s on two cores",
 		swap: []string{"--drive=m4-64", "--drive=m4-64 --capacity=4GiB --max_life=2"}, def: short, long: short, why: "rounds until a 64 GB drive retires; the long tier runs it shortened too, to keep CI within its time"},
 
+	// docs/fit.md
+	{doc: "ftlsim fit examples/fit/quick.yaml --out=fit-quick",
+		swap: []string{"--out=fit-quick", "--out=fit-quick --evaluations=12"}, def: short, long: full,
+		why: "about 90 evaluations of the four corners on a 16 GiB drive (30 s of CPU)"},
+	{doc: "ftlsim fit examples/fit/bp3.yaml --out=fit-bp3 --leave_one_out", def: skip, long: skip,
+		why: "full-size consistency runs of 2,000 s, each fit many of them: see examples/fit/README.md for its time"},
+
 	// docs/scenarios.md
 	{doc: "ftlsim scenario consistency --drive=bp3-256 --spare=25",
 		swap: []string{"--spare=25", "--spare=25" + cap16 + " --time=30s"}, def: short, long: short, why: "2,000 s of random writes on 256 GB; the long tier runs it shortened too, to keep CI within its time"},
@@ -151,6 +158,9 @@ var docCommands = []docEntry{
 	{doc: "ftlsim sweep examples/sweeps/nvme-queues.yaml --out=results/nvme-queues",
 		swap: []string{"ftlsim sweep examples/sweeps/nvme-queues.yaml", nvmeQueuesShort + " && ftlsim sweep nvme-queues.yaml"},
 		def:  short, long: full, why: "16 points on a 64 GiB drive"},
+	{doc: "ftlsim sweep examples/sweeps/dies.yaml --out=results/dies",
+		swap: []string{"ftlsim sweep examples/sweeps/dies.yaml", diesShort + " && ftlsim sweep dies.yaml"}, def: short, long: short,
+		why: "20 points of 300 s on 64 GiB: nine minutes at -j 2"},
 }
 
 // The shortened studies: the example study files with smaller drives,
@@ -159,5 +169,7 @@ var docCommands = []docEntry{
 const (
 	opDiesShort = "sed -e 's/capacity: 64GiB/capacity: 4GiB/' -e 's/time: 2000s/time: 5s/' -e 's/op: \\[7, 12, 25, 28\\]/op: [7, 28]/' " +
 		"-e 's/nand.geometry.dies: \\[8, 16, 32\\]/nand.geometry.dies: [8, 16]/' examples/sweeps/op-dies.yaml > op-dies.yaml"
+	diesShort = "sed -e 's/capacity: 64GiB/capacity: 16GiB/' -e 's/time: 300s/time: 5s/' -e 's/nand.geometry.dies: \\[8, 16, 32, 64, 128\\]/nand.geometry.dies: [8, 16]/' " +
+		"-e 's/gc_streams: \\[3, 0\\]/gc_streams: [0]/' examples/sweeps/dies.yaml > dies.yaml"
 	nvmeQueuesShort = "sed -e 's/capacity: 64GiB/capacity: 16GiB/' -e 's/runtime: 2$/runtime: 0.2/' examples/sweeps/nvme-queues.yaml > nvme-queues.yaml"
 )

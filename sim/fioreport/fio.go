@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ftlsim/ftlsim/controller"
@@ -169,6 +168,9 @@ type Device struct {
 	MapWrites          int64   `json:"map_writes"`
 	UBER               float64 `json:"uber"`
 	FlashUBER          float64 `json:"flash_uber"`
+	// Zones is a zoned drive's zone management during the job (absent
+	// on a conventional drive).
+	Zones *sim.ZoneStats `json:"zones,omitempty"`
 }
 
 // Power is ftlsim's account of a job's power.
@@ -178,26 +180,6 @@ type Power struct {
 	IdleW              float64 `json:"idle_w"`
 	EnergyJ            float64 `json:"energy_j"`
 	JoulesPerGBWritten float64 `json:"joules_per_gb_written"`
-}
-
-// Geometry describes the simulated drive.
-type Geometry struct {
-	Drive            string  `json:"drive"`
-	Channels         int     `json:"channels"`
-	Dies             int     `json:"dies"`
-	Planes           int     `json:"planes"`
-	Blocks           int     `json:"blocks"`
-	PagesPerBlock    int     `json:"pages_per_block"`
-	PageBytes        int     `json:"page_bytes"`
-	MappingUnitBytes int     `json:"mapping_unit_bytes"`
-	PhysicalBytes    int64   `json:"physical_bytes"`
-	UserBytes        int64   `json:"user_bytes"`
-	OPPercent        float64 `json:"op_percent"`
-	OpenBlocks       int     `json:"open_blocks"`
-	ReserveBlocks    int     `json:"reserve_blocks"`
-	BadBlocks        int     `json:"bad_blocks"`
-	RetiredGroups    int     `json:"retired_groups"`
-	GrownBadBlocks   int     `json:"grown_bad_blocks"`
 }
 
 // Series is the per-interval series, column by column. A series of
@@ -234,21 +216,58 @@ func latOf(l sim.LatencyStats, pct bool) Lat {
 // round keeps JSON numbers short and stable.
 func round(x float64) float64 { return math.Round(x*1000) / 1000 }
 
-func meanStd(xs []float64) (mn, mx, mean, std float64) {
-	if len(xs) == 0 {
+// sample is a value taken count times (a run of like intervals).
+type sample struct {
+	x     float64
+	count int
+}
+
+// samples is the number of samples xs stands for.
+func samples(xs []sample) int {
+	n := 0
+	for _, s := range xs {
+		n += s.count
+	}
+	return n
+}
+
+// meanStd returns the minimum, maximum, mean and sample standard
+// deviation of samples xs, each taken its count times. The sums take a
+// value once per time it was taken up to a run of 1<<16, so that they
+// come out as they would from a list of every value; beyond (an idle gap
+// of days), the rest of a run is added at once.
+func meanStd(xs []sample) (mn, mx, mean, std float64) {
+	n := samples(xs)
+	if n == 0 {
 		return 0, 0, 0, 0
 	}
-	mn, mx = xs[0], xs[0]
-	for _, x := range xs {
-		mn, mx = min(mn, x), max(mx, x)
-		mean += x
+	mn, mx = xs[0].x, xs[0].x
+	each := func(s sample, f func(float64)) {
+		k := min(s.count, 1<<16)
+		for range k {
+			f(s.x)
+		}
+		if rest := s.count - k; rest > 0 {
+			f(s.x * float64(rest))
+		}
 	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		std += (x - mean) * (x - mean)
+	for _, s := range xs {
+		mn, mx = min(mn, s.x), max(mx, s.x)
+		each(s, func(x float64) { mean += x })
 	}
-	if len(xs) > 1 {
-		std = math.Sqrt(std / float64(len(xs)-1))
+	mean /= float64(n)
+	for _, s := range xs {
+		d := (s.x - mean) * (s.x - mean)
+		k := min(s.count, 1<<16)
+		for range k {
+			std += d
+		}
+		if rest := s.count - k; rest > 0 {
+			std += d * float64(rest)
+		}
+	}
+	if n > 1 {
+		std = math.Sqrt(std / float64(n-1))
 	}
 	return
 }
@@ -266,13 +285,22 @@ func dirOf(r *sim.Result, d sim.DirStats, dir int) Dir {
 	}
 	// bw and iops statistics over the series' intervals, as fio computes
 	// them over its bw/iops samples.
-	var bws, iops []float64
+	var bws, iops []sample
 	ramp := (r.EndNs - r.StartNs) - r.RuntimeNs
-	for _, iv := range r.Intervals {
-		secs := float64(iv.EndNs-iv.StartNs) / 1e9
-		if d.IOs == 0 || secs <= 0 || iv.EndNs <= ramp {
+	for iv, count := range r.Intervals.Runs() {
+		l := iv.EndNs - iv.StartNs
+		if d.IOs == 0 || l <= 0 {
 			continue
 		}
+		if iv.EndNs <= ramp {
+			// The intervals of the run that end within the ramp.
+			skip := int((ramp-iv.EndNs)/l) + 1
+			if skip >= count {
+				continue
+			}
+			count -= skip
+		}
+		secs := float64(l) / 1e9
 		var n, b int64
 		switch dir {
 		case 0:
@@ -282,108 +310,17 @@ func dirOf(r *sim.Result, d sim.DirStats, dir int) Dir {
 		default:
 			n = iv.TrimIOs
 		}
-		bws = append(bws, float64(b)/1024/secs)
-		iops = append(iops, float64(n)/secs)
+		bws = append(bws, sample{float64(b) / 1024 / secs, count})
+		iops = append(iops, sample{float64(n) / secs, count})
 	}
 	mn, mx, mean, std := meanStd(bws)
-	f.BWMin, f.BWMax, f.BWMean, f.BWDev, f.BWSamples = int64(mn), int64(mx), round(mean), round(std), len(bws)
+	f.BWMin, f.BWMax, f.BWMean, f.BWDev, f.BWSamples = int64(mn), int64(mx), round(mean), round(std), samples(bws)
 	if len(bws) > 0 {
 		f.BWAgg = 100
 	}
 	mn, mx, mean, std = meanStd(iops)
-	f.IOPSMin, f.IOPSMax, f.IOPSMean, f.IOPSStddev, f.IOPSSamples = int64(mn), int64(mx), round(mean), round(std), len(iops)
+	f.IOPSMin, f.IOPSMax, f.IOPSMean, f.IOPSStddev, f.IOPSSamples = int64(mn), int64(mx), round(mean), round(std), samples(iops)
 	return f
-}
-
-// SteadyState is fio's steadystate block: the criterion as fio writes
-// it ("iops_slope:0.100000%"), the window in seconds, whether it was
-// attained, the criterion's figure, and the window's samples (bw in KiB/s,
-// as fio's).
-type SteadyState struct {
-	SS           string     `json:"ss"`
-	Duration     int64      `json:"duration"`
-	Attained     int        `json:"attained"`
-	Criterion    string     `json:"criterion"`
-	MaxDeviation float64    `json:"max_deviation"`
-	Slope        float64    `json:"slope"`
-	Data         SteadyData `json:"data"`
-}
-
-// SteadyData is the window's samples and means.
-type SteadyData struct {
-	BWMean   int64   `json:"bw_mean"`
-	IOPSMean int64   `json:"iops_mean"`
-	LatMean  *int64  `json:"lat_mean,omitempty"`
-	LatNs    []int64 `json:"lat_ns,omitempty"`
-	IOPS     []int64 `json:"iops"`
-	BW       []int64 `json:"bw"`
-}
-
-// Steady writes what steady-state detection found as fio's
-// steadystate block (nil for nil).
-func Steady(s *sim.SteadyState) *SteadyState {
-	if s == nil {
-		return nil
-	}
-	pct := ""
-	if s.Percent {
-		pct = "%"
-	}
-	out := &SteadyState{
-		SS: fmt.Sprintf("%s:%f%s", s.Criterion, s.Limit, pct), Duration: s.DurationNs / 1e9,
-		MaxDeviation: s.MaxDeviation, Slope: s.Slope, Data: SteadyData{IOPS: []int64{}, BW: []int64{}},
-	}
-	if s.Attained {
-		out.Attained = 1
-	}
-	// The criterion's figure: the slope or the deviation, as a share of
-	// the mean when the limit is one.
-	fig, mean := s.MaxDeviation, 0.0
-	src := s.IOPS
-	switch {
-	case strings.HasPrefix(s.Criterion, "bw"):
-		src = s.BW
-	case strings.HasPrefix(s.Criterion, "lat"):
-		src = s.Lat
-	}
-	for _, v := range src {
-		mean += v
-	}
-	if len(src) > 0 {
-		mean /= float64(len(src))
-	}
-	if strings.HasSuffix(s.Criterion, "_slope") {
-		fig = math.Abs(s.Slope)
-	}
-	if s.Percent && mean > 0 {
-		fig = 100 * fig / mean
-	}
-	out.Criterion = fmt.Sprintf("%f%s", fig, pct)
-	var si, sb float64
-	for i := range s.IOPS {
-		out.Data.IOPS = append(out.Data.IOPS, int64(math.Round(s.IOPS[i])))
-		out.Data.BW = append(out.Data.BW, int64(math.Round(s.BW[i]/1024)))
-		si += s.IOPS[i]
-		sb += s.BW[i] / 1024
-	}
-	if n := float64(len(s.IOPS)); n > 0 {
-		out.Data.IOPSMean, out.Data.BWMean = int64(math.Round(si/n)), int64(math.Round(sb/n))
-	}
-	if strings.HasPrefix(s.Criterion, "lat") {
-		// fio adds the latencies when the criterion is on them.
-		var sl float64
-		out.Data.LatNs = []int64{}
-		for _, v := range s.Lat {
-			out.Data.LatNs = append(out.Data.LatNs, int64(math.Round(v)))
-			sl += v
-		}
-		m := int64(0)
-		if len(s.Lat) > 0 {
-			m = int64(math.Round(sl / float64(len(s.Lat))))
-		}
-		out.Data.LatMean = &m
-	}
-	return out
 }
 
 // JobPlusOf is JobOf with fio's json+ additions: each direction's completion
@@ -498,29 +435,31 @@ func JobOf(r *sim.Result, options map[string]string) Job {
 		EraseCountMin: d.Wear.Min, EraseCountMax: d.Wear.Max, EraseCountMean: round(d.Wear.Mean),
 		LifeUsed: math.Round(d.Wear.Life*1e6) / 1e6, EffectiveAlpha: math.Round(d.EffectiveAlpha*1e6) / 1e6,
 		CompressionRatio: round(d.CompressionRatio()), ParityBytes: d.ParityBytes, MapReads: d.MapReads,
-		MapWrites: d.MapWrites, UBER: d.UBER, FlashUBER: d.FlashUBER,
+		MapWrites: d.MapWrites, UBER: d.UBER, FlashUBER: d.FlashUBER, Zones: d.Zones,
 	}
 	j.Geometry = Geometry{
 		Drive: g.Drive, Channels: g.Channels, Dies: g.Dies, Planes: g.Planes, Blocks: g.Blocks,
 		PagesPerBlock: g.PagesPerBlock, PageBytes: g.PageBytes, MappingUnitBytes: g.MappingUnitBytes,
 		PhysicalBytes: g.PhysicalBytes, UserBytes: g.UserBytes, OPPercent: round(g.OPPercent),
 		OpenBlocks: g.OpenBlocks, ReserveBlocks: g.ReserveBlocks, BadBlocks: g.BadBlocks, RetiredGroups: g.RetiredGroups,
-		GrownBadBlocks: g.GrownBadBlocks,
+		GrownBadBlocks: g.GrownBadBlocks, EffectiveOPPercent: round(g.EffectiveOPPercent),
+		HeldSparePercent: round(g.HeldSparePercent), Warnings: g.Warnings,
 	}
 	pw := r.Power
 	j.Power = Power{AverageW: round(pw.AverageW), PeakW: round(pw.PeakW), IdleW: round(pw.IdleW),
 		EnergyJ: round(pw.EnergyJ), JoulesPerGBWritten: round(pw.JoulesPerGBWritten)}
 	s := Series{}
-	if len(r.Intervals) > 0 {
-		s.IntervalMs = (r.Intervals[0].EndNs - r.Intervals[0].StartNs) / 1e6
+	if r.Intervals.Len() > 0 {
+		first := r.Intervals.At(0)
+		s.IntervalMs = (first.EndNs - first.StartNs) / 1e6
 	}
 	ivs := r.Intervals
-	if len(ivs) > MaxSeries {
-		s.Intervals = len(ivs)
-		s.Note = SeriesOmitted(len(ivs))
-		ivs = nil
+	if ivs.Len() > MaxSeries {
+		s.Intervals = ivs.Len()
+		s.Note = SeriesOmitted(ivs.Len())
+		ivs = sim.Series{}
 	}
-	for _, iv := range ivs {
+	for _, iv := range ivs.All() {
 		s.TimeMs = append(s.TimeMs, iv.EndNs/1e6)
 		s.IOPS = append(s.IOPS, round(iv.IOPS))
 		s.MBps = append(s.MBps, round(iv.MBps))
