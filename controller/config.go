@@ -349,22 +349,47 @@ type Config struct {
 }
 
 // DeviceConfig is the flash array the drive builds: the description's,
-// with compression slots as its device units.
+// with compression slots, or the pages a mapping unit larger than a page
+// spans, as its device units.
 func (c *Config) DeviceConfig() nand.Config {
 	n := c.NAND
 	n.Seed = c.Seed // the factory bad blocks
 	n.TrackAge = c.Firmware.ReadErrors
 	if c.Firmware.Compression {
 		n.Geometry.UnitBytes = int(c.Firmware.CompressionSlot)
+	} else {
+		n.Geometry.UnitBytes = n.Geometry.DeviceUnitBytes()
 	}
+	// The flash keeps its OOB tags (the reverse map) where they cost
+	// little; on large drives, or when asked, the FTL keeps the part of
+	// them it needs instead, trading the time of passes over its mapping
+	// table for 4 bytes a unit. A drive that can lose power keeps the
+	// tags a rebuild reads.
+	n.DropTags = !n.TrackData && (n.DropTags || n.Geometry.Units() > CompactMapUnits)
 	return n
 }
 
+// CompactMapUnits is the number of device units above which a drive
+// keeps no OOB tags on its flash (nand.Config.DropTags, which a
+// description built in Go may also set): 2³⁰ units, 4 GiB of tags (4 TiB
+// of flash at 4 KiB units, 16 TiB at 16 KiB).
+const CompactMapUnits = 1 << 30
+
 // MemoryEstimate returns the bytes of simulator state a geometry needs
-// (its unit_bytes being the device unit).
+// (its unit_bytes being the device unit): per unit a mapping entry, a
+// valid bit and an OOB tag, per block its state. A device that keeps no
+// tags (nand.Config.DropTags) needs less: see CompactMemoryEstimate.
 func MemoryEstimate(g nand.Geometry) int64 {
 	units := float64(g.Groups()) * float64(g.UnitsPerGroup())
 	return int64(units*(4+4+0.125)) + int64(g.Blocks())*16
+}
+
+// CompactMemoryEstimate is MemoryEstimate for a device that keeps no
+// tags: the FTL's share of the reverse map instead (a tenth of the
+// groups and those being programmed: at most half a tag a unit).
+func CompactMemoryEstimate(g nand.Geometry) int64 {
+	units := float64(g.Groups()) * float64(g.UnitsPerGroup())
+	return MemoryEstimate(g) - int64(units*3.5)
 }
 
 // FTLConfig returns the translation-layer configuration of a resolved
@@ -376,7 +401,7 @@ func (c *Config) FTLConfig() (ftl.Config, error) {
 	if err != nil {
 		return ftl.Config{}, c.policyErr(err)
 	}
-	k := 1
+	k := c.NAND.Geometry.UnitSpan() // a large mapping unit spans pages
 	if c.Firmware.Compression {
 		k = c.NAND.Geometry.UnitBytes / int(c.Firmware.CompressionSlot)
 	}

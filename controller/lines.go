@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -141,12 +142,14 @@ type Line struct {
 	NAND       string `yaml:"nand"`
 	// Channels is the channels the board populates (0: all the
 	// controller's); a capacity point may populate fewer.
-	Channels      int       `yaml:"channels,omitempty"`
-	DiesPerTarget int       `yaml:"dies_per_target"`
-	Host          Host      `yaml:"host,omitempty"`
-	Firmware      Firmware  `yaml:"firmware"`
-	Power         Power     `yaml:"power"`
-	Variants      []Variant `yaml:"variants"`
+	Channels      int `yaml:"channels,omitempty"`
+	DiesPerTarget int `yaml:"dies_per_target"`
+	// UnitBytes is the firmware's mapping (indirection) unit (0: 4 KiB).
+	UnitBytes Size      `yaml:"unit_bytes,omitempty"`
+	Host      Host      `yaml:"host,omitempty"`
+	Firmware  Firmware  `yaml:"firmware"`
+	Power     Power     `yaml:"power"`
+	Variants  []Variant `yaml:"variants"`
 
 	file   string
 	places map[string]place
@@ -262,7 +265,7 @@ func (l Line) Expand(v Variant) (Config, error) {
 		NAND: nand.Config{
 			Geometry: nand.Geometry{Channels: ch, TargetsPerChannel: dies / ch / dpt, DiesPerTarget: dpt,
 				PlanesPerDie: p.Die.PlanesPerDie, BlocksPerPlane: p.Die.BlocksPerPlane, PagesPerBlock: p.Die.PagesPerBlock,
-				PageBytes: p.Die.PageBytes, SpareBytes: p.Die.SpareBytes, UnitBytes: 4096},
+				PageBytes: p.Die.PageBytes, SpareBytes: p.Die.SpareBytes, UnitBytes: int(cmp.Or(l.UnitBytes, 4096))},
 		},
 	}
 	part := Config{NAND: nand.Config{Timing: p.Timing, Reliability: p.Reliability, Interface: p.Interface}, Power: p.Power}

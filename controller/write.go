@@ -33,7 +33,7 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 			bytes -= (last+1)*c.unit - (r.Offset + r.Length)
 		}
 		done = c.linkTransferIn(t, bytes)
-		if c.cfg.Firmware.CompressOutMBps > 0 && c.slot < c.unit {
+		if c.cfg.Firmware.CompressOutMBps > 0 && c.cfg.Firmware.Compression {
 			done = max(done, c.compressPath(t, bytes, r.Data))
 		} else {
 			done = max(done, pass(&c.dp.writeFree, t, bytes, c.cfg.Firmware.DatapathWriteMBps))
@@ -152,15 +152,19 @@ func (c *Controller) readModifyWrite(lba, at int64) (lost bool, err error) {
 // compressed size rounded up to whole slots, at most the whole unit
 // (incompressible data is stored as it is); a unit that repeats earlier
 // data (drawn with probability DedupePct) is stored as a reference in one
-// slot.
+// slot. Without compression (a mapping unit larger than a page, stored in
+// page-sized slots) a unit takes all its slots.
 func (c *Controller) slotsFor(d blockio.Data) int {
+	k := c.unit / c.slot
+	if !c.cfg.Firmware.Compression {
+		return int(k) // a mapping unit larger than a page: all its pages
+	}
 	if d.DedupePct > 0 {
 		if c.rng.Uint32N(100) < uint32(d.DedupePct) {
 			c.cnt.DedupedUnits++
 			return 1
 		}
 	}
-	k := c.unit / c.slot
 	stored := c.unit * int64(100-min(d.CompressPct, 100)) / 100
 	return int(min(k, max(1, (stored+c.slot-1)/c.slot)))
 }
