@@ -67,6 +67,11 @@ type Request struct {
 	// on flash, not in the write buffer; a read first commits buffered
 	// data it covers to flash and reads it from there.
 	FUA bool
+	// KeepData, on a write, stores in each unit the data it already
+	// holds (a defragmenter moving a file's extents rewrites the same
+	// content): the flash work of a write, the content of none. Token
+	// is then the data of units that hold none.
+	KeepData bool
 	// Token is an opaque payload stamp for written data (tests use it
 	// to check that reads return the latest write).
 	Token uint32

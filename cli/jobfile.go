@@ -112,6 +112,9 @@ func fileDrive(o *options, jf *workload.JobFile, stderr io.Writer, set settings)
 	if err != nil {
 		return nil, err
 	}
+	if err := jf.LayOutFiles(c.CapacityBytes()); err != nil {
+		return nil, fmt.Errorf("%s: %w", jf.Name, err)
+	}
 	noted := map[string]bool{}
 	for _, j := range jf.Jobs {
 		if err := j.Job.Resolve(c.CapacityBytes()); err != nil {

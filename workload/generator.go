@@ -191,9 +191,12 @@ func (g *Generator) Next(it *Item) bool {
 	g.bytes += n
 	it.Op, it.Offset, it.Length = op, off, n
 	it.FUA = (op == blockio.Write && j.WriteFUA) || (op == blockio.Read && j.ReadFUA)
+	it.KeepData = op == blockio.Write && j.KeepData
 	it.Verify = false
 	if g.w != nil {
 		switch {
+		case op == blockio.Write && j.KeepData:
+			// Its own data stays: what the job wrote there before.
 		case op == blockio.Write:
 			// A write to part of a unit rewrites the whole unit.
 			g.w.write(off/g.vunit, (off+n+g.vunit-1)/g.vunit, g.version+1)

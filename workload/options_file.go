@@ -26,6 +26,12 @@ var jobFileOptions = []Option{
 		Help: "start once the named job (a section before this one) has finished"},
 	{Name: "description", Kind: KindText, JobFile: true, WorkloadOnly: true,
 		Help: "what the job is for: its report's desc, as fio's"},
+	{Name: "filename", Kind: KindText, Values: "/dev/NAME (the drive) or file names, ':'-separated", JobFile: true,
+		Help: "a device (/dev/…): the drive itself; else the job's files: each distinct file gets a region of the drive of its own, shared by the jobs that name it"},
+	{Name: "directory", Kind: KindText, Values: "a directory, or several ':'-separated", JobFile: true,
+		Help: "the job is on files (fio's $jobname.$jobnum.$filenum in it, or its filename=): each file a region of the drive of its own"},
+	{Name: "filename_format", Kind: KindText, Values: "a name with $jobname, $jobnum, $filenum", JobFile: true,
+		Help: "names the job's files (fio's default $jobname.$jobnum.$filenum): jobs with distinct names get distinct regions of the drive"},
 }
 
 // notApplied returns table entries for options a simulated drive has
@@ -47,7 +53,7 @@ func notApplied(reason, names string) []Option {
 // a job file may set them, and they are reported as not applied.
 var notAppliedOptions = slices.Concat(
 	notApplied("the host's I/O path: the simulation submits to the drive directly", `ioengine direct buffered
-		filename filename_format directory thread invalidate cpus_allowed cpumask gtod_reduce clocksource
+		thread invalidate cpus_allowed cpumask gtod_reduce clocksource
 		iodepth_batch iodepth_batch_submit iodepth_batch_complete iodepth_batch_complete_min
 		iodepth_batch_complete_max iodepth_low lockmem nice prio prioclass allow_mounted_write create_on_open
 		overwrite fallocate continue_on_error`),

@@ -226,11 +226,15 @@ var targetOptions = []Option{
 			return nil
 		}},
 	{Name: "nrfiles", Kind: KindInt, Min: 1, Max: 1 << 20, Field: "Target.Files",
-		Help:     "files the job's range is split into (each a region of filesize bytes)",
-		intField: func(j *Job) *int { return &j.Files }},
+		Help: "files the job's range is split into (each a region of filesize bytes); the job is on files of its own, as fio's",
+		set: func(j *Job, v string) error {
+			j.FileSet.filesSet = true
+			return setInt(&j.Files, v, 1, 1<<20)
+		}},
 	{Name: "filesize", Kind: KindSize, Values: "SIZE|N%[-HI]", Field: "Target.fileSize",
 		Help: "bytes of each file (default size/nrfiles); with no size, size = nrfiles × filesize", set: func(j *Job, v string) (err error) {
 			v, _, _ = strings.Cut(v, "-") // fio's filesize range: the low end
+			j.FileSet.filesSet = true
 			j.fileSize, err = parseAmount(v)
 			return
 		}},

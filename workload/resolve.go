@@ -68,6 +68,7 @@ func (j *Job) Resolve(capacity int64) error {
 	if j.noVerifyPhase {
 		j.Verify = false
 	}
+	j.fileNotes()
 	if err := j.resolveZones(minBS); err != nil {
 		return err
 	}
@@ -99,8 +100,16 @@ func (j *Job) smallestBlock() (int64, error) {
 }
 
 // resolveRange fixes the job's offset, size and file size on a drive of
-// capacity bytes, and checks that its blocks fit in them.
+// capacity bytes, and checks that its blocks fit in them. A job on files
+// laid out by LayOutFiles stays in their region: its offset counts from
+// the region's start and its size defaults to the region's end;
+// percentages are of the drive.
 func (j *Job) resolveRange(capacity, minBS int64) error {
+	base, space, where := int64(0), capacity, fmt.Sprintf("the %d-byte drive", capacity)
+	if r := j.FileSet.Region; r.Len > 0 {
+		base, space = r.Base, r.Len
+		where = fmt.Sprintf("the %d bytes of file %s", r.Len, r.File)
+	}
 	j.Offset = j.offset.resolve(capacity)
 	if j.offsetIncrement.set {
 		j.Offset += int64(j.Clone) * j.offsetIncrement.resolve(capacity)
@@ -108,13 +117,13 @@ func (j *Job) resolveRange(capacity, minBS int64) error {
 	if j.Offset%512 != 0 {
 		return fmt.Errorf("%w: offset=%d: must be a multiple of 512", ErrOption, j.Offset)
 	}
-	if j.Offset >= capacity {
-		return fmt.Errorf("%w: offset=%d: past the end of the %d-byte drive", ErrOption, j.Offset, capacity)
+	if j.Offset >= space {
+		return fmt.Errorf("%w: offset=%d: past the end of %s", ErrOption, j.Offset, where)
 	}
 	files := int64(max(j.Files, 1))
 	switch {
 	case j.fillDevice:
-		j.Size = capacity - j.Offset
+		j.Size = space - j.Offset
 	case j.size.set:
 		j.Size = j.size.resolve(capacity)
 		if j.fileSize.set {
@@ -124,21 +133,21 @@ func (j *Job) resolveRange(capacity, minBS int64) error {
 	case j.fileSize.set:
 		j.Size = files * j.fileSize.resolve(capacity)
 	default:
-		j.Size = capacity - j.Offset
+		j.Size = space - j.Offset
 	}
 	j.FileSize = j.Size / files
 	if j.fileSize.set {
 		j.FileSize = min(j.fileSize.resolve(capacity), j.FileSize)
 	}
 	j.FileSize = j.FileSize / 512 * 512
-	if j.ClampToDrive && j.Offset+j.Size > capacity {
-		j.Size = capacity - j.Offset
+	if j.ClampToDrive && j.Offset+j.Size > space {
+		j.Size = space - j.Offset
 	}
 	if j.Size%512 != 0 {
 		return fmt.Errorf("%w: size=%d: must be a multiple of 512", ErrOption, j.Size)
 	}
-	if j.Size < minBS || j.Offset+j.Size > capacity {
-		return fmt.Errorf("%w: size=%d at offset=%d: must hold one block and end within the %d-byte drive", ErrOption, j.Size, j.Offset, capacity)
+	if j.Size < minBS || j.Offset+j.Size > space {
+		return fmt.Errorf("%w: size=%d at offset=%d: must hold one block and end within %s", ErrOption, j.Size, j.Offset, where)
 	}
 	for _, b := range slices.Concat(j.BS, j.BSDir[1], j.BSDir[2]) {
 		if b.Bytes > j.Size {
@@ -148,6 +157,7 @@ func (j *Job) resolveRange(capacity, minBS int64) error {
 			return fmt.Errorf("%w: bs=%d: larger than each of the nrfiles=%d files (%d bytes)", ErrOption, b.Bytes, j.Files, j.FileSize)
 		}
 	}
+	j.Offset += base
 	return nil
 }
 
