@@ -21,6 +21,7 @@ type options struct {
 	job          *workload.Job
 	given        map[string]string // job options as given, for fio's "job options"
 	drive        string
+	driveGiven   bool // --drive was given (a zoned job file without it runs on the default zoned preset)
 	capacity     string
 	op           string
 	gc           string

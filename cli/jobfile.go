@@ -108,8 +108,12 @@ func fileDrive(o *options, jf *workload.JobFile, stderr io.Writer, set settings)
 	for i, j := range jf.Jobs {
 		jobs[i] = j.Job
 	}
+	chooseZonedDrive(o, jf)
 	c, err := buildDrive(o, jobs, o.intervalMsec*1e6)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkZonedJobs(jf, c, o.drive); err != nil {
 		return nil, err
 	}
 	if err := jf.LayOutFiles(c.CapacityBytes()); err != nil {

@@ -155,6 +155,10 @@ type Target struct {
 	// range's start past its end.
 	Strided                       bool
 	ZoneSize, ZoneRange, ZoneSkip int64
+	// ZBD is how a zonemode=zbd job uses a zoned drive; Placement the
+	// placement identifiers its writes carry (FDP).
+	ZBD       ZBD
+	Placement Placement
 	// FileSet is the job's files as fio names them, and the region of the
 	// drive they take once laid out (LayOutFiles).
 	FileSet FileSet

@@ -68,7 +68,7 @@ var notAppliedOptions = slices.Concat(
 	// passthrough, network, object stores, GPU memory, …).
 	notApplied("an I/O engine's option: the simulation has no engine", `cmd_type port hostname clientname
 		http_verbose gpu_dev_ids threads libblkio_driver io_submit_mode volume uri protocol program pool nfs_url
-		md_per_io_size sqthread_poll hipri fixedbufs registerfiles nonvectored fdp fdp_pli allow_file_create
+		md_per_io_size sqthread_poll hipri fixedbufs registerfiles nonvectored allow_file_create
 		cpuload cpuchunks cpumode pi_act pi_chk listen https http_mode verb rocm_io cuda_io libblkio_path
 		sqthread_poll_cpu rbdname clustername conf brick arguments mem iomem ttl write_mode cont sg_write_mode
 		apptag apptag_mask http_host gpu_dev_id busy_poll pingpong http_* xnvme_* rdma_*`),
@@ -103,6 +103,4 @@ var refusedOptions = slices.Concat(
 		thinktime_blocks_type thinktime_iotime rate_ignore_thinktime trim_percentage trim_verify_zero trim_backlog
 		trim_backlog_batch experimental_verify`),
 	refused("ftlsim reads sizes as fio's default kb_base=1024 does (4k = 4096 bytes)", "kb_base unit_base"),
-	refused("the simulated drives are conventional, not zoned block devices", `zonecapacity max_open_zones
-		job_max_open_zones zone_reset_threshold zone_reset_frequency`),
 )
