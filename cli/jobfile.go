@@ -116,6 +116,14 @@ func fileDrive(o *options, jf *workload.JobFile, stderr io.Writer, set settings)
 	if err := checkZonedJobs(jf, c, o.drive); err != nil {
 		return nil, err
 	}
+	if l := layoutOf(c); l != nil {
+		host := workload.NewZoneHost(*l) // the zones as the run's jobs see them, shared
+		for _, j := range jf.Jobs {
+			if j.Job.ZBD.On {
+				j.Job.ZBD.Host = host
+			}
+		}
+	}
 	if err := jf.LayOutFiles(c.CapacityBytes()); err != nil {
 		return nil, fmt.Errorf("%s: %w", jf.Name, err)
 	}

@@ -352,6 +352,11 @@ func (g *group) results() ([]*Result, error) {
 	for i, s := range g.ss {
 		out[i] = s.m.finish(g.e.now)
 		out[i].Interrupted = g.interrupted
+		if z, ok := s.src.(interface{ ZoneResets() int64 }); ok {
+			if n := z.ZoneResets(); n >= 0 {
+				out[i].ZBD, out[i].ZoneResets = true, n
+			}
+		}
 	}
 	return out, nil
 }

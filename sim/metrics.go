@@ -219,6 +219,10 @@ type Result struct {
 	// Verify is what the job's verify phase read back (fio's verify);
 	// its reads are counted in Read too.
 	Verify VerifyStats
+	// ZBD says the job was zonemode=zbd; ZoneResets is then the zones
+	// it reset that held data (fio's zone_resets).
+	ZBD        bool
+	ZoneResets int64
 	// Interrupted says that Engine.Stop cut the run short: the results
 	// are those of the requests issued until then (all of them completed).
 	Interrupted bool

@@ -60,7 +60,10 @@ type ZBD struct {
 	// the range passes ResetThreshold of its size, one write in every
 	// 1/ResetFrequency resets its zone first.
 	ResetThreshold, ResetFrequency float64
-	maxOpenSet                     bool
+	// Host is the host's view of the drive's zones, shared by the zbd
+	// jobs of a run (NewZoneHost); set once the drive is known.
+	Host       *ZoneHost
+	maxOpenSet bool
 }
 
 // Placement is how a job's writes carry placement identifiers (fio's

@@ -80,6 +80,9 @@ type Job struct {
 	// without one); a mismatch also sets Error to EILSEQ (84), as fio
 	// does when verification fails.
 	Verify *sim.VerifyStats `json:"verify,omitempty"`
+	// ZoneResets is fio's zone_resets: the zones a zonemode=zbd job
+	// reset that held data (absent for other jobs, as in fio).
+	ZoneResets *int64 `json:"zone_resets,omitempty"`
 
 	// PowerLoss is ftlsim's account of the power cuts during the job;
 	// AbortedIOs the commands they failed.
@@ -435,6 +438,10 @@ func JobOf(r *sim.Result, options map[string]string) Job {
 	j.PowerLoss, j.AbortedIOs = r.PowerLosses, r.AbortedIOs
 	if r.IOErrors > 0 {
 		j.Error, j.TotalErr = eio, r.IOErrors // fio's medium error, continue_on_error's count
+	}
+	if r.ZBD {
+		n := r.ZoneResets
+		j.ZoneResets = &n
 	}
 	if r.Verify.Reads > 0 {
 		v := r.Verify
