@@ -37,13 +37,37 @@ type FileSet struct {
 	// Shared names the files the job shares with another writing job
 	// (fio warns of them when the job verifies), "" when none.
 	Shared string
+	// Namespace is the namespace the job runs on (from 1), once laid
+	// out on a drive of several; 0 on a drive of one.
+	Namespace int
 }
 
 // Region is a byte range of the drive a job's files take.
 type Region struct {
 	Base, Len int64
+	// Of is what percentages of the job's sizes are of: its namespace's
+	// bytes on a drive of several (0: the drive's capacity).
+	Of int64
 	// File is the job's file names, as laid out ("" for the drive).
 	File string
+}
+
+// namespaceOf returns the namespace an NVMe device name addresses
+// (/dev/nvme0n2, /dev/ng0n2: 2), or 0 for another device name.
+func namespaceOf(name string) int {
+	base := name[strings.LastIndexByte(name, '/')+1:]
+	if !strings.HasPrefix(base, "nvme") && !strings.HasPrefix(base, "ng") {
+		return 0
+	}
+	i := strings.LastIndexByte(base, 'n')
+	if i <= 2 {
+		return 0
+	}
+	n, err := strconv.Atoi(base[i+1:])
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
 }
 
 // isDevice reports whether fio would open name as a block device: the
@@ -99,7 +123,7 @@ func joinDir(dir, name string) string {
 }
 
 // LayOutFiles gives each file the jobs of jf name a region of the drive of
-// capacity bytes, laid end to end in the order the files first appear:
+// capacity bytes (see LayOutNamespaces for a drive of several namespaces), laid end to end in the order the files first appear:
 // every job naming the same files shares their region; a job on the drive
 // keeps the whole drive. A file takes the largest extent (offset + size)
 // a job using it asks for; files no job gives a size share equally the
@@ -107,6 +131,51 @@ func joinDir(dir, name string) string {
 // exist). Files that do not fit in the drive are an error, as fio's
 // layout fails with ENOSPC. Call it before resolving the jobs.
 func (jf *JobFile) LayOutFiles(capacity int64) error {
+	return jf.LayOutNamespaces(capacity, nil)
+}
+
+// LayOutNamespaces is LayOutFiles on a drive of the namespaces ns (their
+// byte ranges, in order of their identifiers from 1; nil or one: the
+// drive has one). With several, a job whose filename names an NVMe
+// namespace (/dev/nvme0n2, /dev/ng0n2) runs on it, and every other job —
+// on another device name, on files, or naming none — on namespace 1, its
+// files laid out there; a namespace the drive does not have is an error.
+// On a drive of one namespace every device name is the drive.
+func (jf *JobFile) LayOutNamespaces(capacity int64, ns []Region) error {
+	if len(ns) > 1 {
+		for _, fj := range jf.Jobs {
+			j := fj.Job
+			n := 1
+			if names := j.FileSet.Names; len(names) > 0 && isDevice(names[0]) {
+				n = max(namespaceOf(names[0]), 1)
+			}
+			if n > len(ns) {
+				return fmt.Errorf("%w: [%s]: filename=%s: the drive has namespaces 1..%d", ErrOption, j.Name, j.FileSet.Names[0], len(ns))
+			}
+			j.FileSet.Namespace = n
+		}
+	}
+	if len(ns) <= 1 {
+		return jf.layOut(capacity)
+	}
+	if err := jf.layOut(ns[0].Len); err != nil {
+		return err
+	}
+	for _, fj := range jf.Jobs {
+		j := fj.Job
+		r := ns[j.FileSet.Namespace-1]
+		if j.FileSet.Region.Len == 0 {
+			j.FileSet.Region = Region{Base: r.Base, Len: r.Len, Of: r.Len, File: r.File}
+			continue
+		}
+		j.FileSet.Region.Base += r.Base
+		j.FileSet.Region.Of = r.Len
+	}
+	return nil
+}
+
+// layOut lays out the files of jf on capacity bytes from 0.
+func (jf *JobFile) layOut(capacity int64) error {
 	var files []*layoutFile
 	index := map[string]*layoutFile{}
 	owner := map[string]*layoutFile{} // each name, to the file set holding it

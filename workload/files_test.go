@@ -101,3 +101,34 @@ func TestFileRegionBounds(t *testing.T) {
 	err = c.Resolve(1 << 30)
 	require.ErrorContains(t, err, "the 4194304 bytes of file x")
 }
+
+// TestLayOutNamespaces: on a drive of several namespaces a job naming an
+// NVMe namespace runs on it, every other job on namespace 1 (its files
+// laid out there), percentages are of the namespace, and a namespace the
+// drive lacks is refused; on a drive of one, every device is the drive.
+func TestLayOutNamespaces(t *testing.T) {
+	const gib = 1 << 30
+	ns := []Region{{Base: 0, Len: gib, File: "namespace 1"}, {Base: gib, Len: gib, File: "namespace 2"}}
+	jf, err := ParseJobFile("t.fio", strings.NewReader("[a]\nfilename=/dev/nvme0n2\nrw=write\nsize=50%\n[b]\nfilename=/dev/ng0n1\nrw=write\n[c]\nfilename=f\nsize=4m\nrw=write\n[d]\nrw=read\n"))
+	require.NoError(t, err)
+	require.NoError(t, jf.LayOutNamespaces(2*gib, ns))
+	want := []struct {
+		ns        int
+		off, size int64
+	}{{2, gib, gib / 2}, {1, 0, gib}, {1, 0, 4 << 20}, {1, 0, gib}}
+	for i, fj := range jf.Jobs {
+		require.NoError(t, fj.Job.Resolve(2*gib), fj.Job.Name)
+		require.Equal(t, want[i].ns, fj.Job.FileSet.Namespace, fj.Job.Name)
+		require.Equal(t, want[i].off, fj.Job.Offset, fj.Job.Name)
+		require.Equal(t, want[i].size, fj.Job.Size, fj.Job.Name)
+	}
+	bad, err := ParseJobFile("t.fio", strings.NewReader("[a]\nfilename=/dev/nvme0n3\nrw=write\n"))
+	require.NoError(t, err)
+	require.ErrorContains(t, bad.LayOutNamespaces(2*gib, ns), "namespaces 1..2")
+	require.NoError(t, bad.LayOutNamespaces(2*gib, ns[:1]), "one namespace: every device is the drive")
+	require.Equal(t, 0, bad.Jobs[0].Job.FileSet.Namespace)
+
+	for name, n := range map[string]int{"/dev/nvme0n2": 2, "/dev/ng1n12": 12, "/dev/sda": 0, "/dev/nvme0": 0, "/dev/nvme0n1p1": 0} {
+		require.Equal(t, n, namespaceOf(name), name)
+	}
+}

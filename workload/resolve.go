@@ -109,6 +109,9 @@ func (j *Job) resolveRange(capacity, minBS int64) error {
 	if r := j.FileSet.Region; r.Len > 0 {
 		base, space = r.Base, r.Len
 		where = fmt.Sprintf("the %d bytes of file %s", r.Len, r.File)
+		if r.Of > 0 {
+			capacity = r.Of // percentages of the job's namespace
+		}
 	}
 	j.Offset = j.offset.resolve(capacity)
 	if j.offsetIncrement.set {

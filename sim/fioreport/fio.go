@@ -30,6 +30,9 @@ type Report struct {
 	GlobalOptions map[string]string `json:"global options"`
 	Jobs          []Job             `json:"jobs"`
 	DiskUtil      []DiskUtil        `json:"disk_util"`
+	// Namespaces sums the jobs of each namespace, on a drive of several
+	// (ftlsim's; absent on a drive of one).
+	Namespaces []NamespaceSum `json:"namespaces,omitempty"`
 	// Interrupted is set when a run was stopped before its end (a
 	// command's SIGINT or SIGTERM, Engine.Stop): the jobs' figures are
 	// those of the I/Os done until then.
@@ -80,6 +83,9 @@ type Job struct {
 	// without one); a mismatch also sets Error to EILSEQ (84), as fio
 	// does when verification fails.
 	Verify *sim.VerifyStats `json:"verify,omitempty"`
+	// Namespace is the namespace the job ran on, on a drive of several
+	// (ftlsim's; absent on a drive of one).
+	Namespace int `json:"namespace,omitempty"`
 	// ZoneResets is fio's zone_resets: the zones a zonemode=zbd job
 	// reset that held data (absent for other jobs, as in fio).
 	ZoneResets *int64 `json:"zone_resets,omitempty"`
@@ -573,7 +579,7 @@ func NewReport(global map[string]string, jobs ...Job) Report {
 	if name == "" {
 		name = "ftlsim"
 	}
-	rep := Report{Version: Version, GlobalOptions: global, Jobs: jobs, DiskUtil: []DiskUtil{SumDiskUtil(name, jobs...)}}
+	rep := Report{Version: Version, GlobalOptions: global, Jobs: jobs, DiskUtil: []DiskUtil{SumDiskUtil(name, jobs...)}, Namespaces: SumNamespaces(jobs...)}
 	for _, j := range jobs {
 		rep.Interrupted = rep.Interrupted || j.interrupted
 	}
@@ -601,3 +607,41 @@ func (r Report) Write(w io.Writer) error {
 // JSON) is left out of the JSON with a note saying so; the device log
 // (the command's --write_device_log, the review's CSV) holds it whole.
 const MaxSeries = 36000
+
+// NamespaceSum is what the jobs of one namespace did: their bytes and
+// I/Os per direction, and their bandwidth and IOPS added up.
+type NamespaceSum struct {
+	ID           int      `json:"nsid"`
+	Jobs         []string `json:"jobs"`
+	ReadBytes    int64    `json:"read_bytes"`
+	WriteBytes   int64    `json:"write_bytes"`
+	TrimBytes    int64    `json:"trim_bytes"`
+	ReadIOPS     float64  `json:"read_iops"`
+	WriteIOPS    float64  `json:"write_iops"`
+	ReadBWBytes  int64    `json:"read_bw_bytes"`
+	WriteBWBytes int64    `json:"write_bw_bytes"`
+}
+
+// SumNamespaces sums the jobs of each namespace (those with Namespace
+// set), in namespace order; nil when none is set.
+func SumNamespaces(jobs ...Job) []NamespaceSum {
+	var out []NamespaceSum
+	for _, j := range jobs {
+		if j.Namespace <= 0 {
+			continue
+		}
+		for len(out) < j.Namespace {
+			out = append(out, NamespaceSum{ID: len(out) + 1, Jobs: []string{}})
+		}
+		s := &out[j.Namespace-1]
+		s.Jobs = append(s.Jobs, j.JobName)
+		s.ReadBytes += j.Read.IOBytes
+		s.WriteBytes += j.Write.IOBytes
+		s.TrimBytes += j.Trim.IOBytes
+		s.ReadIOPS = round(s.ReadIOPS + j.Read.IOPS)
+		s.WriteIOPS = round(s.WriteIOPS + j.Write.IOPS)
+		s.ReadBWBytes += j.Read.BWBytes
+		s.WriteBWBytes += j.Write.BWBytes
+	}
+	return out
+}
