@@ -2,12 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ftlsim/ftlsim/internal/testtier"
 	"github.com/ftlsim/ftlsim/workload"
 )
 
@@ -57,6 +60,62 @@ func checkScenarioHelp(t *testing.T, out string, sc workload.Scenario) {
 	for _, l := range strings.Split(out, "\n") {
 		require.LessOrEqual(t, len([]rune(l)), 100, "%s: %q", sc.Name, l)
 	}
+}
+
+// TestDesktopSuiteCompare: one command measures the desktop suite on the
+// fresh drive and on a seasoned one and prints each trace in both states,
+// the suite's score (the geometric mean of the eight, recomputed here
+// from the printed figures) and the change, and the 4 KiB random writes
+// in both states.
+func TestDesktopSuiteCompare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seasons a drive twice")
+	}
+	// The default tier leaves out the random writes, which season the
+	// drive a second time.
+	args := []string{"scenario", "desktop-suite", "--drive=generic-mlc-small", "--capacity=12GiB", "--compare=season", "--rw_time=5s",
+		"--random_write=" + testtier.Pick("0", "1")}
+	code, out, errOut := runCmd(t, args...)
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "trace                        fresh  seasoned  change")
+	var fresh, seasoned []float64
+	for _, tr := range workload.DesktopTraces() {
+		line := ""
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, tr.Title+" ") {
+				line = l
+			}
+		}
+		require.NotEmpty(t, line, tr.Title)
+		f := strings.Fields(strings.TrimPrefix(line, tr.Title))
+		require.Len(t, f, 4, line)
+		a, b := parseFloat(t, f[0]), parseFloat(t, f[1])
+		fresh, seasoned = append(fresh, a), append(seasoned, b)
+		require.Equal(t, fmt.Sprintf("%+.1f", 100*(b/a-1)), f[2], line)
+	}
+	gf, _ := workload.GeoMean(fresh)
+	gs, _ := workload.GeoMean(seasoned)
+	score := ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "score (geometric mean)") {
+			score = l
+		}
+	}
+	f := strings.Fields(strings.TrimPrefix(score, "score (geometric mean)"))
+	require.Len(t, f, 4, score)
+	require.InEpsilon(t, gf, parseFloat(t, f[0]), 0.002)
+	require.InEpsilon(t, gs, parseFloat(t, f[1]), 0.002)
+	if testtier.IsLong() {
+		require.Contains(t, out, "4 KiB random writes, 8 GB span, QD 3: fresh ")
+		require.Contains(t, out, " seasoned ")
+	}
+}
+
+func parseFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	x, err := strconv.ParseFloat(s, 64)
+	require.NoError(t, err, s)
+	return x
 }
 
 // TestScenarioListFitsTheTerminal: `ftlsim scenario` lists each scenario

@@ -63,6 +63,7 @@ func TestStateRunsIdentical(t *testing.T) {
 		{"numjobs (a job file's path)", append([]string{"--drive=generic-mlc-small", "--capacity=4GiB", "--op=25", "--precondition=torture:5s", "--numjobs=2"}, job...)},
 		{"a job file of two groups", append([]string{"run", jobFile}, small...)},
 		{"a trace replayed", append([]string{"replay", "../workload/trace/testdata/fio-3.33-randwrite-1000iops.iolog"}, small...)},
+		{"seasoned (--precondition=season)", append([]string{"--drive=generic-mlc-small", "--capacity=2GiB", "--op=25", "--precondition=season"}, job...)},
 		{"partition (--size)", append([]string{"--drive=generic-mlc-small", "--capacity=4GiB", "--op=25", "--precondition=fill", "--size=75%"}, job...)},
 	}
 	for _, c := range cases {

@@ -65,6 +65,9 @@ func writeDriveText(w io.Writer, o *options, c *controller.Controller, prep prep
 	case workload.PreconditionTorture:
 		fmt.Fprintf(w, "precondition: fill, then %s of 4 KiB random writes at QD 32 (%s)\n",
 			time.Duration(o.precondition.TortureNs), done)
+	case workload.PreconditionSeason:
+		fmt.Fprintf(w, "precondition: seasoned: fill, then a disk image restored over every LBA in %s extents in random order (%s)\n",
+			workload.SeasonImageBS, done)
 	}
 }
 

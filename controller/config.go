@@ -109,10 +109,17 @@ type Firmware struct {
 	// 0: none, as on the SATA presets.
 	DoorbellNs  int64 `yaml:"doorbell_ns,omitempty" layer:"controller" unit:"ns" range:"0..10000000" default:"0: none" doc:"latency from the host's doorbell to the command in the controller"`
 	InterruptNs int64 `yaml:"interrupt_ns,omitempty" layer:"controller" unit:"ns" range:"0..10000000" default:"0: none" doc:"latency from the completion posted to the host seeing it"`
-	// DatapathReadMBps and DatapathWriteMBps bound the controller's
-	// internal data path (ECC, DMA) in 10^6 bytes/s; 0 is unbounded.
-	DatapathReadMBps  int64 `yaml:"datapath_read_mbps,omitempty" layer:"controller" unit:"MB/s" range:"0..100000" default:"0: unbounded" doc:"bound of the internal read data path (ECC, DMA)"`
-	DatapathWriteMBps int64 `yaml:"datapath_write_mbps,omitempty" layer:"controller" unit:"MB/s" range:"0..100000" default:"0: unbounded" doc:"bound of the internal write data path"`
+	// DatapathReadMBps and DatapathWriteMBps bound the rate, in 10^6
+	// bytes/s, at which the firmware moves host data through the
+	// controller (DMA set-up, buffer management and ECC, a page at a
+	// time, as the firmware drives them); 0 is unbounded. They are the
+	// firmware's: the same silicon moves data at different rates under
+	// different firmware (the Marvell 88SS9174 writes 315 MB/s in the
+	// Intel 510 and 215-260 MB/s under Crucial's firmware, drives.md; the
+	// Intel PC29AS21 writes 70-100 MB/s in the X25-M and 220 MB/s in the
+	// SSD 320).
+	DatapathReadMBps  int64 `yaml:"datapath_read_mbps,omitempty" layer:"firmware" unit:"MB/s" range:"0..100000" default:"0: unbounded" doc:"rate at which the firmware moves read data through the controller"`
+	DatapathWriteMBps int64 `yaml:"datapath_write_mbps,omitempty" layer:"firmware" unit:"MB/s" range:"0..100000" default:"0: unbounded" doc:"rate at which the firmware moves write data through the controller"`
 	// CompressOutMBps is, on a compressing drive, the rate in 10^6
 	// bytes/s at which the compression engine emits what it leaves of the
 	// host's data (stored bytes: all of them for incompressible data)
@@ -208,12 +215,16 @@ type Firmware struct {
 	// die, and 1/RaiseStripe of every die holds parity instead of data
 	// (so the same capacity needs that much more flash). 0: off.
 	RaiseStripe int `yaml:"raise_stripe,omitempty" layer:"firmware" unit:"pages" range:"0|2..1024" default:"0: off" doc:"die-level parity: one parity page in this many, at most blocks_per_plane"`
-	// MapCache is the mapping table the controller holds (DRAM-less
-	// controllers keep part of it on chip), in bytes of 4-byte entries; a
+	// MapCache is the part of the mapping table the drive holds, in
+	// bytes of 4-byte entries: the share of the board's DRAM the mapping
+	// gets (the Intel X25-M's 16 MB cannot hold the 80 MB table of its
+	// 80 GB), or, on a DRAM-less controller, the memory on its chip. A
 	// command whose entry is not held reads its mapping page (one flash
 	// page of entries) from flash first, and a changed page leaving the
-	// cache is programmed back. 0: the whole table is in DRAM.
-	MapCache Size `yaml:"map_cache,omitempty" layer:"controller" unit:"bytes" range:"0..1TiB" default:"0: whole table in DRAM" doc:"mapping table the controller holds: at least one mapping page"`
+	// cache is programmed back. 0: the whole table is in DRAM. It is the
+	// board's: drives on one controller hold as much as their DRAM allows
+	// (a DRAM-less controller's lines all state its on-chip memory).
+	MapCache Size `yaml:"map_cache,omitempty" layer:"board" unit:"bytes" range:"0..1TiB" default:"0: whole table in DRAM" doc:"mapping table the drive holds (a DRAM share, or on-chip memory): at least one mapping page"`
 	// MapCheckpoint is the host bytes written between the firmware's
 	// mapping checkpoints: each programs the mapping pages (4-byte
 	// entries) changed since the last, so that a drive without power-loss
@@ -441,7 +452,7 @@ func (c Config) Marshal() ([]byte, error) {
 	return buf.Bytes(), enc.Close()
 }
 
-//go:embed presets/*.yaml presets/nand/*.yaml presets/lines/*.yaml
+//go:embed presets/*.yaml presets/nand/*.yaml presets/controllers/*.yaml presets/lines/*.yaml
 var presetFS embed.FS
 
 // Presets returns the names of the built-in drive descriptions: the

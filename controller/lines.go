@@ -3,22 +3,24 @@ package controller
 import (
 	"fmt"
 	"math"
-	"path"
 	"sort"
 	"strings"
 
 	"github.com/ftlsim/ftlsim/nand"
 )
 
-// A product line is a preset family: one controller with its firmware,
-// host interface and power, one NAND part, and capacity points. Each
-// capacity point names its raw flash; the die count follows from the raw
-// flash and the die size, so parallelism, and with it throughput, changes
-// with capacity as on the real product lines. A line expands into an
-// ordinary drive description (Config), which is what Preset returns and
-// "ftlsim drives NAME" prints.
+// A product line is a preset family: one controller, its firmware and
+// board, one NAND part, and capacity points. Each capacity point names
+// its raw flash; the die count follows from the raw flash and the die
+// size, so parallelism, and with it throughput, changes with capacity as
+// on the real product lines. A line expands into an ordinary drive
+// description (Config), which is what Preset returns and "ftlsim drives
+// NAME" prints. See layers.go for the layers and the rule that holds each
+// file to its own.
 
-// NANDPart is a NAND die: its organisation and timing (presets/nand).
+// NANDPart is a NAND die: its organisation, timing, reliability and
+// energies (presets/nand): datasheet values, each with its source or
+// marked as an estimate in the file.
 type NANDPart struct {
 	Part        string `yaml:"part"`
 	Description string `yaml:"description"`
@@ -32,6 +34,35 @@ type NANDPart struct {
 	Timing nand.Timing `yaml:"timing"`
 	// Reliability is the part's raw bit-error model (zero: none).
 	Reliability nand.Reliability `yaml:"reliability,omitempty"`
+	// Power holds the part's energies (its part-layer fields: a page
+	// read and programmed, a block erased, a byte over the channel); the
+	// controller's and the board's are not the part's.
+	Power Power `yaml:"power,omitempty"`
+
+	file   string
+	places map[string]place
+}
+
+// ControllerChip is a controller (presets/controllers): the values every
+// drive on that silicon shares — its host interface, the data paths and
+// engines in silicon (compression, ECC, the mapping memory on chip), its
+// power — and its NAND channels and the fastest channel rate it drives.
+type ControllerChip struct {
+	Controller  string `yaml:"controller"`
+	Description string `yaml:"description"`
+	// Channels is the NAND channels the silicon has; a board populates
+	// at most this many.
+	Channels int `yaml:"channels"`
+	// BusMBps is the fastest channel rate the controller drives (0: the
+	// part's): a part run slower than it allows (an ONFI 2 part on an
+	// asynchronous controller) runs at this rate.
+	BusMBps  int64    `yaml:"bus_mbps,omitempty"`
+	Host     Host     `yaml:"host"`
+	Firmware Firmware `yaml:"firmware"`
+	Power    Power    `yaml:"power"`
+
+	file   string
+	places map[string]place
 }
 
 // DieBytes is the data capacity of one die.
@@ -92,36 +123,54 @@ func (s Spec) RandDepth() int {
 // or 1).
 func (s Spec) RandThreads() int { return max(s.RandJobs, 1) }
 
-// Line is a product line (presets/lines).
+// Line is a product line (presets/lines): its firmware and board, and
+// the controller and NAND part it is built on.
 type Line struct {
-	Line          string    `yaml:"line"`
-	Description   string    `yaml:"description"`
-	NAND          string    `yaml:"nand"`
-	Channels      int       `yaml:"channels"`
+	Line        string `yaml:"line"`
+	Description string `yaml:"description"`
+	// Controller and NAND name the controller and part presets.
+	Controller string `yaml:"controller"`
+	NAND       string `yaml:"nand"`
+	// Channels is the channels the board populates (0: all the
+	// controller's); a capacity point may populate fewer.
+	Channels      int       `yaml:"channels,omitempty"`
 	DiesPerTarget int       `yaml:"dies_per_target"`
-	BusMBps       int64     `yaml:"bus_mbps,omitempty"` // channel rate the controller runs (0: the part's)
-	Host          Host      `yaml:"host"`
+	Host          Host      `yaml:"host,omitempty"`
 	Firmware      Firmware  `yaml:"firmware"`
 	Power         Power     `yaml:"power"`
 	Variants      []Variant `yaml:"variants"`
-}
 
-func loadYAML(file string, dst any) error {
-	b, err := presetFS.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	return decodeStrict(file, b, dst)
+	file   string
+	places map[string]place
 }
 
 // Part returns the NAND part preset called name.
 func Part(name string) (NANDPart, error) {
 	var p NANDPart
-	if err := loadYAML(path.Join("presets/nand", name+".yaml"), &p); err != nil {
+	file, places, err := readLayerFile(partFile, "presets/nand", name, &p)
+	if err != nil {
 		return p, fmt.Errorf("%w: nand part %q: %w", ErrConfig, name, err)
 	}
+	p.file, p.places = file, places
 	return p, nil
 }
+
+// Chip returns the controller preset called name.
+func Chip(name string) (ControllerChip, error) {
+	var c ControllerChip
+	file, places, err := readLayerFile(chipFile, "presets/controllers", name, &c)
+	if err != nil {
+		return c, fmt.Errorf("%w: controller %q: %w", ErrConfig, name, err)
+	}
+	if c.Channels < 1 {
+		return c, &FieldError{File: file, Msg: fmt.Sprintf("channels = %d: the controller's NAND channels, allowed 1..64", c.Channels)}
+	}
+	c.file, c.places = file, places
+	return c, nil
+}
+
+// Chips lists the controller presets.
+func Chips() []string { return listDir("presets/controllers") }
 
 // Parts lists the NAND part presets.
 func Parts() []string { return listDir("presets/nand") }
@@ -144,28 +193,43 @@ func listDir(dir string) []string {
 // LoadLine returns the product line called name.
 func LoadLine(name string) (Line, error) {
 	var l Line
-	if err := loadYAML(path.Join("presets/lines", name+".yaml"), &l); err != nil {
+	file, places, err := readLayerFile(lineFile, "presets/lines", name, &l)
+	if err != nil {
 		return l, fmt.Errorf("%w: product line %q: %w", ErrConfig, name, err)
 	}
+	l.file, l.places = file, places
 	return l, nil
 }
 
-// Expand builds the drive description of variant v: the line's dies with
-// their full geometry (SizeSpare), the variant's capacity, and the spare
-// area they leave, to three decimals, as op_percent.
+// Expand builds the drive description of variant v from its layers: the
+// NAND part's values, the controller's, and the line's firmware and
+// board — the line's dies with their full geometry (SizeSpare), the
+// variant's capacity, and the spare area they leave, to three decimals,
+// as op_percent. Each field of the description comes from the layer the
+// table puts it at (Fields), and errors Resolve finds later name the
+// layer file and the line that set it.
 func (l Line) Expand(v Variant) (Config, error) {
 	p, err := Part(l.NAND)
 	if err != nil {
 		return Config{}, err
+	}
+	chip, err := Chip(l.Controller)
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", v.Name, err)
 	}
 	die := p.DieBytes()
 	if die <= 0 || int64(v.Raw)%die != 0 {
 		return Config{}, fmt.Errorf("%w: %s: raw = %d bytes is not a whole number of %s dies (%d bytes)", ErrConfig, v.Name, v.Raw, p.Part, die)
 	}
 	dies := int(int64(v.Raw) / die)
-	ch := l.Channels
-	if v.Channels > 0 {
-		ch = v.Channels
+	ch := chip.Channels
+	for _, n := range []int{l.Channels, v.Channels} {
+		if n > chip.Channels {
+			return Config{}, fmt.Errorf("%w: %s: channels = %d, allowed 1..%d (the %s's channels)", ErrConfig, v.Name, n, chip.Channels, chip.Controller)
+		}
+		if n > 0 {
+			ch = n
+		}
 	}
 	ch = min(ch, dies) // small capacities leave channels unpopulated
 	dpt := max(l.DiesPerTarget, 1)
@@ -181,11 +245,7 @@ func (l Line) Expand(v Variant) (Config, error) {
 		return Config{}, fmt.Errorf("%w: %s: capacity = %s does not fit raw = %s (%s = %d)",
 			ErrConfig, v.Name, v.Capacity, v.Raw, c.FieldPath(&c.Firmware.RaiseStripe), l.Firmware.RaiseStripe)
 	}
-	t := p.Timing
-	if l.BusMBps > 0 {
-		t.BusMBps = min(t.BusMBps, l.BusMBps)
-	}
-	return Config{
+	c := Config{
 		Name:        v.Name,
 		Description: fmt.Sprintf("%s, %s user on %d dies of %s", l.Description, v.Capacity.String(), dies, p.Part),
 		Sizing:      SizeSpare,
@@ -195,13 +255,25 @@ func (l Line) Expand(v Variant) (Config, error) {
 			Geometry: nand.Geometry{Channels: ch, TargetsPerChannel: dies / ch / dpt, DiesPerTarget: dpt,
 				PlanesPerDie: p.Die.PlanesPerDie, BlocksPerPlane: p.Die.BlocksPerPlane, PagesPerBlock: p.Die.PagesPerBlock,
 				PageBytes: p.Die.PageBytes, SpareBytes: p.Die.SpareBytes, UnitBytes: 4096},
-			Timing:      t,
-			Reliability: p.Reliability,
 		},
-		Host:     l.Host,
-		Firmware: l.Firmware,
-		Power:    l.Power,
-	}, nil
+	}
+	part := Config{NAND: nand.Config{Timing: p.Timing, Reliability: p.Reliability}, Power: p.Power}
+	fromLayer(&c, &part, LayerPart)
+	fromLayer(&c, &Config{Host: chip.Host, Firmware: chip.Firmware, Power: chip.Power}, LayerController)
+	fromLayer(&c, &Config{Host: l.Host, Firmware: l.Firmware, Power: l.Power}, LayerFirmware, LayerBoard, LayerDrive)
+	if chip.BusMBps > 0 {
+		c.NAND.Timing.BusMBps = min(c.NAND.Timing.BusMBps, chip.BusMBps)
+	}
+	places := map[string]place{}
+	for _, m := range []map[string]place{p.places, chip.places, l.places} {
+		for k, pl := range m {
+			places[k] = pl
+		}
+	}
+	if l.file != "" {
+		c.origin = &origin{file: l.file, places: places, loaded: c}
+	}
+	return c, nil
 }
 
 // variantByName finds the line and capacity point called name.

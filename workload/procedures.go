@@ -10,7 +10,8 @@ import (
 // The review procedures that prepare a drive (see the reviews' methodology):
 // a sequential fill writes every user LBA once with 128 KiB writes at
 // queue depth 1; torture follows it with 4 KiB random writes over every LBA
-// at queue depth 32.
+// at queue depth 32; seasoning follows it with a disk image restored over
+// every LBA (SeasonJobs).
 
 // FillJob returns the reviews' sequential fill of a drive: 128 KiB
 // sequential writes at QD 1 over the whole user capacity, once.
@@ -44,13 +45,14 @@ const (
 	PreconditionNone    PreconditionKind = iota // no preparation
 	PreconditionFill                            // a sequential fill (FillJob)
 	PreconditionTorture                         // a fill, then random writes (RandomWriteJob)
+	PreconditionSeason                          // a fill, then an image restored over it (SeasonJobs)
 )
 
 // preconditionKinds are the kinds' names, by kind.
-var preconditionKinds = [...]string{PreconditionNone: "none", PreconditionFill: "fill", PreconditionTorture: "torture"}
+var preconditionKinds = [...]string{PreconditionNone: "none", PreconditionFill: "fill", PreconditionTorture: "torture", PreconditionSeason: "season"}
 
-// String returns "none", "fill" or "torture" ("PreconditionKind(N)" for a
-// value that is none of them).
+// String returns "none", "fill", "torture" or "season"
+// ("PreconditionKind(N)" for a value that is none of them).
 func (k PreconditionKind) String() string {
 	if int(k) < len(preconditionKinds) {
 		return preconditionKinds[k]
@@ -58,15 +60,15 @@ func (k PreconditionKind) String() string {
 	return fmt.Sprintf("PreconditionKind(%d)", uint8(k))
 }
 
-// ParsePreconditionKind parses "none", "fill" or "torture" (without a
-// duration: see ParsePrecondition).
+// ParsePreconditionKind parses "none", "fill", "torture" (without a
+// duration: see ParsePrecondition) or "season".
 func ParsePreconditionKind(s string) (PreconditionKind, error) {
 	for k, name := range preconditionKinds {
 		if s == name {
 			return PreconditionKind(k), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: precondition kind %q, allowed none, fill, torture", ErrOption, s)
+	return 0, fmt.Errorf("%w: precondition kind %q, allowed none, fill, torture, season", ErrOption, s)
 }
 
 // valid reports whether k is one of the kinds.
@@ -76,7 +78,7 @@ func (k PreconditionKind) valid() bool { return int(k) < len(preconditionKinds) 
 // kind is an error.
 func (k PreconditionKind) MarshalText() ([]byte, error) {
 	if !k.valid() {
-		return nil, fmt.Errorf("%w: precondition kind %d, allowed none, fill, torture", ErrOption, uint8(k))
+		return nil, fmt.Errorf("%w: precondition kind %d, allowed none, fill, torture, season", ErrOption, uint8(k))
 	}
 	return []byte(k.String()), nil
 }
@@ -105,12 +107,13 @@ type Precondition struct {
 // DefaultTortureNs is the reviews' shorter torture: 30 minutes.
 const DefaultTortureNs = 1800 * 1e9
 
-// ParsePrecondition parses none, fill, torture or torture:DURATION.
+// ParsePrecondition parses none, fill, torture, torture:DURATION or
+// season.
 func ParsePrecondition(s string) (Precondition, error) {
 	name, dur, hasDur := strings.Cut(s, ":")
 	kind, err := ParsePreconditionKind(name)
 	if err != nil {
-		return Precondition{}, fmt.Errorf("%w: precondition=%s: allowed none, fill, torture[:DURATION]", ErrOption, s)
+		return Precondition{}, fmt.Errorf("%w: precondition=%s: allowed none, fill, torture[:DURATION], season", ErrOption, s)
 	}
 	if kind != PreconditionTorture {
 		if hasDur {
@@ -139,8 +142,10 @@ func (p Precondition) Jobs() ([]*Job, error) {
 		jobs = []*Job{FillJob()}
 	case PreconditionTorture:
 		jobs = []*Job{FillJob(), RandomWriteJob("torture", p.TortureNs)}
+	case PreconditionSeason:
+		jobs = SeasonJobs()
 	default:
-		return nil, fmt.Errorf("%w: precondition kind %d, allowed none, fill, torture", ErrOption, uint8(p.Kind))
+		return nil, fmt.Errorf("%w: precondition kind %d, allowed none, fill, torture, season", ErrOption, uint8(p.Kind))
 	}
 	for _, j := range jobs {
 		for _, kv := range [][2]string{{"offset", p.Offset}, {"size", p.Size}} {

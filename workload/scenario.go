@@ -236,18 +236,6 @@ var scenarios = []Scenario{
 		},
 	},
 	{
-		Name: "season", Description: "the worst realistic state: secure erase, sequential fill, then a second full pass in an order with some randomness (a disk image restored sector by sector)",
-		Params: []Param{{"image_bs", "64k", "size of the image restore's writes"}},
-		build: func(p params) ([]Step, error) {
-			s := &steps{}
-			s.erase()
-			s.run("", "fill", "rw", "write", "bs", "128k")
-			// Every block once, in random order: fio's random map.
-			s.run("restore", "image-restore", "rw", "randwrite", "bs", p["image_bs"], "iodepth", "4")
-			return s.done()
-		},
-	},
-	{
 		Name: "spare-area", Description: "emulate extra over-provisioning: secure erase, then fill only the first (100 - spare) % of the LBAs",
 		Params: []Param{{"spare", "25", "percent of the LBAs never written"}},
 		build: func(p params) ([]Step, error) {
@@ -494,6 +482,7 @@ var benchSuites = []benchSuite{
 }
 
 func init() {
+	scenarios = append(scenarios, seasonScenario(), desktopScenario())
 	for _, b := range benchSuites {
 		b := b
 		scenarios = append(scenarios, Scenario{

@@ -296,7 +296,7 @@ func TestPreconditionKind(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Precondition{Kind: PreconditionTorture, TortureNs: DefaultTortureNs}, p)
 	_, err = ParsePrecondition("fil")
-	require.EqualError(t, err, "invalid job option: precondition=fil: allowed none, fill, torture[:DURATION]")
+	require.EqualError(t, err, "invalid job option: precondition=fil: allowed none, fill, torture[:DURATION], season")
 }
 
 func TestGeneratorDeterministic(t *testing.T) {

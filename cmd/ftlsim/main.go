@@ -14,7 +14,7 @@
 // --randseed --norandommap). Drive options: --drive (a preset name or a
 // drive description file), --capacity (user-visible capacity), --op (spare
 // area, percent of user capacity), --gc (victim policy). --precondition is
-// none, fill or torture[:DURATION]. Output: --output-format=normal|json,
+// none, fill, torture[:DURATION] or season. Output: --output-format=normal|json,
 // --output=FILE, --write_iops_log, --write_bw_log, --write_lat_log with
 // --log_avg_msec, and --write_device_log=FILE for the per-interval series
 // as CSV. "ftlsim drives" lists the drive presets and "ftlsim drives NAME"

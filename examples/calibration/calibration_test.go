@@ -41,11 +41,23 @@ func TestQuickCalibration(t *testing.T) {
 	require.NoError(t, err)
 	var figs []figures
 	require.NoError(t, json.Unmarshal(js, &figs))
-	require.Len(t, figs, 2, "consistency with and without 25 % spare")
+	require.Len(t, figs, 3, "consistency with and without 25 % spare, and unfitted")
+	unfitted := 0
 	for _, f := range figs {
 		require.Equal(t, "bp3-256", f.Drive)
 		require.NotNil(t, f.Consistency)
 		require.NotEmpty(t, f.IOPS)
+		if f.Unfitted {
+			unfitted++
+		}
+	}
+	require.Equal(t, 1, unfitted, "the fitted targets' prediction before fitting")
+	// The unfitted run is the fitted drive with its fitted values at their
+	// defaults: BP3's stalls come from them.
+	for _, tg := range targets() {
+		if tg.line == "bp3" && len(tg.params) > 0 {
+			require.NotContains(t, lineOf(doc, tg.what), "| not run |", tg.what)
+		}
 	}
 	// The document again from the saved figures: the same text.
 	require.NoError(t, os.Remove(filepath.Join(dir, "CALIBRATION.md")))
@@ -97,4 +109,32 @@ func TestTargetsAreTheReviews(t *testing.T) {
 			require.Contains(t, l.drives, l.calibrated)
 		}
 	}
+}
+
+// TestUnfitReturnsFittedValuesToDefaults: every value the ledger and the
+// targets name as fitted has a default unfit returns it to, and an
+// unfitted drive differs from its preset exactly in those values.
+func TestUnfitReturnsFittedValuesToDefaults(t *testing.T) {
+	for _, l := range lines {
+		for _, d := range l.drives {
+			cfg, err := controller.Preset(d)
+			require.NoError(t, err)
+			was := cfg
+			require.NoError(t, unfit(&cfg, l.name), d)
+			for _, q := range fittedParams(l.name) {
+				require.NotEqual(t, "?", paramValue(l.name, q), "%s: %s", l.name, q)
+			}
+			a, _ := was.Marshal()
+			b, _ := cfg.Marshal()
+			if len(fittedParams(l.name)) == 0 {
+				require.Equal(t, string(a), string(b), d)
+			}
+		}
+	}
+	cfg, _ := controller.Preset("x25m-g1-80")
+	require.NoError(t, unfit(&cfg, "x25m-g1"))
+	require.Zero(t, cfg.Firmware.WriteCommandNs)
+	require.Zero(t, cfg.Firmware.ReadCommandNs)
+	require.Zero(t, cfg.Firmware.DatapathWriteMBps)
+	require.NotZero(t, cfg.Firmware.CommandNs, "an estimate, not fitted")
 }

@@ -22,11 +22,12 @@ const (
 	consistency   kind = iota // the drive's own spare area
 	consistency25             // 25 % of the LBAs left unwritten
 	trimValidation
-	hdTach // after a torture
+	hdTach  // after a torture
+	desktop // the desktop suite and the 4 KiB random writes, fresh and seasoned
 )
 
 func (k kind) String() string {
-	return [...]string{"consistency", "consistency, 25 % spare", "TRIM validation", "HD Tach after torture"}[k]
+	return [...]string{"consistency", "consistency, 25 % spare", "TRIM validation", "HD Tach after torture", "desktop suite, fresh and seasoned"}[k]
 }
 
 // line is a product line: its drives, and the one the reviews measured
@@ -47,12 +48,17 @@ var lines = []line{
 	{"m4", []string{"m4-64", "m4-128", "m4-256", "m4-512"}, ""},
 	{"c300", []string{"c300-64", "c300-128", "c300-256"}, ""},
 	{"intel-510", []string{"intel-510-120", "intel-510-250"}, ""},
+	{"x25m-g1", []string{"x25m-g1-80"}, ""},
+	{"x25m-g2", []string{"x25m-g2-80", "x25m-g2-160"}, ""},
 }
 
-// spec is one run: a procedure on a drive.
+// spec is one run: a procedure on a drive — as the preset has it, or
+// unfitted: with the values fitted on its line at their defaults, what
+// the model predicts before fitting (fittedParams).
 type spec struct {
-	drive string
-	kind  kind
+	drive    string
+	kind     kind
+	unfitted bool
 }
 
 // planRuns lists the runs: consistency on every drive, with 25 % spare
@@ -65,7 +71,12 @@ func planRuns(quick bool, only map[string]bool) []spec {
 	var p []spec
 	add := func(drive string, k kind) {
 		if only == nil || only[drive] {
-			p = append(p, spec{drive, k})
+			p = append(p, spec{drive, k, false})
+		}
+	}
+	addUnfitted := func(drive string, k kind) {
+		if only == nil || only[drive] {
+			p = append(p, spec{drive, k, true})
 		}
 	}
 	for _, l := range lines {
@@ -86,6 +97,15 @@ func planRuns(quick bool, only map[string]bool) []spec {
 	for _, d := range hd {
 		add(d, hdTach)
 	}
+	for _, d := range []string{"x25m-g1-80", "x25m-g2-80", "x25m-g2-160"} {
+		add(d, desktop)
+		addUnfitted(d, desktop)
+	}
+	// The fitted targets again, unfitted: what the model predicts before
+	// fitting (the ledger's column).
+	for _, s := range []spec{{"bp4-240", consistency, true}, {"bp4-240", hdTach, true}, {"bp3-256", consistency, true}, {"atlas-240", trimValidation, true}} {
+		addUnfitted(s.drive, s.kind)
+	}
 	return p
 }
 
@@ -103,13 +123,17 @@ type figures struct {
 	// HD Tach after torture: the write curve (GB written, MB/s each
 	// second), the mean over the first 10 GB, and where it first exceeds
 	// 300 MB/s (-1: never).
-	CurveGB    []float64 `json:"curve_gb,omitempty"`
-	CurveMBps  []float64 `json:"curve_mbps,omitempty"`
-	First10GB  float64   `json:"first_10gb_mbps,omitempty"`
-	GBTo300    float64   `json:"gb_to_300mbps,omitempty"`
-	UserGB     float64   `json:"user_gb"`
-	Quick      bool      `json:"quick,omitempty"` // measured on a shrunk drive with short runs
-	WallSecond float64   `json:"-"`
+	CurveGB   []float64 `json:"curve_gb,omitempty"`
+	CurveMBps []float64 `json:"curve_mbps,omitempty"`
+	First10GB float64   `json:"first_10gb_mbps,omitempty"`
+	GBTo300   float64   `json:"gb_to_300mbps,omitempty"`
+	// Desktop suite: each trace's MB/s, the scores and the 4 KiB random
+	// writes, fresh and seasoned.
+	Desktop    []workload.DesktopFigures `json:"desktop,omitempty"`
+	UserGB     float64                   `json:"user_gb"`
+	Quick      bool                      `json:"quick,omitempty"`    // measured on a shrunk drive with short runs
+	Unfitted   bool                      `json:"unfitted,omitempty"` // the line's fitted values at their defaults
+	WallSecond float64                   `json:"-"`
 }
 
 // load reads the figures write saved, and whether they were measured in
@@ -126,7 +150,7 @@ func load(file string) (results, bool, error) {
 	res, quick := results{}, false
 	for _, f := range all {
 		k := -1
-		for i := consistency; i <= hdTach; i++ {
+		for i := consistency; i <= desktop; i++ {
 			if i.String() == f.Kind {
 				k = int(i)
 			}
@@ -134,7 +158,7 @@ func load(file string) (results, bool, error) {
 		if k < 0 {
 			return nil, false, fmt.Errorf("%s: %s: unknown procedure %q", file, f.Drive, f.Kind)
 		}
-		res[spec{f.Drive, kind(k)}] = f
+		res[spec{f.Drive, kind(k), f.Unfitted}] = f
 		quick = quick || f.Quick
 	}
 	return res, quick, nil
@@ -144,7 +168,19 @@ func load(file string) (results, bool, error) {
 type results map[spec]*figures
 
 // get returns a run's figures (nil when it was not run).
-func (r results) get(drive string, k kind) *figures { return r[spec{drive, k}] }
+func (r results) get(drive string, k kind) *figures { return r[spec{drive, k, false}] }
+
+// unfitted returns the unfitted runs' figures as the results of the
+// presets, so that a target's figure reads the prediction before fitting.
+func (r results) unfitted() results {
+	out := results{}
+	for s, f := range r {
+		if s.unfitted {
+			out[spec{s.drive, s.kind, false}] = f
+		}
+	}
+	return out
+}
 
 // execute runs the plan on o.jobs workers, reporting each run as it ends.
 func execute(plan []spec, o options, w io.Writer) (results, error) {
@@ -167,7 +203,11 @@ func execute(plan []spec, o options, w io.Writer) (results, error) {
 				if err == nil {
 					f.WallSecond = time.Since(start).Seconds()
 					res[s] = f
-					fmt.Fprintf(w, "%-14s %-24s %6.1f s\n", s.drive, s.kind, f.WallSecond)
+					un := ""
+					if s.unfitted {
+						un = " (unfitted)"
+					}
+					fmt.Fprintf(w, "%-14s %-24s %6.1f s\n", s.drive, s.kind.String()+un, f.WallSecond)
 				}
 				mu.Unlock()
 			}
@@ -185,11 +225,17 @@ func execute(plan []spec, o options, w io.Writer) (results, error) {
 }
 
 // drive builds the named preset, shrunk in quick mode to 1 GiB per die
-// (at least 8 GiB) with its spare area.
-func drive(name string, quick bool) (*controller.Controller, error) {
+// (at least 12 GiB: the desktop suite's dummy files take 11) with its
+// spare area; unfitted, with its line's fitted values at their defaults.
+func drive(name string, quick, unfitted bool) (*controller.Controller, error) {
 	cfg, err := controller.Preset(name)
 	if err != nil {
 		return nil, err
+	}
+	if unfitted {
+		if err := unfit(&cfg, lineOfDrive(name)); err != nil {
+			return nil, err
+		}
 	}
 	if quick {
 		r, err := cfg.Resolve()
@@ -197,7 +243,7 @@ func drive(name string, quick bool) (*controller.Controller, error) {
 			return nil, err
 		}
 		dies := int64(r.Config.NAND.Geometry.Dies())
-		cfg = r.Config.Resized(controller.Size(max(8, dies)<<30), r.SparePercent)
+		cfg = r.Config.Resized(controller.Size(max(12, dies)<<30), r.SparePercent)
 		cfg.Firmware.TrimBacklog = controller.Size(float64(cfg.Firmware.TrimBacklog)*float64(cfg.Capacity)/float64(r.Config.Capacity)) / 4096 * 4096
 	}
 	return controller.New(cfg)
@@ -205,7 +251,7 @@ func drive(name string, quick bool) (*controller.Controller, error) {
 
 // measure runs one procedure through the scenario the command runs.
 func measure(s spec, quick bool) (*figures, error) {
-	c, err := drive(s.drive, quick)
+	c, err := drive(s.drive, quick, s.unfitted)
 	if err != nil {
 		return nil, err
 	}
@@ -225,8 +271,16 @@ func measure(s spec, quick bool) (*figures, error) {
 		}
 	case trimValidation:
 		name, over["torture_time"] = "trim-validation", torture
+		if s.drive == "intel-525-240" && !quick {
+			over["torture_time"] = "30m" // as AnandTech tortured the 525 (calibration.md)
+		}
 	case hdTach:
 		name, over["torture"], over["torture_time"] = "hdtach", "1", torture
+	case desktop:
+		name, over["compare"] = "desktop-suite", "season"
+		if quick {
+			over["rw_time"] = "20s"
+		}
 	}
 	sc, err := workload.ScenarioByName(name)
 	if err != nil {
@@ -241,7 +295,7 @@ func measure(s spec, quick bool) (*figures, error) {
 		return nil, err
 	}
 	ms = sim.CombineRepeated(ms)
-	f := &figures{Drive: s.drive, Kind: s.kind.String(), UserGB: float64(c.CapacityBytes()) / 1e9, Quick: quick}
+	f := &figures{Drive: s.drive, Kind: s.kind.String(), UserGB: float64(c.CapacityBytes()) / 1e9, Quick: quick, Unfitted: s.unfitted}
 	by := map[string]*sim.Result{}
 	for _, m := range ms {
 		by[m.Label] = m.Result
@@ -283,6 +337,17 @@ func measure(s spec, quick bool) (*figures, error) {
 			return nil, err
 		}
 		hdCurve(f, r.Intervals)
+	case desktop:
+		steps := map[string]workload.TraceTotals{}
+		for l, r := range by {
+			steps[l] = workload.TraceTotals{Bytes: r.Read.Bytes + r.Write.Bytes, BusyNs: r.BusyNs}
+		}
+		if f.Desktop, err = workload.ScoreDesktop(steps); err != nil {
+			return nil, err
+		}
+		if len(f.Desktop) != 2 || f.Desktop[0].Score == 0 || f.Desktop[1].Score == 0 {
+			return nil, fmt.Errorf("scenario %s measured no complete fresh and seasoned suite", name)
+		}
 	}
 	return f, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/ftlsim/ftlsim/controller"
@@ -69,14 +68,14 @@ func targets() []target {
 	dl, dh := within25(35.2)
 	tl, th := within25(106.6)
 	return []target{
-		{"bp4", []string{"gc_streams"}, "consistency, bp4-240: steady-state median", "baseline about 2,500-5,000 IOPS", 2500, 5000, "IOPS", figure("bp4-240", consistency, median)},
-		{"bp4", []string{"gc_streams"}, "HD Tach after 60 min torture, bp4-240: mean over the first 10 GB", "starts near 20 MB/s", 0, 40, "MB/s", figure("bp4-240", hdTach, func(f *figures) float64 { return f.First10GB })},
-		{"bp4", []string{"gc_pace_percent"}, "consistency, bp4-240: steady-state peak second", "peaks in the 10,000 IOPS range", 8000, inf, "IOPS", figure("bp4-240", consistency, peak)},
-		{"bp4-msata", []string{"gc_pace_percent"}, "consistency: mSATA's 10-90 % band over the 2.5\"'s", "almost a straight line; the 2.5\" shows peaks and troughs", 0, 0.5, "ratio", bandRatio},
-		{"bp3", []string{"gc_streams"}, "consistency, bp3-256: median of the steady-state seconds with I/O", "between 100 and 1,000 IOPS", 100, 1000, "IOPS", figure("bp3-256", consistency, active)},
-		{"bp3", []string{"gc_pace_percent", "gc_restore_to"}, "consistency, bp3-256: longest run of seconds at 0 IOPS", "10-20 consecutive seconds", 10, 20, "s", figure("bp3-256", consistency, stall)},
-		{"mushkin-atlas", []string{"compress_out_mbps"}, "TRIM validation, atlas-240: clean", "189.2 MB/s", cl, ch, "MB/s", figure("atlas-240", trimValidation, func(f *figures) float64 { return f.Clean })},
-		{"mushkin-atlas", []string{"trim_backlog"}, "TRIM validation, atlas-240: after TRIM", "106.6 MB/s", tl, th, "MB/s", figure("atlas-240", trimValidation, func(f *figures) float64 { return f.AfterTrim })},
+		{"bp4", []string{gcStreams}, "consistency, bp4-240: steady-state median", "baseline about 2,500-5,000 IOPS", 2500, 5000, "IOPS", figure("bp4-240", consistency, median)},
+		{"bp4", []string{gcStreams}, "HD Tach after 60 min torture, bp4-240: mean over the first 10 GB", "starts near 20 MB/s", 0, 40, "MB/s", figure("bp4-240", hdTach, func(f *figures) float64 { return f.First10GB })},
+		{"bp4", []string{gcPacePercent}, "consistency, bp4-240: steady-state peak second", "peaks in the 10,000 IOPS range", 8000, inf, "IOPS", figure("bp4-240", consistency, peak)},
+		{"bp4-msata", []string{gcPacePercent}, "consistency: mSATA's 10-90 % band over the 2.5\"'s", "almost a straight line; the 2.5\" shows peaks and troughs", 0, 0.5, "ratio", bandRatio},
+		{"bp3", []string{gcStreams}, "consistency, bp3-256: median of the steady-state seconds with I/O", "between 100 and 1,000 IOPS", 100, 1000, "IOPS", figure("bp3-256", consistency, active)},
+		{"bp3", []string{gcPacePercent, gcRestoreTo}, "consistency, bp3-256: longest run of seconds at 0 IOPS", "10-20 consecutive seconds", 10, 20, "s", figure("bp3-256", consistency, stall)},
+		{"mushkin-atlas", []string{compressOut}, "TRIM validation, atlas-240: clean", "189.2 MB/s", cl, ch, "MB/s", figure("atlas-240", trimValidation, func(f *figures) float64 { return f.Clean })},
+		{"mushkin-atlas", []string{trimBacklog}, "TRIM validation, atlas-240: after TRIM", "106.6 MB/s", tl, th, "MB/s", figure("atlas-240", trimValidation, func(f *figures) float64 { return f.AfterTrim })},
 		// Validations: figures no parameter was fitted to.
 		{"bp4-msata", nil, "consistency, bp4-msata-240: steady-state median", "the same baseline as the 2.5\" (2,500-5,000 IOPS)", 2500, 5000, "IOPS", figure("bp4-msata-240", consistency, median)},
 		{"bp4", nil, "consistency, bp4-240: median with 25 % spare over without", "improves markedly", 1.5, inf, "ratio", gain("bp4-240")},
@@ -93,27 +92,18 @@ func paramValue(l, param string) string {
 	for _, x := range lines {
 		if x.name == l {
 			drive = x.calibrated
+			if drive == "" {
+				drive = x.drives[0]
+			}
 		}
 	}
 	cfg, err := controller.Preset(drive)
 	if err != nil {
 		return "?"
 	}
-	f := cfg.Firmware
-	switch param {
-	case "gc_streams":
-		return fmt.Sprint(f.GCStreams)
-	case "gc_pace_percent":
-		if f.GCPacePercent == 0 {
-			return "100 (default)"
-		}
-		return fmt.Sprint(f.GCPacePercent)
-	case "gc_restore_to":
-		return fmt.Sprint(f.GCRestoreTo)
-	case "compress_out_mbps":
-		return fmt.Sprintf("%d MB/s", f.CompressOutMBps)
-	case "trim_backlog":
-		return f.TrimBacklog.String()
+	f, ok := firmwareField(param)
+	if !ok {
+		return "?"
 	}
-	return "?"
+	return fieldText(&cfg, f)
 }

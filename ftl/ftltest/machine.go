@@ -69,7 +69,7 @@ func newMachine(rt *rapid.T, newPolicy func() ftl.VictimPolicy) *machine {
 	// An SLC cache, on parts whose blocks hold a page a word line in SLC
 	// mode: static groups out of the spare area, dynamic ones borrowed.
 	var slcStatic, slcDynamic int
-	if g.PagesPerBlock >= m.wlPages && rapid.IntRange(0, 2).Draw(rt, "slc_cache") == 0 {
+	if g.PagesPerBlock >= m.wlPages && rapid.IntRange(0, 2).Draw(rt, "SLCCache") == 0 {
 		timing.SLCReadNs, timing.SLCProgNs, timing.SLCRatedCycles = 1, 1, timing.RatedCycles*10
 		slcStatic = rapid.IntRange(0, 1).Draw(rt, "slc_static_groups")
 		slcDynamic = rapid.IntRange(0, g.BlocksPerPlane).Draw(rt, "slc_dynamic_groups")

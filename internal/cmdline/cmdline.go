@@ -53,7 +53,7 @@ var options = []Option{
 	{Name: "op", Value: "PERCENT", Modes: All, Study: Job | Scenario, Help: "spare area in percent of user capacity"},
 	{Name: "gc", Value: "POLICY", Modes: All, Study: Job | Scenario, Help: "GC victim policy: greedy, fifo, cost-benefit, random, d-choices:D, or a registered one"},
 	{Name: "faults", Value: "KEY=V,...", Modes: All, Study: Job | Scenario, Help: faultsHelp},
-	{Name: "precondition", Value: "none|fill|torture[:TIME]", Modes: All, Study: Job, Help: "run before the job (after a secure erase)"},
+	{Name: "precondition", Value: "none|fill|torture[:TIME]|season", Modes: All, Study: Job, Help: "run before the job (after a secure erase)"},
 	{Name: "save_state", Value: "FILE", Modes: Prepared, Help: "save the prepared drive's state (after the secure erase and precondition) to this file"},
 	{Name: "load_state", Value: "FILE", Modes: Prepared, Help: "start from the drive state in this file (written by --save_state) instead of preparing the drive"},
 	{Name: "prepare_only", Flag: true, Modes: Prepared, Help: "with --save_state: prepare the drive, save its state and run no job"},
