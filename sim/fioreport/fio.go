@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ftlsim/ftlsim/controller"
@@ -304,97 +303,6 @@ func dirOf(r *sim.Result, d sim.DirStats, dir int) Dir {
 	return f
 }
 
-// SteadyState is fio's steadystate block: the criterion as fio writes
-// it ("iops_slope:0.100000%"), the window in seconds, whether it was
-// attained, the criterion's figure, and the window's samples (bw in KiB/s,
-// as fio's).
-type SteadyState struct {
-	SS           string     `json:"ss"`
-	Duration     int64      `json:"duration"`
-	Attained     int        `json:"attained"`
-	Criterion    string     `json:"criterion"`
-	MaxDeviation float64    `json:"max_deviation"`
-	Slope        float64    `json:"slope"`
-	Data         SteadyData `json:"data"`
-}
-
-// SteadyData is the window's samples and means.
-type SteadyData struct {
-	BWMean   int64   `json:"bw_mean"`
-	IOPSMean int64   `json:"iops_mean"`
-	LatMean  *int64  `json:"lat_mean,omitempty"`
-	LatNs    []int64 `json:"lat_ns,omitempty"`
-	IOPS     []int64 `json:"iops"`
-	BW       []int64 `json:"bw"`
-}
-
-// Steady writes what steady-state detection found as fio's
-// steadystate block (nil for nil).
-func Steady(s *sim.SteadyState) *SteadyState {
-	if s == nil {
-		return nil
-	}
-	pct := ""
-	if s.Percent {
-		pct = "%"
-	}
-	out := &SteadyState{
-		SS: fmt.Sprintf("%s:%f%s", s.Criterion, s.Limit, pct), Duration: s.DurationNs / 1e9,
-		MaxDeviation: s.MaxDeviation, Slope: s.Slope, Data: SteadyData{IOPS: []int64{}, BW: []int64{}},
-	}
-	if s.Attained {
-		out.Attained = 1
-	}
-	// The criterion's figure: the slope or the deviation, as a share of
-	// the mean when the limit is one.
-	fig, mean := s.MaxDeviation, 0.0
-	src := s.IOPS
-	switch {
-	case strings.HasPrefix(s.Criterion, "bw"):
-		src = s.BW
-	case strings.HasPrefix(s.Criterion, "lat"):
-		src = s.Lat
-	}
-	for _, v := range src {
-		mean += v
-	}
-	if len(src) > 0 {
-		mean /= float64(len(src))
-	}
-	if strings.HasSuffix(s.Criterion, "_slope") {
-		fig = math.Abs(s.Slope)
-	}
-	if s.Percent && mean > 0 {
-		fig = 100 * fig / mean
-	}
-	out.Criterion = fmt.Sprintf("%f%s", fig, pct)
-	var si, sb float64
-	for i := range s.IOPS {
-		out.Data.IOPS = append(out.Data.IOPS, int64(math.Round(s.IOPS[i])))
-		out.Data.BW = append(out.Data.BW, int64(math.Round(s.BW[i]/1024)))
-		si += s.IOPS[i]
-		sb += s.BW[i] / 1024
-	}
-	if n := float64(len(s.IOPS)); n > 0 {
-		out.Data.IOPSMean, out.Data.BWMean = int64(math.Round(si/n)), int64(math.Round(sb/n))
-	}
-	if strings.HasPrefix(s.Criterion, "lat") {
-		// fio adds the latencies when the criterion is on them.
-		var sl float64
-		out.Data.LatNs = []int64{}
-		for _, v := range s.Lat {
-			out.Data.LatNs = append(out.Data.LatNs, int64(math.Round(v)))
-			sl += v
-		}
-		m := int64(0)
-		if len(s.Lat) > 0 {
-			m = int64(math.Round(sl / float64(len(s.Lat))))
-		}
-		out.Data.LatMean = &m
-	}
-	return out
-}
-
 // JobPlusOf is JobOf with fio's json+ additions: each direction's completion
 // latency distribution (clat_ns bins), as fio's --output-format=json+
 // writes it for tools such as fio_jsonplus_clat2csv.
@@ -607,41 +515,3 @@ func (r Report) Write(w io.Writer) error {
 // JSON) is left out of the JSON with a note saying so; the device log
 // (the command's --write_device_log, the review's CSV) holds it whole.
 const MaxSeries = 36000
-
-// NamespaceSum is what the jobs of one namespace did: their bytes and
-// I/Os per direction, and their bandwidth and IOPS added up.
-type NamespaceSum struct {
-	ID           int      `json:"nsid"`
-	Jobs         []string `json:"jobs"`
-	ReadBytes    int64    `json:"read_bytes"`
-	WriteBytes   int64    `json:"write_bytes"`
-	TrimBytes    int64    `json:"trim_bytes"`
-	ReadIOPS     float64  `json:"read_iops"`
-	WriteIOPS    float64  `json:"write_iops"`
-	ReadBWBytes  int64    `json:"read_bw_bytes"`
-	WriteBWBytes int64    `json:"write_bw_bytes"`
-}
-
-// SumNamespaces sums the jobs of each namespace (those with Namespace
-// set), in namespace order; nil when none is set.
-func SumNamespaces(jobs ...Job) []NamespaceSum {
-	var out []NamespaceSum
-	for _, j := range jobs {
-		if j.Namespace <= 0 {
-			continue
-		}
-		for len(out) < j.Namespace {
-			out = append(out, NamespaceSum{ID: len(out) + 1, Jobs: []string{}})
-		}
-		s := &out[j.Namespace-1]
-		s.Jobs = append(s.Jobs, j.JobName)
-		s.ReadBytes += j.Read.IOBytes
-		s.WriteBytes += j.Write.IOBytes
-		s.TrimBytes += j.Trim.IOBytes
-		s.ReadIOPS = round(s.ReadIOPS + j.Read.IOPS)
-		s.WriteIOPS = round(s.WriteIOPS + j.Write.IOPS)
-		s.ReadBWBytes += j.Read.BWBytes
-		s.WriteBWBytes += j.Write.BWBytes
-	}
-	return out
-}
