@@ -17,15 +17,23 @@ import (
 	"github.com/ftlsim/ftlsim/workload/trace"
 )
 
-// describeDrive is a one-line summary of a built drive.
+// describeDrive is a one-line summary of a built drive, with a warning
+// line after it for each of the drive's warnings (controller.Warning).
 func describeDrive(c *controller.Controller) string {
 	g := sim.GeometryOf(c)
 	cfg := c.Config()
-	s := fmt.Sprintf("%s: %s user, %s flash (%.2f %% spare), %d dies on %d channels, %d planes, %s pages, %d pages/block, %s GC",
-		cfg.Name, units.FormatBytes(g.UserBytes), units.FormatBytes(g.PhysicalBytes), g.OPPercent, g.Dies, g.Channels,
-		g.Planes, units.FormatBytes(int64(g.PageBytes)), g.PagesPerBlock, cfg.Firmware.GCPolicy)
+	s := fmt.Sprintf("%s: %s user, %s flash (%.2f %% spare, %.2f %% effective), %d dies on %d channels, %d planes, %s pages, %d pages/block, %s GC",
+		cfg.Name, units.FormatBytes(g.UserBytes), units.FormatBytes(g.PhysicalBytes), g.OPPercent, c.FTL().SpareBudget().EffectivePercent(),
+		g.Dies, g.Channels, g.Planes, units.FormatBytes(int64(g.PageBytes)), g.PagesPerBlock, cfg.Firmware.GCPolicy)
+	if z, ok := c.Zones(); ok {
+		s += fmt.Sprintf("; zoned: %d zones of %s (%s writable), %s open, %s active", z.Zones, units.FormatBytes(z.ZoneBytes),
+			units.FormatBytes(z.ZoneCapacity), zoneLimit(z.MaxOpen), zoneLimit(z.MaxActive))
+	}
 	if g.BadBlocks > 0 {
 		s += fmt.Sprintf("; %d factory bad blocks (%d plane groups retired)", g.BadBlocks, g.RetiredGroups)
+	}
+	for _, w := range c.Warnings() {
+		s += "\nwarning: " + w.String()
 	}
 	return s
 }
@@ -223,4 +231,12 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// zoneLimit prints a zone limit ("no limit" for 0).
+func zoneLimit(n int) string {
+	if n == 0 {
+		return "no limit"
+	}
+	return fmt.Sprint(n)
 }

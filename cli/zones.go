@@ -12,21 +12,10 @@ import (
 	"github.com/ftlsim/ftlsim/workload"
 )
 
-// zonedDescription is what a zoned drive's description provides: that
-// it is zoned (the device side, controller.Config).
-type zonedDescription interface{ Zoned() bool }
-
-// zonedDrive is what a zoned drive provides its host (the device side,
-// controller.Controller): the zones it reports, in bytes, and their
-// limits (0: none); ok false on a conventional drive.
-type zonedDrive interface {
-	ZoneLayout() (zoneBytes, capacityBytes int64, zones, maxOpen, maxActive int, ok bool)
-}
-
 // placementDrive is what an FDP drive provides its host (the device
-// side, controller.Controller): the placement identifiers it reports
-// (I/O Management Receive, Reclaim Unit Handle Status); 0 on a drive
-// without FDP.
+// side, controller.Controller, once it has FDP): the placement
+// identifiers it reports (I/O Management Receive, Reclaim Unit Handle
+// Status); 0 on a drive without FDP.
 type placementDrive interface{ PlacementIDs() int }
 
 // zonedPresets are the presets whose drives are zoned, sorted.
@@ -37,7 +26,7 @@ func zonedPresets() []string {
 		if err != nil {
 			continue
 		}
-		if z, ok := any(cfg).(zonedDescription); ok && z.Zoned() {
+		if cfg.Firmware.Zoned.On() {
 			out = append(out, name)
 		}
 	}
@@ -67,15 +56,11 @@ func chooseZonedDrive(o *options, jf *workload.JobFile) {
 
 // layoutOf returns the zones drive c reports, nil on a conventional one.
 func layoutOf(c *controller.Controller) *workload.ZoneLayout {
-	z, ok := any(c).(zonedDrive)
+	z, ok := c.Zones()
 	if !ok {
 		return nil
 	}
-	zb, cb, n, mo, ma, zoned := z.ZoneLayout()
-	if !zoned {
-		return nil
-	}
-	return &workload.ZoneLayout{ZoneBytes: zb, CapacityBytes: cb, Zones: n, MaxOpen: mo, MaxActive: ma}
+	return &workload.ZoneLayout{ZoneBytes: z.ZoneBytes, CapacityBytes: z.ZoneCapacity, Zones: z.Zones, MaxOpen: z.MaxOpen, MaxActive: z.MaxActive}
 }
 
 // checkZonedJobs checks each job's zone and placement options against

@@ -167,6 +167,14 @@ type Firmware struct {
 	// behind until blocking collection at gc_low_water stalls the host
 	// (see ftl.Config).
 	GCPacePercent int `yaml:"gc_pace_percent,omitempty" layer:"firmware" unit:"%" range:"0..10000" ftl:"GCPacePercent" default:"0 means 100" doc:"speed of paced collection against the rate that keeps free space level"`
+	// GCReserve is how the free-group thresholds above are sized:
+	// "fixed", every die keeps them as given, whatever its size; "spare",
+	// they are scaled down on dies whose spare area is too small for them
+	// (ftl.ReserveSpare), so that the write points and the reserve hold
+	// at most a quarter of the spare where collection allows.
+	// Zoned makes the drive a zoned namespace (see Zoned).
+	Zoned     Zoned  `yaml:"zoned,omitempty" doc:"a zoned namespace (NVMe ZNS): zone size, capacity and limits"`
+	GCReserve string `yaml:"gc_reserve,omitempty" layer:"firmware" range:"fixed|spare" default:"fixed" doc:"how the gc_* free-group thresholds are sized: as given on every die, or from the spare area"`
 	// PowerLossProtection is capacitors that hold the drive up long enough,
 	// on a power cut, to finish the flash operations under way and program
 	// what the write buffer holds: nothing acknowledged is lost.
@@ -385,6 +393,7 @@ func (c *Config) FTLConfig() (ftl.Config, error) {
 		SLCDynamicGroups:  c.slcGroups(c.Firmware.SLCCache.DynamicMax),
 		SLCDynamicReserve: c.nativeGroups(c.Firmware.SLCCache.DynamicReserve),
 		SLCDirect:         c.Firmware.SLCCache.WhenFull == "direct",
+		Reserve:           c.Firmware.reserveMode(),
 	}
 	c.copyToFTL(&fc)
 	return fc, nil

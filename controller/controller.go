@@ -62,6 +62,13 @@ type Controller struct {
 	programsDone int64
 	// re is the handling of read errors (nil: Firmware.ReadErrors off).
 	re *readErrors
+	// zones is the zone table of a zoned namespace (nil: conventional;
+	// zoned.go).
+	zones *ftl.Zones
+	// dieSet is the dies the zone being written is mapped to (n 0: any
+	// die); zoneNext, per die set, the die its next page goes to.
+	dieSet   dieSet
+	zoneNext []int
 }
 
 // New builds a drive from a description, resolving it first.
@@ -97,6 +104,12 @@ func New(cfg Config) (*Controller, error) {
 	c.unit = int64(cfg.NAND.Geometry.UnitBytes)
 	c.slot = int64(dev.Geometry().UnitBytes)
 	c.cap = int64(cfg.Capacity)
+	if cfg.Firmware.Zoned.On() {
+		if c.zones, err = ftl.NewZones(cfg.zoneConfig()); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		c.cap = int64(c.zones.Config().Zones) * int64(cfg.Firmware.Zoned.ZoneSize)
+	}
 	c.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5851f42d4c957f2d))
 	g := cfg.NAND.Geometry
 	c.raise = raise{stripe: cfg.Firmware.RaiseStripe, dies: g.Dies(), region: newRegion(g.Dies(), g.PagesPerBlock)}
@@ -166,6 +179,12 @@ func (c *Controller) DataToken(off int64) (uint32, bool, error) {
 	if off < 0 || off >= c.cap {
 		return 0, false, fmt.Errorf("%w: offset %d, the drive has %d bytes", ErrRequest, off, c.cap)
 	}
+	if c.zones != nil {
+		if c.zones.Written(off/c.unit, 1) == 0 {
+			return 0, false, nil // past the write pointer: zeroes
+		}
+		off = c.stored(off)
+	}
 	loc, err := c.ftl.Lookup(off / c.unit)
 	return loc.Token, loc.Mapped, err
 }
@@ -187,11 +206,25 @@ func (c *Controller) MemoryBytes() int64 {
 
 // Validate checks a request against the drive.
 func (c *Controller) Validate(r blockio.Request) error {
+	if c.zones != nil {
+		return c.validateZoned(r)
+	}
 	if r.Op == blockio.Flush {
 		return nil
 	}
-	if r.Op > blockio.Flush {
+	if r.Op == blockio.ZoneAppend || r.Op == blockio.ZoneManage {
+		return fmt.Errorf("%w: %s needs a zoned drive (zoned.zone_size)", ErrRequest, r.Op)
+	}
+	if r.Op > blockio.ZoneManage {
 		return fmt.Errorf("%w: op %d", ErrRequest, r.Op)
+	}
+	return c.validateRange(r)
+}
+
+// validateRange checks the byte range of a read, write or trim.
+func (c *Controller) validateRange(r blockio.Request) error {
+	if r.Op > blockio.Trim {
+		return fmt.Errorf("%w: op %s", ErrRequest, r.Op)
 	}
 	if len(r.Ranges) > 0 {
 		if r.Op != blockio.Trim {
@@ -244,6 +277,14 @@ func (c *Controller) Prefetch(r *blockio.Request, stage int) {
 // Firmware.DoorbellNs after now, and its completion reaches the host
 // Firmware.InterruptNs after the drive posts it.
 func (c *Controller) Submit(now int64, r blockio.Request) (int64, error) {
+	if c.zones != nil && r.Op != blockio.Flush {
+		return c.zoned(now, r)
+	}
+	return c.submit(now, r)
+}
+
+// submit is Submit of a request to the translation layer's space.
+func (c *Controller) submit(now int64, r blockio.Request) (int64, error) {
 	if err := c.Validate(r); err != nil {
 		return 0, err
 	}

@@ -1,5 +1,7 @@
 package controller
 
+import "github.com/ftlsim/ftlsim/ftl"
+
 // Idle tells the drive that no command is outstanding from from until to.
 // Once the drive has been idle for IdleNs the firmware reclaims its TRIM
 // backlog, folds its SLC cache (if it has one) and, with background GC
@@ -103,6 +105,9 @@ func (c *Controller) SecureErase(now int64) int64 {
 	}
 	if c.re != nil {
 		c.re.queue = c.re.queue[:0]
+	}
+	if c.zones != nil {
+		c.zones, _ = ftl.NewZones(c.zones.Config()) // every zone empty
 	}
 	c.fwFree = max(c.fwFree, done)
 	return done

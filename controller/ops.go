@@ -133,6 +133,9 @@ func (c *Controller) readPage(op *ftl.Op, planes, n int, at int64) int64 {
 // must be booked first: the controller drains the FTL's work after every
 // call.
 func (c *Controller) hostDie() int {
+	if c.dieSet.n > 0 {
+		return c.zoneDie()
+	}
 	dies := c.dies
 	best, bt := c.nextDie, c.tl.DieFree(c.nextDie)
 	for d := c.nextDie + 1; d < dies; d++ {

@@ -63,7 +63,7 @@ func (c *Controller) readAhead(r blockio.Request, at int64) error {
 	if len(ra.ext) > 0 {
 		next = max(next, ra.ext[len(ra.ext)-1].off+ra.ext[len(ra.ext)-1].n)
 	}
-	limit := min(r.Offset+r.Length+int64(c.cfg.Firmware.ReadAhead), c.cap)
+	limit := min(r.Offset+r.Length+int64(c.cfg.Firmware.ReadAhead), c.ftl.UserUnits()*c.unit)
 	for next+r.Length <= limit {
 		_, ready, failed, err := c.flashRead(next, r.Length, at, ftl.CauseReadAhead)
 		if err != nil {

@@ -70,6 +70,10 @@ type Resolved struct {
 	// percent of the user capacity: (flash less RAISE parity − capacity)
 	// / capacity. Under SizeFlash it is at least the OPPercent asked for.
 	SparePercent float64
+	// Warnings are what the user should know about the drive as built
+	// (its write points holding more than a quarter of its spare area),
+	// for the caller to show.
+	Warnings []Warning
 }
 
 // Resolve checks the description and returns the drive as built. The
@@ -138,9 +142,12 @@ func (c *Config) resolve() (Resolved, error) {
 	if err := built.validateRules(); err != nil {
 		return Resolved{}, err
 	}
+	if err := built.validateZoned(); err != nil {
+		return Resolved{}, err
+	}
 	built.Sizing = SizeSpare
 	built.origin = nil // the drive as built is not the text read
-	return Resolved{Config: built, SparePercent: spareOf(g.Bytes(), built.Firmware.RaiseStripe, built.Capacity)}, nil
+	return Resolved{Config: built, SparePercent: spareOf(g.Bytes(), built.Firmware.RaiseStripe, built.Capacity), Warnings: built.spareWarnings()}, nil
 }
 
 // Resized returns the description of the same drive — its dies, NAND,

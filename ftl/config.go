@@ -98,6 +98,13 @@ type Config struct {
 	// data the FTL does not place itself (e.g. die-level parity). They
 	// stay erased and never hold user data.
 	ReservedGroups int
+	// Reserve says how the thresholds above are sized: ReserveFixed (the
+	// zero value) keeps them as given on every die; ReserveSpare scales
+	// them down on dies whose spare area is too small for them (see
+	// SpareBudget), so that the spare they hold does not grow with the
+	// dies of a drive of fixed capacity. Config and SpareBudget report
+	// them as collection runs them.
+	Reserve ReserveMode
 	// Seed seeds the random source of randomised victim policies.
 	Seed uint64
 	// RecordOps keeps every flash operation in the op log (FTL.Ready) for

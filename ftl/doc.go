@@ -170,6 +170,39 @@
 // spare (TestWriteAmplificationMatchesTheory), with compressed units too
 // (TestCompressionMatchesTheory).
 //
+// # Write points and the reserve
+//
+// The write points are one host and one GC stripe across the dies, as a
+// superblock FTL keeps them (Linux pblk: one data line, the same block
+// index on every parallel unit, and GC writing through the same line
+// set): each die programs its part of the stripe into its open group, so
+// every die programs in parallel, and an open group holds half a group
+// unwritten on average — one group a die for the two. The reserve is the
+// free groups collection keeps under sustained writes. At a fixed
+// capacity, more dies mean fewer groups a die, and a reserve kept as a
+// count of groups per die (ReserveFixed) takes a growing share of the
+// spare: on a die of a few dozen groups, all of it. ReserveSpare sizes
+// the thresholds from the spare area instead, as pblk sizes its GC and
+// rate-limit thresholds from the spare and total blocks and Agrawal et
+// al. 2008 give reserve and free-block thresholds as percentages: when
+// the write points and the reserve would hold more than HeldShareLimit
+// (a quarter) of a die's spare, the thresholds are scaled down together,
+// never below what collection needs to work. SpareBudget reports the
+// split, and its Warning says when a drive holds more than a quarter all
+// the same (dies too small even for the floors).
+//
+// # Zoned namespaces
+//
+// Zones is the zone table of an NVMe zoned namespace: each zone's state
+// (with its Zone Descriptor value), its write pointer, and the open and
+// active resources the zones hold. It decides whether a write, an append
+// or a zone management action may run and records it, with NVMe's
+// statuses (ZoneError, its Errno the one a Linux host reports); where
+// the data goes is the caller's (the controller stores zone i's data at
+// i × the zone capacity in the mapping, and maps zones onto die sets).
+// The state machine is QEMU's reference device's, checked against a
+// model of the transition table by TestZoneStateMachine.
+//
 // # Memory and speed
 //
 // The mapping is a []uint32 indexed by logical unit; reverse mapping lives

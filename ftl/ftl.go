@@ -122,8 +122,10 @@ type FTL struct {
 	// cache had room again (-1: none); see park.
 	parked []int32
 
-	// Spare-area accounting for the theory comparison.
+	// Spare-area accounting for the theory comparison, and the budget
+	// the thresholds were sized to (reserve.go).
 	alphaSum, alphaN float64
+	budget           SpareBudget
 	paceGain         float64 // GCPacePercent/100
 }
 
@@ -239,12 +241,19 @@ func (c Config) MinSpareGroups() int { return 2 + max(c.GCLowWater, c.GCRestoreT
 // refused by New.
 func (cfg Config) Validate(g nand.Geometry) error {
 	cfg.setDefaults()
+	return lightFTL(cfg, g).validate()
+}
+
+// lightFTL is an FTL of configuration cfg (defaults set) on geometry g
+// with no bad blocks and nothing allocated beyond the bad-block map: for
+// the checks New makes, without the memory of a drive.
+func lightFTL(cfg Config, g nand.Geometry) *FTL {
 	f := &FTL{cfg: cfg, dies: g.Dies(), np: g.PlanesPerDie, upp: g.UnitsPerPage(), ppb: g.PagesPerBlock,
 		upg: g.UnitsPerGroup(), gpd: g.BlocksPerPlane, unitBytes: g.UnitBytes}
 	f.pageUnits = f.np * f.upp
 	f.k, f.reserved = cfg.UnitSlots, cfg.ReservedGroups
 	f.bad = make([]bool, g.Groups())
-	return f.validate()
+	return f
 }
 
 func (f *FTL) validate() error {
@@ -276,6 +285,13 @@ func (f *FTL) validate() error {
 	if err := f.validateSLC(); err != nil {
 		return err
 	}
+	if c.Reserve > ReserveSpare {
+		return fieldErr("Reserve", int(c.Reserve), "ReserveFixed or ReserveSpare", "")
+	}
+	// The thresholds as collection runs them (sized from the spare
+	// under ReserveSpare).
+	f.sizeReserve()
+	c = f.cfg
 	// Every die must keep, beyond its share of user data (stored
 	// uncompressed in the worst case), its reserved groups, its open
 	// groups, its GC reserve, its static SLC cache and at least one more

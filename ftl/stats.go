@@ -24,6 +24,17 @@ type Stats struct {
 	// of open groups excluded) divided by the user space: the α of the
 	// analytic models. 0 before the first collection.
 	EffectiveAlpha float64
+	// NominalAlpha is the usable physical space (groups neither reserved
+	// nor retired) over the user space, uncompressed: the α the free
+	// groups and the open groups' unwritten parts are taken out of.
+	NominalAlpha float64
+	// HeldShare is the share of the spare area the write points and the
+	// reserve held, measured over the same collections:
+	// 1 − (EffectiveAlpha−1)/(NominalAlpha−1) (SpareBudget.HeldShare is
+	// the figure the configuration predicts). 0 before the first
+	// collection; with compressed data it can be negative, the data
+	// taking less than its uncompressed size.
+	HeldShare float64
 }
 
 // Stats returns derived figures.
@@ -31,7 +42,12 @@ func (f *FTL) Stats() Stats {
 	if f.alphaN == 0 {
 		return Stats{}
 	}
-	return Stats{EffectiveAlpha: f.alphaSum / f.alphaN}
+	s := Stats{EffectiveAlpha: f.alphaSum / f.alphaN}
+	s.NominalAlpha = float64(int64(f.dies*(f.gpd-f.reserved)-f.nbadUsable)*int64(f.upg)) / float64(int64(len(f.l2p))*int64(f.k))
+	if s.NominalAlpha > 1 {
+		s.HeldShare = 1 - (s.EffectiveAlpha-1)/(s.NominalAlpha-1)
+	}
+	return s
 }
 
 // FreeGroupsMin is the fewest free groups there have been at once since

@@ -58,6 +58,13 @@ func Combine(parts []*Result) *Result {
 		energy += r.Power.EnergyJ
 		out.Device.Counters = out.Device.Counters.Add(r.Device.Counters)
 		out.Device.FreeBlocksMin = min(out.Device.FreeBlocksMin, r.Device.FreeBlocksMin)
+		if z := r.Device.Zones; z != nil {
+			if out.Device.Zones == nil {
+				out.Device.Zones = &ZoneStats{}
+			}
+			t := out.Device.Zones
+			t.Resets, t.Finishes, t.AutoCloses, t.Refused = t.Resets+z.Resets, t.Finishes+z.Finishes, t.AutoCloses+z.AutoCloses, t.Refused+z.Refused
+		}
 	}
 	out.Device.derive()
 	if ios > 0 {

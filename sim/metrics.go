@@ -121,6 +121,21 @@ type Device struct {
 	FreeBlocksEnd  int
 	Wear           nand.Wear
 	EffectiveAlpha float64 // physical space able to hold data / user space (see ftl.Stats)
+	// Zones is what zone management did during the run, on a zoned drive
+	// (nil on a conventional one).
+	Zones *ZoneStats
+}
+
+// ZoneStats is a zoned drive's zone management over a run.
+type ZoneStats struct {
+	// Resets counts resets of zones holding data; Finishes zones
+	// finished by a command; AutoCloses implicitly opened zones the
+	// drive closed to open another; Refused commands refused with an
+	// NVMe zone status.
+	Resets     int64 `json:"resets"`
+	Finishes   int64 `json:"finishes"`
+	AutoCloses int64 `json:"auto_closes"`
+	Refused    int64 `json:"refused"`
 }
 
 // ftlErases is the blocks the FTL erased, leaving out the controller's
@@ -173,6 +188,13 @@ type Geometry struct {
 	OPPercent        float64 // (physical − user) / user, from the rounded geometry
 	OpenBlocks       int     // blocks held open for host and GC writes
 	ReserveBlocks    int     // free blocks GC keeps in reserve
+	// EffectiveOPPercent is the spare area left to garbage collection
+	// once the write points and the reserve are taken out, in percent of
+	// the user data (ftl.SpareBudget.EffectivePercent); HeldSparePercent
+	// is the share of the spare they hold, in percent. Warnings are the
+	// drive's warnings (controller.Controller.Warnings), one line each.
+	EffectiveOPPercent, HeldSparePercent float64
+	Warnings                             []string
 	// BadBlocks are the blocks that left the factory bad;
 	// RetiredGroups the plane groups the FTL retired for them.
 	BadBlocks, RetiredGroups int
@@ -249,7 +271,12 @@ func GeometryOf(c *controller.Controller) Geometry {
 	g := cfg.NAND.Geometry
 	fc := c.FTL().Config()
 	phys := g.Bytes()
-	user := c.CapacityBytes()
+	user := int64(cfg.Capacity) // on a zoned drive, what its zones hold
+	b := c.FTL().SpareBudget()
+	var warnings []string
+	for _, w := range c.Warnings() {
+		warnings = append(warnings, w.String())
+	}
 	return Geometry{
 		Drive: cfg.Name, Channels: g.Channels, Dies: g.Dies(), Planes: g.PlanesPerDie, Blocks: g.Blocks(),
 		PagesPerBlock: g.PagesPerBlock, PageBytes: g.PageBytes, MappingUnitBytes: g.UnitBytes,
@@ -257,7 +284,9 @@ func GeometryOf(c *controller.Controller) Geometry {
 		OpenBlocks:    2 * g.Dies() * g.PlanesPerDie,
 		ReserveBlocks: fc.GCLowWater * g.Dies() * g.PlanesPerDie,
 		BadBlocks:     c.Device().BadBlocks(), RetiredGroups: c.FTL().BadGroups(),
-		GrownBadBlocks: c.Device().GrownBadBlocks(),
+		GrownBadBlocks:     c.Device().GrownBadBlocks(),
+		EffectiveOPPercent: b.EffectivePercent(), HeldSparePercent: 100 * min(b.HeldShare(), 100),
+		Warnings: warnings,
 	}
 }
 
@@ -276,6 +305,7 @@ type metrics struct {
 	busy          int64
 	busyAt        int64
 	c0            ftl.Counters
+	z0            ftl.ZoneCounters
 	// current interval
 	ivStart   int64
 	iv        Interval
@@ -304,6 +334,7 @@ func newMetrics(c *controller.Controller, start int64, o Options) *metrics {
 	c.FTL().ResetStats()
 	c.FTL().ResetFreeGroupsMin()
 	m.c0 = c.Counters()
+	m.z0 = c.ZoneCounters()
 	m.ivStart = start
 	m.ivCounter = m.c0
 	iv := o.IntervalNs
@@ -340,11 +371,15 @@ func (m *metrics) complete(ev event) {
 		}
 		return
 	}
-	d := min(int(ev.req.Op), 2)
+	op := ev.req.Op
+	if op == blockio.ZoneAppend {
+		op = blockio.Write // a write the drive places; zone management counts as trim (fio's zone reset)
+	}
+	d := min(int(op), 2)
 	if ev.at >= m.rampEnd {
 		m.dir[d].add(lat, ev.req.Length)
 	}
-	switch ev.req.Op {
+	switch op {
 	case blockio.Read:
 		m.iv.ReadIOs++
 	case blockio.Write:
@@ -352,7 +387,7 @@ func (m *metrics) complete(ev event) {
 	default:
 		m.iv.TrimIOs++
 	}
-	switch ev.req.Op {
+	switch op {
 	case blockio.Read:
 		m.iv.ReadBytes += ev.req.Length
 		m.iv.Bytes += ev.req.Length
@@ -478,6 +513,11 @@ func (m *metrics) finish(end int64) *Result {
 		FreeBlocksEnd:  m.c.FTL().FreeGroups() * m.planes,
 		Wear:           m.c.Device().Wear(),
 		EffectiveAlpha: m.c.FTL().Stats().EffectiveAlpha,
+	}
+	if _, ok := m.c.Zones(); ok {
+		z := m.c.ZoneCounters()
+		r.Device.Zones = &ZoneStats{Resets: z.Resets - m.z0.Resets, Finishes: z.Finishes - m.z0.Finishes,
+			AutoCloses: z.AutoCloses - m.z0.AutoCloses, Refused: z.Refused - m.z0.Refused}
 	}
 	r.Device.derive()
 	pw := m.c.Config().Power

@@ -114,7 +114,10 @@ func (cs Coords) Get(name string) (string, bool) {
 // summary figures. For each job (a step of a scenario): iops, and for
 // each direction it used, read_iops, read_mbps, read_lat_mean_us,
 // read_lat_p99_us and their write_ namesakes; wa (write amplification),
-// erases, power_w; and, when the job logged a series of
+// erases, power_w; effective_spare (the spare area left to garbage
+// collection, in percent of the user capacity), held_spare (the percent
+// of the spare the write points and the reserve hold) and spare_warning
+// (1 when the drive was warned of holding more than a quarter); and, when the job logged a series of
 // ten or more intervals, the performance-consistency summary over it
 // (the steady state is the last 30 %, as the reviews' 1,400 s of 2,000):
 // fresh_iops, cliff_s (-1: none), steady_iops (median), steady_p10,
@@ -154,6 +157,15 @@ func Summarize(report []byte) (map[string]float64, error) {
 			put(d.name+"_lat_p99_us", percentile(d.d.ClatNs.Percentile, 99)/1e3)
 		}
 		put("wa", j.Device.WriteAmplification)
+		if g := j.Geometry; g != nil && g.EffectiveOPPercent != nil {
+			put("effective_spare", *g.EffectiveOPPercent)
+			put("held_spare", g.HeldSparePercent)
+			warned := 0.0
+			if len(g.Warnings) > 0 {
+				warned = 1
+			}
+			put("spare_warning", warned)
+		}
 		put("erases", float64(j.Device.Erases))
 		put("power_w", j.Power.AverageW)
 		if st := j.JobOptions["step"]; (st == "sustained" || st == "after-idle") && len(j.Series.MBps) == len(j.Series.TimeMs) {
@@ -218,6 +230,11 @@ type fioReport struct {
 		Power struct {
 			AverageW float64 `json:"average_w"`
 		} `json:"power"`
+		Geometry *struct {
+			EffectiveOPPercent *float64 `json:"effective_op_percent"`
+			HeldSparePercent   float64  `json:"held_spare_percent"`
+			Warnings           []string `json:"warnings"`
+		} `json:"geometry"`
 		Series fioreport.Series `json:"series"`
 	} `json:"jobs"`
 }

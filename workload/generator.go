@@ -163,6 +163,10 @@ func (g *Generator) Next(it *Item) bool {
 		g.bytes += n
 	}
 	it.Op, it.Offset, it.Length = op, off, n
+	it.Zone = blockio.NoZoneAction
+	if op == blockio.ZoneManage {
+		it.Zone = blockio.ZoneReset // zonemode=zbd: a reset, as fio's trims are
+	}
 	it.FUA = (op == blockio.Write && j.WriteFUA) || (op == blockio.Read && j.ReadFUA)
 	it.KeepData = op == blockio.Write && j.KeepData
 	it.Verify = false
@@ -178,7 +182,7 @@ func (g *Generator) Next(it *Item) bool {
 			for _, r := range it.Ranges {
 				g.w.cut((r.Offset+g.vunit-1)/g.vunit, (r.Offset+r.Length)/g.vunit)
 			}
-		case op == blockio.Trim:
+		case op == blockio.Trim || op == blockio.ZoneManage:
 			g.w.cut((off+g.vunit-1)/g.vunit, (off+n)/g.vunit)
 		}
 	}
@@ -257,7 +261,7 @@ func (g *Generator) zbdPlace(op blockio.Op, n int64) (blockio.Op, int64, int64, 
 		if reset {
 			z.pendingOff, z.pendingLen = off, l
 			zs := z.h.l.ZoneBytes
-			return blockio.Trim, zs, off / zs * zs, true, true
+			return blockio.ZoneManage, 0, off / zs * zs, true, true // Length is ignored: not an I/O of the job
 		}
 		return op, l, off, false, true
 	case blockio.Read:
@@ -268,7 +272,7 @@ func (g *Generator) zbdPlace(op blockio.Op, n int64) (blockio.Op, int64, int64, 
 		return op, n, off, false, ok
 	}
 	off, l, ok := z.trim(g.j, g.rng)
-	return blockio.Trim, l, off, false, ok
+	return blockio.ZoneManage, l, off, false, ok
 }
 
 // offset returns the offset of the next I/O of direction op and n bytes,

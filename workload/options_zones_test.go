@@ -76,3 +76,22 @@ func TestCheckPlacement(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int{1, 2, 3, 4, 6}, ids)
 }
+
+// TestZoneUnits: fio's sizes in zones (offset=524z, size=8z) are whole
+// zones of the drive's zone size, and an error without one.
+func TestZoneUnits(t *testing.T) {
+	l := &ZoneLayout{ZoneBytes: 1 << 20, CapacityBytes: 1 << 20, Zones: 64}
+	j := NewJob("z")
+	for _, kv := range [][2]string{{"zonemode", "zbd"}, {"offset", "4z"}, {"size", "8z"}} {
+		require.NoError(t, j.Set(kv[0], kv[1]))
+	}
+	require.NoError(t, j.CheckZones(l))
+	require.NoError(t, j.Resolve(64<<20))
+	require.Equal(t, int64(4<<20), j.Offset)
+	require.Equal(t, int64(8<<20), j.Size)
+
+	k := NewJob("z")
+	require.NoError(t, k.Set("size", "8z"))
+	require.ErrorContains(t, k.Resolve(64<<20), "sizes in zones need the zone size")
+	require.Error(t, k.Set("size", "1.5z"))
+}

@@ -14,10 +14,18 @@ import (
 type amount struct {
 	bytes   int64
 	percent float64 // > 0 when given as N%
+	zones   int64   // > 0 when given as Nz: whole zones (fio's zone unit)
 	set     bool
 }
 
 func parseAmount(s string) (amount, error) {
+	if z, ok := strings.CutSuffix(strings.TrimSpace(s), "z"); ok {
+		n, err := strconv.ParseInt(z, 10, 64)
+		if err != nil || n < 0 {
+			return amount{}, fmt.Errorf("%q: zones must be a whole number (524z)", s)
+		}
+		return amount{zones: n, set: true}, nil
+	}
 	if p, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
 		v, err := strconv.ParseFloat(p, 64)
 		if err != nil || v <= 0 || v > 100 {
@@ -32,6 +40,19 @@ func parseAmount(s string) (amount, error) {
 	return amount{bytes: b, set: true}, nil
 }
 
+// inZones converts an amount given in zones to bytes of zones of zs
+// bytes; false when it is in zones and there is no zone size.
+func (a *amount) inZones(zs int64) bool {
+	if a.zones == 0 {
+		return true
+	}
+	if zs <= 0 {
+		return false
+	}
+	a.bytes = a.zones * zs
+	return true
+}
+
 func (a amount) resolve(capacity int64) int64 {
 	if a.percent > 0 {
 		// fio rounds percentages of the device down to whole 4 KiB blocks.
@@ -43,6 +64,11 @@ func (a amount) resolve(capacity int64) int64 {
 // Resolve checks the job against a drive of capacity bytes and fixes its
 // byte range. Errors name the option and the allowed range.
 func (j *Job) Resolve(capacity int64) error {
+	for _, a := range []*amount{&j.size, &j.offset, &j.ioSize, &j.offsetIncrement, &j.fileSize} {
+		if !a.inZones(j.ZoneSize) {
+			return fmt.Errorf("%w: %dz: sizes in zones need the zone size (zonemode=zbd on a zoned drive, or zonesize)", ErrOption, a.zones)
+		}
+	}
 	minBS, err := j.smallestBlock()
 	if err != nil {
 		return err

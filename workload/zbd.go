@@ -6,8 +6,9 @@ package workload
 // patterns pick a random zone, within the open-zone limits — reads
 // below the write pointers, and resets zones: a full zone a write picks,
 // a zone a trim picks, and, past zone_reset_threshold, the zone of one
-// write in every 1/zone_reset_frequency. A reset is issued as a TRIM of
-// the whole zone, zone-aligned (fio's zbd mode: a trim is a zone reset).
+// write in every 1/zone_reset_frequency. A reset is a Zone Management
+// Send Reset of the zone (blockio.ZoneManage; fio's zbd mode: a trim is a
+// zone reset).
 
 import (
 	"math/rand/v2"
@@ -23,6 +24,11 @@ type ZoneHost struct {
 	// fio counts against max_open_zones.
 	open  []bool
 	nopen int
+	// owner is the job writing each open zone (from 1; 0: none): a zone
+	// is written by one job at a time, as fio's zone locks serialise
+	// them, so that its writes reach the drive in write-pointer order.
+	owner []int
+	jobs  int
 }
 
 // NewZoneHost returns the host's view of a drive of layout l, all its
@@ -31,7 +37,7 @@ func NewZoneHost(l ZoneLayout) *ZoneHost {
 	if l.CapacityBytes <= 0 || l.CapacityBytes > l.ZoneBytes {
 		l.CapacityBytes = l.ZoneBytes
 	}
-	return &ZoneHost{l: l, wp: make([]int64, l.Zones), open: make([]bool, l.Zones)}
+	return &ZoneHost{l: l, wp: make([]int64, l.Zones), open: make([]bool, l.Zones), owner: make([]int, l.Zones)}
 }
 
 // Layout returns the zones the host sees.
@@ -44,6 +50,9 @@ func (h *ZoneHost) WritePointer(z int) int64 { return h.wp[z] }
 func (h *ZoneHost) OpenZones() int { return h.nopen }
 
 func (h *ZoneHost) setOpen(z int, on bool) {
+	if !on {
+		h.owner[z] = 0
+	}
 	if h.open[z] != on {
 		h.open[z] = on
 		if on {
@@ -58,6 +67,7 @@ func (h *ZoneHost) setOpen(z int, on bool) {
 // has open, its sequential zone and what it reset.
 type zbdState struct {
 	h          *ZoneHost
+	id         int // the job's number among the host's zbd jobs, from 1
 	lo, hi     int // zones of the job's range, [lo, hi)
 	cur        int // the zone a sequential pattern writes
 	mine       []int
@@ -72,7 +82,8 @@ func newZBDState(j *Job) *zbdState {
 	zs := h.l.ZoneBytes
 	lo := int(j.Offset / zs)
 	hi := int(min(int64(h.l.Zones), (j.Offset+j.Size+zs-1)/zs))
-	return &zbdState{h: h, lo: lo, hi: max(hi, lo+1), cur: lo}
+	h.jobs++
+	return &zbdState{h: h, id: h.jobs, lo: lo, hi: max(hi, lo+1), cur: lo}
 }
 
 // limits returns the open-zone limits that apply to the job: the global
@@ -87,22 +98,24 @@ func (z *zbdState) pickWriteZone(j *Job, rng *rand.Rand) int {
 	if !j.Pattern.Random() {
 		return z.cur
 	}
-	zone := z.lo + rng.IntN(z.hi-z.lo)
+	span := z.hi - z.lo
+	zone := z.lo + rng.IntN(span)
 	global, own := z.limits(j)
-	if h.open[zone] {
+	full := (global > 0 && h.nopen >= global) || (own > 0 && len(z.mine) >= own)
+	if h.open[zone] && h.owner[zone] == z.id {
 		return zone
 	}
-	full := (global > 0 && h.nopen >= global) || (own > 0 && len(z.mine) >= own)
 	if full && len(z.mine) > 0 {
 		return z.mine[rng.IntN(len(z.mine))] // fio: write one of the job's open zones
 	}
-	if full {
-		// The limit is taken by other jobs' zones: share one of theirs.
-		for k := range z.hi - z.lo {
-			c := z.lo + (zone-z.lo+k)%(z.hi-z.lo)
-			if h.open[c] {
-				return c
-			}
+	// A zone no other job is writing: the one drawn, or the next such.
+	// (With the limit taken by other jobs' zones, the job opens one
+	// beyond it rather than write theirs out of order; fio would wait
+	// for a zone lock.)
+	for k := range span {
+		c := z.lo + (zone-z.lo+k)%span
+		if h.owner[c] == 0 || h.owner[c] == z.id {
+			return c
 		}
 	}
 	return zone
@@ -150,6 +163,7 @@ func (z *zbdState) write(j *Job, rng *rand.Rand, n, minBS int64) (off, length in
 		z.close(zone) // full
 	} else if !h.open[zone] {
 		h.setOpen(zone, true)
+		h.owner[zone] = z.id
 		z.mine = append(z.mine, zone)
 	}
 	return off, length, reset

@@ -177,6 +177,9 @@ type Device struct {
 	MapWrites          int64   `json:"map_writes"`
 	UBER               float64 `json:"uber"`
 	FlashUBER          float64 `json:"flash_uber"`
+	// Zones is a zoned drive's zone management during the job (absent
+	// on a conventional drive).
+	Zones *sim.ZoneStats `json:"zones,omitempty"`
 }
 
 // Power is ftlsim's account of a job's power.
@@ -186,26 +189,6 @@ type Power struct {
 	IdleW              float64 `json:"idle_w"`
 	EnergyJ            float64 `json:"energy_j"`
 	JoulesPerGBWritten float64 `json:"joules_per_gb_written"`
-}
-
-// Geometry describes the simulated drive.
-type Geometry struct {
-	Drive            string  `json:"drive"`
-	Channels         int     `json:"channels"`
-	Dies             int     `json:"dies"`
-	Planes           int     `json:"planes"`
-	Blocks           int     `json:"blocks"`
-	PagesPerBlock    int     `json:"pages_per_block"`
-	PageBytes        int     `json:"page_bytes"`
-	MappingUnitBytes int     `json:"mapping_unit_bytes"`
-	PhysicalBytes    int64   `json:"physical_bytes"`
-	UserBytes        int64   `json:"user_bytes"`
-	OPPercent        float64 `json:"op_percent"`
-	OpenBlocks       int     `json:"open_blocks"`
-	ReserveBlocks    int     `json:"reserve_blocks"`
-	BadBlocks        int     `json:"bad_blocks"`
-	RetiredGroups    int     `json:"retired_groups"`
-	GrownBadBlocks   int     `json:"grown_bad_blocks"`
 }
 
 // Series is the per-interval series, column by column. A series of
@@ -419,14 +402,15 @@ func JobOf(r *sim.Result, options map[string]string) Job {
 		EraseCountMin: d.Wear.Min, EraseCountMax: d.Wear.Max, EraseCountMean: round(d.Wear.Mean),
 		LifeUsed: math.Round(d.Wear.Life*1e6) / 1e6, EffectiveAlpha: math.Round(d.EffectiveAlpha*1e6) / 1e6,
 		CompressionRatio: round(d.CompressionRatio()), ParityBytes: d.ParityBytes, MapReads: d.MapReads,
-		MapWrites: d.MapWrites, UBER: d.UBER, FlashUBER: d.FlashUBER,
+		MapWrites: d.MapWrites, UBER: d.UBER, FlashUBER: d.FlashUBER, Zones: d.Zones,
 	}
 	j.Geometry = Geometry{
 		Drive: g.Drive, Channels: g.Channels, Dies: g.Dies, Planes: g.Planes, Blocks: g.Blocks,
 		PagesPerBlock: g.PagesPerBlock, PageBytes: g.PageBytes, MappingUnitBytes: g.MappingUnitBytes,
 		PhysicalBytes: g.PhysicalBytes, UserBytes: g.UserBytes, OPPercent: round(g.OPPercent),
 		OpenBlocks: g.OpenBlocks, ReserveBlocks: g.ReserveBlocks, BadBlocks: g.BadBlocks, RetiredGroups: g.RetiredGroups,
-		GrownBadBlocks: g.GrownBadBlocks,
+		GrownBadBlocks: g.GrownBadBlocks, EffectiveOPPercent: round(g.EffectiveOPPercent),
+		HeldSparePercent: round(g.HeldSparePercent), Warnings: g.Warnings,
 	}
 	pw := r.Power
 	j.Power = Power{AverageW: round(pw.AverageW), PeakW: round(pw.PeakW), IdleW: round(pw.IdleW),
