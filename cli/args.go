@@ -20,6 +20,7 @@ import (
 type options struct {
 	job          *workload.Job
 	given        map[string]string // job options as given, for fio's "job options"
+	named        map[string]bool   // every option given on the command line, by name
 	drive        string
 	driveGiven   bool // --drive was given (a zoned job file without it runs on the default zoned preset)
 	capacity     string
@@ -144,7 +145,7 @@ func parseArgs(args []string, m mode, reg *ftl.Registry) (*options, error) {
 // when an unknown option is close to one.
 func parseArgsWith(args []string, m mode, reg *ftl.Registry, also []string) (*options, error) {
 	cm := m.cmdMode()
-	o := &options{policies: reg, job: workload.NewJob("ftlsim"), given: map[string]string{}, drive: "generic-mlc",
+	o := &options{policies: reg, job: workload.NewJob("ftlsim"), given: map[string]string{}, named: map[string]bool{}, drive: "generic-mlc",
 		format: "normal", precondition: workload.Precondition{Kind: workload.PreconditionNone}, intervalMsec: 1000, logAvgMsec: 0, logHistMsec: 1000,
 		replay: m == modeReplay, speedup: 1, devices: "merge", beyond: "wrap"}
 	p := &argParser{o: o, fs: flag.NewFlagSet("ftlsim", flag.ContinueOnError)}
@@ -191,6 +192,7 @@ type setter func(o *options, name, v string) error
 // "1" (a switch given as --flag=true too).
 func (p *argParser) add(name, help string, isFlag bool, set setter) {
 	f := func(v string) error {
+		p.o.named[name] = true
 		if err := set(p.o, name, v); err != nil {
 			if p.firstErr == nil {
 				p.firstErr = err

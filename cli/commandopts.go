@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/workload"
@@ -74,7 +75,14 @@ var commandSetters = map[string]setter{
 		return nil
 	},
 	"group_reporting": func(o *options, _, v string) error {
-		o.groupReporting = v != "false" && v != "0"
+		switch strings.ToLower(v) {
+		case "", "1", "true", "yes", "on":
+			o.groupReporting = true
+		case "0", "false", "no", "off":
+			o.groupReporting = false
+		default:
+			return usage("--group_reporting=%s: must be 0 or 1", v)
+		}
 		return nil
 	},
 	"format": func(o *options, _, v string) (err error) {
@@ -84,7 +92,7 @@ var commandSetters = map[string]setter{
 		return nil
 	},
 	"speedup": func(o *options, _, v string) error {
-		x, err := strconv.ParseFloat(v, 64)
+		x, err := units.ParseFloat(v)
 		if err != nil || x <= 0 || x > 1e9 || math.IsNaN(x) {
 			return usage("--speedup=%s: must be a number above 0", v)
 		}

@@ -121,10 +121,10 @@ func runDemo() (*demoResult, error) {
 func readDemo(drive string, capacity int64, fill, r *sim.Result) *demoResult {
 	d := &demoResult{drive: drive, capacity: capacity, fillMBps: fill.Write.BWBytes / 1e6,
 		fillSecs: float64(fill.RuntimeNs) / 1e9, run: r, cliff: -1, peak: -1}
-	whole := wholeIntervals(r.Intervals)
+	whole := wholeIntervals(r.Intervals.Slice())
 	length := r.EndNs - r.StartNs
 	d.tailStart = length * 3 / 4
-	d.summary = analysis.SummarizeConsistency(r.Intervals, d.tailStart)
+	d.summary = analysis.SummarizeConsistency(r.Intervals.Slice(), d.tailStart)
 	var host int64
 	for i, iv := range whole {
 		if d.cliff < 0 && iv.EndNs == d.summary.CliffNs {
@@ -199,7 +199,7 @@ func writeDemo(w io.Writer, d *demoResult) {
 	fmt.Fprintf(w, "1. secure erase, then a sequential fill with 128 KiB writes: %.0f MB/s, %.1f s simulated.\n", d.fillMBps, d.fillSecs)
 	fmt.Fprintf(w, "2. 4 KiB random writes over every LBA at queue depth 32 for %d s:\n\n", secs)
 	fmt.Fprintf(w, "   %6s %9s %8s %12s\n", "time", "IOPS", "WA", "free blocks")
-	whole := wholeIntervals(r.Intervals)
+	whole := wholeIntervals(r.Intervals.Slice())
 	at := map[int64]sim.Interval{}
 	for _, iv := range whole {
 		if iv.EndNs%int64(sim.Second) == 0 {

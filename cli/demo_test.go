@@ -23,7 +23,7 @@ func synthetic(n int, iops, wa func(i int) float64) *sim.Result {
 	r := &sim.Result{EndNs: int64(n) * sim.Second, RuntimeNs: int64(n) * sim.Second}
 	for i := range n {
 		io := iops(i)
-		r.Intervals = append(r.Intervals, sim.Interval{StartNs: int64(i) * sim.Second, EndNs: int64(i+1) * sim.Second,
+		r.Intervals.Append(sim.Interval{StartNs: int64(i) * sim.Second, EndNs: int64(i+1) * sim.Second,
 			IOPS: io, WriteIOs: int64(io), WriteBytes: int64(io) * 4096, WriteAmplification: wa(i)})
 	}
 	return r
@@ -101,7 +101,7 @@ func TestDemoClaims(t *testing.T) {
 	var b bytes.Buffer
 	writeDemo(&b, d)
 	text := b.String()
-	whole := wholeIntervals(d.run.Intervals)
+	whole := wholeIntervals(d.run.Intervals.Slice())
 
 	// The cliff: the first second below half the first second's IOPS.
 	cliff := -1

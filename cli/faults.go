@@ -99,7 +99,7 @@ func parseFaults(v string) (faults, error) {
 			}
 			f.readErrors = true
 		case "wear":
-			x, perr := strconv.ParseFloat(strings.TrimSuffix(val, "%"), 64)
+			x, perr := units.ParseFloat(strings.TrimSuffix(val, "%"))
 			if strings.HasSuffix(val, "%") {
 				x /= 100
 			}
@@ -114,7 +114,7 @@ func parseFaults(v string) (faults, error) {
 			}
 			f.ageNs, f.readErrors = ns, true
 		case "rber_scale":
-			x, perr := strconv.ParseFloat(val, 64)
+			x, perr := units.ParseFloat(val)
 			if perr != nil || math.IsNaN(x) || x < 0.001 || x > 1000 {
 				return f, bad(key, val, "a number 0.001..1000")
 			}
@@ -140,7 +140,7 @@ const year = 365 * 86400 * int64(1e9)
 // parseAge parses a time as units.ParseDuration does, or in years (y).
 func parseAge(v string) (int64, error) {
 	if n, ok := strings.CutSuffix(v, "y"); ok {
-		x, err := strconv.ParseFloat(n, 64)
+		x, err := units.ParseFloat(n)
 		if err != nil || math.IsNaN(x) || x < 0 || x > 100 {
 			return 0, fmt.Errorf("%w: time %q", units.ErrSyntax, v)
 		}

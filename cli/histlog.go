@@ -40,19 +40,22 @@ func histBin(ns int64) int {
 }
 
 // histLog writes fio's completion-latency histogram log for reads and
-// writes (fio's tools know no trim histograms), a line a direction for
-// every interval of log_hist_msec.
+// writes (fio's tools know no trim histograms): a line for each interval
+// of log_hist_msec and each direction with I/O completed in it (as fio,
+// which writes a histogram when an I/O completes: an interval without
+// one has no line).
 type histLog struct {
 	w       *atomicfile.File // buffered; put in place with the run's other outputs
 	everyNs int64
 	winEnd  int64
 	counts  [2][histBins]int64 // the current interval
-	used    [2]bool
-	bs      [2]int64 // the block size of the direction's latest I/O
+	n       [2]int64           // I/Os in counts, by direction
+	bs      [2]int64           // the block size of the direction's latest I/O
 	// The last whole interval, written when the next one closes, so that
 	// the I/Os in flight when the run stopped join it (as in the averaged
 	// logs) instead of making an interval of their own.
 	pend    [2][histBins]int64
+	pendN   [2]int64
 	pendEnd int64 // 0: none
 }
 
@@ -71,13 +74,25 @@ func (h *histLog) complete(c sim.Completion) {
 	default:
 		return
 	}
-	for c.DoneNs >= h.winEnd {
+	h.advance(c.DoneNs)
+	h.n[d]++
+	h.bs[d] = c.Length
+	h.counts[d][histBin(c.DoneNs-c.IssuedNs)]++
+}
+
+// advance closes the intervals that end at or before t; once the pending
+// interval and the current one hold nothing, those up to t are passed in
+// one step (t is the next completion: they would hold nothing either).
+func (h *histLog) advance(t int64) {
+	for t >= h.winEnd {
+		if h.pendEnd > 0 && h.pendN == [2]int64{} && h.n == [2]int64{} {
+			h.winEnd += ((t-h.winEnd)/h.everyNs + 1) * h.everyNs
+			h.pendEnd = h.winEnd - h.everyNs
+			return
+		}
 		h.flush(h.winEnd)
 		h.winEnd += h.everyNs
 	}
-	h.used[d] = true
-	h.bs[d] = c.Length
-	h.counts[d][histBin(c.DoneNs-c.IssuedNs)]++
 }
 
 // flush closes the interval ending at end and writes the one before it.
@@ -85,14 +100,14 @@ func (h *histLog) flush(end int64) {
 	if h.pendEnd > 0 {
 		h.write()
 	}
-	h.pend, h.pendEnd = h.counts, end
-	h.counts = [2][histBins]int64{}
+	h.pend, h.pendN, h.pendEnd = h.counts, h.n, end
+	h.counts, h.n = [2][histBins]int64{}, [2]int64{}
 }
 
-// write writes the pending interval, a line a direction used.
+// write writes the pending interval, a line a direction with I/O in it.
 func (h *histLog) write() {
 	for d := range 2 {
-		if !h.used[d] {
+		if h.pendN[d] == 0 {
 			continue
 		}
 		fmt.Fprintf(h.w, "%d, %d, %d", h.pendEnd/1e6, d, h.bs[d])
@@ -107,10 +122,7 @@ func (h *histLog) write() {
 // the last whole one joins it.
 func (h *histLog) close(res *sim.Result) {
 	end := res.EndNs - res.StartNs
-	for h.winEnd <= end {
-		h.flush(h.winEnd)
-		h.winEnd += h.everyNs
-	}
+	h.advance(end)
 	if h.pendEnd == 0 {
 		h.pendEnd = end // a run shorter than an interval
 	}
@@ -118,6 +130,7 @@ func (h *histLog) close(res *sim.Result) {
 		for i, c := range h.counts[d] {
 			h.pend[d][i] += c
 		}
+		h.pendN[d] += h.n[d]
 	}
 	h.write()
 }

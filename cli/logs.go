@@ -11,9 +11,11 @@ import (
 // fioLog writes one of fio's log files: lines "time_ms, value, ddir, bs,
 // prio" (ddir 0 read, 1 write, 2 trim; prio 0), or with log_offset "time_ms,
 // value, ddir, bs, offset, prio", as fio 3 writes them. With log_avg_msec >
-// 0 each line is a window's average with bs (and offset) 0; ftlsim writes a line for
-// every window of every direction the job issues, zeros included, so that
-// stalls show. With log_avg_msec = 0 each I/O has a line.
+// 0 each line is a window's average with bs (and offset) 0, and, as fio
+// writes them (stat.c: a window without samples adds no entry), a window
+// in which no I/O of a direction completed has no line for it: a stall
+// shows as a gap in the times, and an idle gap of any length costs
+// nothing. With log_avg_msec = 0 each I/O has a line.
 type fioLog struct {
 	w    *atomicfile.File // buffered; put in place with the run's other outputs
 	kind string           // iops, bw, lat
@@ -28,7 +30,6 @@ type logSet struct {
 	n     [3]int64
 	bytes [3]int64
 	lat   [3]int64
-	used  [3]bool
 	// The last whole window, written when the next one closes, so that
 	// the run's last sliver (the I/Os in flight when it stopped) joins it
 	// instead of making a short window of its own that would drag every
@@ -88,7 +89,6 @@ func (ls *logSet) complete(c sim.Completion) {
 		ls.hist.complete(c)
 	}
 	d := dir(c.Op)
-	ls.used[d] = true
 	if ls.avgNs == 0 {
 		lat := c.DoneNs - c.IssuedNs
 		for _, l := range ls.logs {
@@ -109,12 +109,25 @@ func (ls *logSet) complete(c sim.Completion) {
 		}
 		return
 	}
-	for c.DoneNs >= ls.winEnd {
-		ls.flush()
-	}
+	ls.advance(c.DoneNs)
 	ls.n[d]++
 	ls.bytes[d] += c.Length
 	ls.lat[d] += c.DoneNs - c.IssuedNs
+}
+
+// advance closes the windows that end at or before t. Once the pending
+// window and the current one hold nothing, the windows up to t would
+// hold nothing either (t is the next completion): they are passed in one
+// step.
+func (ls *logSet) advance(t int64) {
+	for t >= ls.winEnd {
+		if ls.pend != nil && ls.pend.n == [3]int64{} && ls.n == [3]int64{} {
+			ls.winEnd += ((t-ls.winEnd)/ls.avgNs + 1) * ls.avgNs
+			ls.pend.end = ls.winEnd - ls.avgNs
+			return
+		}
+		ls.flush()
+	}
 }
 
 // flush closes the window ending at winEnd, writes the one before it, and
@@ -128,11 +141,12 @@ func (ls *logSet) flush() {
 	ls.winEnd += ls.avgNs
 }
 
-// write writes window w's averages to every log, by direction.
+// write writes window w's averages to every log, a line for each
+// direction with I/O in it.
 func (ls *logSet) write(w *window) {
 	secs := float64(w.ns) / 1e9
 	for d := 0; d < 3; d++ {
-		if !ls.used[d] {
+		if w.n[d] == 0 {
 			continue
 		}
 		for _, l := range ls.logs {
@@ -168,8 +182,8 @@ func (ls *logSet) close(res *sim.Result) error {
 		// whole one joins it (or, in a run shorter than a window, makes
 		// the only one, as long as the run).
 		end := res.EndNs - res.StartNs
-		for ls.winEnd <= end {
-			ls.flush()
+		if end >= ls.winEnd {
+			ls.advance(end)
 		}
 		if rest := end - (ls.winEnd - ls.avgNs); rest > 0 {
 			if ls.pend == nil {
@@ -208,11 +222,22 @@ func writeDeviceLog(outs *outputs, file string, r *sim.Result) error {
 		return err
 	}
 	fmt.Fprintln(w, "time_s,iops,read_iops,write_iops,mbps,mean_latency_us,write_amplification,free_blocks,gc_copied_units,erases,power_w")
-	for _, iv := range r.Intervals {
+	row := func(iv sim.Interval) {
 		secs := float64(iv.EndNs-iv.StartNs) / 1e9
 		fmt.Fprintf(w, "%.3f,%.1f,%.1f,%.1f,%.3f,%.1f,%.3f,%d,%d,%d,%.3f\n",
 			float64(iv.EndNs)/1e9, iv.IOPS, float64(iv.ReadIOs)/secs, float64(iv.WriteIOs)/secs, iv.MBps,
 			iv.MeanLatencyNs/1e3, iv.WriteAmplification, iv.FreeBlocks, iv.GCCopiedUnits, iv.Erases, iv.PowerW)
+	}
+	// A run of intervals alike but for their times (an idle gap) is its
+	// first and last rows: the values between are the same.
+	for iv, n := range r.Intervals.Runs() {
+		row(iv)
+		if n > 1 {
+			l := iv.EndNs - iv.StartNs
+			iv.StartNs += int64(n-1) * l
+			iv.EndNs += int64(n-1) * l
+			row(iv)
+		}
 	}
 	return w.Close()
 }

@@ -70,8 +70,16 @@ func checkEstimate(o *options, r controller.Resolved, e memlimit.Estimate) error
 		return usage("%s: %w: the drive, %s of flash, takes about %s to simulate (and the run's statistics %s); allowed %s",
 			opt, memlimit.ErrTooLarge, units.FormatBytes(r.Config.NAND.Geometry.Bytes()), units.FormatBytes(e.Drive), units.FormatBytes(e.Stats), limit)
 	}
-	return usage("--device_log_msec=%d: %w: %d job(s) with series of up to %d intervals keep about %s of statistics (and the drive %s); allowed %s; a longer interval or a shorter runtime needs less",
-		o.intervalMsec, memlimit.ErrTooLarge, e.Jobs, e.Intervals, units.FormatBytes(e.Stats), units.FormatBytes(e.Drive), limit)
+	// Blame what sized the series: an option given, else the jobs.
+	opt := "the run's statistics"
+	switch {
+	case o.named["device_log_msec"]:
+		opt = fmt.Sprintf("--device_log_msec=%d", o.intervalMsec)
+	case o.named["runtime"]:
+		opt = "--runtime=" + o.given["runtime"]
+	}
+	return usage("%s: %w: %d job(s) with series of up to %d intervals keep about %s of statistics (and the drive %s); allowed %s; a longer --device_log_msec or a shorter runtime needs less",
+		opt, memlimit.ErrTooLarge, e.Jobs, e.Intervals, units.FormatBytes(e.Stats), units.FormatBytes(e.Drive), limit)
 }
 
 // noteOmittedSeries tells on stderr of the results whose series are too
@@ -81,8 +89,8 @@ func noteOmittedSeries(o *options, stderr interface{ Write([]byte) (int, error) 
 		return
 	}
 	for _, r := range rs {
-		if len(r.Intervals) > fioreport.MaxSeries {
-			fmt.Fprintf(stderr, "ftlsim: note: job %s: %s\n", r.Name, fioreport.SeriesOmitted(len(r.Intervals)))
+		if r.Intervals.Len() > fioreport.MaxSeries {
+			fmt.Fprintf(stderr, "ftlsim: note: job %s: %s\n", r.Name, fioreport.SeriesOmitted(r.Intervals.Len()))
 			return
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -250,7 +249,7 @@ func resolveDrive(o *options) (controller.Config, controller.Resolved, error) {
 			capacity = controller.Size(b)
 		}
 		if o.op != "" {
-			v, err := strconv.ParseFloat(strings.TrimSuffix(o.op, "%"), 64)
+			v, err := units.ParseFloat(strings.TrimSuffix(o.op, "%"))
 			if err != nil {
 				return cfg, r, usage("--op=%s: must be a number (percent of user capacity), allowed 0..400", o.op)
 			}
@@ -366,11 +365,23 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 	}
 	so := sim.JobOptions(o.job)
 	so.IntervalNs, so.Hooks, so.TimeScale = o.intervalMsec*1e6, hooks, o.speedup
+	if limit, err := memoryLimit(o.maxMemory); err == nil {
+		// The series may take a quarter of the limit (twice over: the
+		// result's and its copy), whatever the estimate planned.
+		so.MaxStoredIntervals = int(max(1024, limit.Bytes/4/2/sim.SeriesRunBytes))
+	}
 	res, err := e.Run(src, so)
+	if errors.Is(err, sim.ErrTooLarge) {
+		return usage("%v, past its share of the memory limit; a longer --device_log_msec (now %d) needs less", err, o.intervalMsec)
+	}
 	if err != nil {
 		var pe *trace.ParseError
 		if errors.As(err, &pe) || (tsrc != nil && errors.Is(err, tsrc.Err())) {
 			return usageError{err}
+		}
+		if tsrc != nil && errors.Is(err, sim.ErrNoProgress) {
+			return usageError{fmt.Errorf("%s: no request in the trace (read as %s; %d records, %d empty skipped)",
+				o.traceFile, o.given["format"], tsrc.Summary().Records, tsrc.Summary().Skipped)}
 		}
 		return err
 	}

@@ -162,14 +162,14 @@ func writeScenarioText(out io.Writer, c *controller.Controller, sc workload.Scen
 				busy, float64(r.EndNs-r.StartNs)/1e9, r.AvgServiceNs/1e3)
 		}
 		if m.Label == "write-curve" {
-			writeCurveSummary(out, m.Result.Intervals)
+			writeCurveSummary(out, m.Result.Intervals.Slice())
 		}
 		if m.Label == "sustained" || m.Label == "after-idle" {
-			sustainedSummary(out, m.Label, m.Result.Intervals)
+			sustainedSummary(out, m.Label, m.Result.Intervals.Slice())
 		}
 		if m.Label == "consistency" || m.Label == "torture" {
 			end := m.Result.EndNs - m.Result.StartNs
-			s := analysis.SummarizeConsistency(m.Result.Intervals, end*7/10)
+			s := analysis.SummarizeConsistency(m.Result.Intervals.Slice(), end*7/10)
 			fmt.Fprintf(out, "\n%s: fresh %.0f IOPS; cliff at %.0f s; steady state from %.0f s: median %.0f IOPS (10th-90th percentile %.0f-%.0f, max %.0f; seconds with I/O: median %.0f), WA %.2f; %d s at 0 IOPS, longest stall %d s\n",
 				m.Label, s.FreshIOPS, float64(s.CliffNs)/1e9, float64(s.SteadyFromNs)/1e9, s.SteadyMedian, s.SteadyP10, s.SteadyP90, s.SteadyMax, s.SteadyActiveMedian, s.SteadyWA, s.ZeroSeconds, s.LongestStall)
 		}

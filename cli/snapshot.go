@@ -72,17 +72,66 @@ func driveDescription(c *controller.Controller, o *options) (text, key string, e
 // describeDiff names the first lines of drive descriptions saved and now
 // that differ.
 func describeDiff(saved, now string) string {
-	a, b := strings.Split(saved, "\n"), strings.Split(now, "\n")
+	a, ka := yamlFields(saved)
+	b, kb := yamlFields(now)
 	var d []string
-	for i := 0; i < min(len(a), len(b)) && len(d) < 3; i++ {
-		if a[i] != b[i] {
-			d = append(d, fmt.Sprintf("%q, here %q", strings.TrimSpace(a[i]), strings.TrimSpace(b[i])))
+	for _, k := range ka {
+		switch v, ok := b[k]; {
+		case !ok:
+			d = append(d, fmt.Sprintf("%s: %s, here not set", k, a[k]))
+		case v != a[k]:
+			d = append(d, fmt.Sprintf("%s: %s, here %s", k, a[k], v))
+		}
+	}
+	for _, k := range kb {
+		if _, ok := a[k]; !ok {
+			d = append(d, fmt.Sprintf("%s: not set, here %s", k, b[k]))
 		}
 	}
 	if len(d) == 0 {
-		return fmt.Sprintf("%d lines, here %d", len(a), len(b))
+		return fmt.Sprintf("%d lines, here %d", strings.Count(saved, "\n"), strings.Count(now, "\n"))
 	}
-	return strings.Join(d, "; ")
+	return strings.Join(d[:min(len(d), 3)], "; ")
+}
+
+// yamlFields reads a description's lines as field paths (nand.geometry.
+// channels, by indentation; a list's items numbered) and their values, in
+// order: so that a difference is named by its field, not its line.
+func yamlFields(text string) (map[string]string, []string) {
+	type level struct {
+		indent int
+		key    string
+	}
+	var stack []level
+	vals, seen := map[string]string{}, map[string]int{}
+	var order []string
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		for len(stack) > 0 && stack[len(stack)-1].indent >= indent {
+			stack = stack[:len(stack)-1]
+		}
+		key, val, _ := strings.Cut(strings.TrimPrefix(t, "- "), ":")
+		if strings.HasPrefix(t, "- ") || !strings.Contains(t, ":") {
+			key, val = "-", t
+		}
+		path := make([]string, 0, len(stack)+1)
+		for _, l := range stack {
+			path = append(path, l.key)
+		}
+		p := strings.Join(append(path, strings.TrimSpace(key)), ".")
+		if n := seen[p]; n > 0 || key == "-" {
+			p = fmt.Sprintf("%s[%d]", p, n)
+		}
+		seen[strings.Join(append(path, strings.TrimSpace(key)), ".")]++
+		vals[p] = strings.TrimSpace(val)
+		order = append(order, p)
+		stack = append(stack, level{indent, strings.TrimSpace(key)})
+	}
+	return vals, order
 }
 
 // preparation describes what preparing the drive ran, in the command's

@@ -74,7 +74,7 @@ func writeDriveText(w io.Writer, o *options, c *controller.Controller, prep prep
 		fmt.Fprintf(w, "precondition: fill, then %s of 4 KiB random writes at QD 32 (%s)\n",
 			time.Duration(o.precondition.TortureNs), done)
 	case workload.PreconditionSeason:
-		fmt.Fprintf(w, "precondition: seasoned: fill, then a disk image restored over every LBA in %s extents in random order (%s)\n",
+		fmt.Fprintf(w, "precondition: seasoned: fill, then a disk image restored sector by sector over every LBA in LBA order, %s writes (%s)\n",
 			workload.SeasonImageBS, done)
 	}
 }
@@ -103,6 +103,9 @@ func writeResults(w io.Writer, r *sim.Result) {
 	if r.Interrupted {
 		fmt.Fprintf(w, "  interrupted: stopped after %.1f s of simulated time (SIGINT or SIGTERM); the figures are those of the I/Os done until then\n",
 			float64(r.EndNs-r.StartNs)/1e9)
+	}
+	if r.RateNotReached != "" {
+		fmt.Fprintf(w, "  %s\n", r.RateNotReached)
 	}
 	for _, d := range []struct {
 		name string

@@ -98,6 +98,13 @@ type Firmware struct {
 	CommandNs      int64 `yaml:"command_ns" layer:"firmware" unit:"ns" range:"0..1000000000" doc:"processor time to handle one command"`
 	ReadCommandNs  int64 `yaml:"read_command_ns,omitempty" layer:"firmware" unit:"ns" range:"0..1000000000" default:"0: command_ns" doc:"processor time of a read that goes to flash"`
 	WriteCommandNs int64 `yaml:"write_command_ns,omitempty" layer:"firmware" unit:"ns" range:"0..1000000000" default:"0: command_ns" doc:"processor time of a write"`
+	// ChannelStripe makes the firmware program host data in stripes
+	// across the dies of each channel: a page to each die in turn, and
+	// the channel's next stripe once every program of the last has ended
+	// and StripeNs of work for it is done. Off, each die takes its next
+	// page as soon as it can.
+	ChannelStripe bool  `yaml:"channel_stripe,omitempty" layer:"firmware" doc:"program host data in stripes across each channel's dies, the next once the last has ended"`
+	StripeNs      int64 `yaml:"stripe_ns,omitempty" layer:"firmware" unit:"ns" range:"0..100000000" default:"0: none" doc:"firmware work between one channel stripe and the next"`
 	// DoorbellNs is the time from the host ringing a queue's doorbell to
 	// the command being in the controller (NVMe: the doorbell's posted
 	// write and the fetch of the 64-byte submission entry from host

@@ -20,6 +20,10 @@ var ErrRequest = errors.New("invalid request")
 // time it starts from as an argument; the FTL's operations (its Ready)
 // are booked at that time and their outcomes reported back to it (ops.go,
 // and "The contract" in the package documentation).
+//
+// A Controller is not safe for concurrent use: one goroutine (normally
+// one sim.Engine) drives it; simulate drives in parallel with one
+// Controller each.
 type Controller struct {
 	cfg  Config
 	dev  deviceReader // the flash array's state, which only the FTL writes
@@ -43,6 +47,7 @@ type Controller struct {
 	dp     datapath
 	ra     readAhead
 	gc     gcPath
+	stripe *stripes // host programs by channel stripes (nil: off)
 
 	cnt ftl.Counters // the controller's own counts; the FTL keeps the rest
 
@@ -124,6 +129,7 @@ func New(cfg Config) (*Controller, error) {
 	c.buf = writeBuffer{capUnits: int64(cfg.Firmware.WriteBuffer) / c.unit}
 	c.ra = readAhead{last: -1}
 	c.gc = newGCPath(g.Dies(), cfg.Firmware.GCStreams, cfg.Firmware.Cores, cfg.Firmware.ECCMBps)
+	c.stripe = newStripes(cfg.Firmware.ChannelStripe, g.Dies(), g.Channels, cfg.Firmware.StripeNs)
 	c.re = newReadErrors(&cfg)
 	return c, nil
 }

@@ -129,7 +129,7 @@ func TestGCStreamsBoundHowManyDiesCopy(t *testing.T) {
 func TestPaceAboveLevelAlternates(t *testing.T) {
 	spread := func(r *sim.Result) (mean, cv float64) {
 		var xs []float64
-		for _, iv := range r.Intervals {
+		for _, iv := range r.Intervals.All() {
 			xs = append(xs, iv.IOPS)
 		}
 		m, sd := stat.MeanStdDev(xs, nil)

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ftlsim/ftlsim/internal/fields"
+	"github.com/ftlsim/ftlsim/internal/units"
 )
 
 // maxBaseDepth bounds a chain of descriptions built on one another.
@@ -323,7 +324,7 @@ func wholeNumbers(t reflect.Type, n *yaml.Node) error {
 	if !isInteger(t) || n.Kind != yaml.ScalarNode || n.ShortTag() != "!!float" {
 		return nil
 	}
-	x, err := strconv.ParseFloat(n.Value, 64)
+	x, err := units.ParseFloat(n.Value)
 	if err == nil && x == float64(int64(x)) {
 		return nil
 	}

@@ -180,7 +180,7 @@ func consistency(t *testing.T, cfg controller.Config, size string, runNs int64) 
 	require.NoError(t, err)
 	seconds := int(runNs / sim.Second)
 	var out []float64
-	for _, iv := range r.Intervals[seconds*7/10 : seconds] {
+	for _, iv := range r.Intervals.Slice()[seconds*7/10 : seconds] {
 		out = append(out, iv.IOPS)
 	}
 	return out

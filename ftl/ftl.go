@@ -33,6 +33,9 @@ type stage struct {
 }
 
 // FTL is a page-mapped flash translation layer over one nand.Device.
+//
+// An FTL is not safe for concurrent use, its read-only methods included
+// (they may load mapping state): one goroutine drives it.
 type FTL struct {
 	dev *nand.Device
 	cfg Config
@@ -129,8 +132,11 @@ type FTL struct {
 	paceGain         float64 // GCPacePercent/100
 }
 
-// New builds an FTL over dev, which it secure-erases.
+// New builds an FTL over dev, which it secure-erases; dev must not be nil.
 func New(dev *nand.Device, cfg Config) (*FTL, error) {
+	if dev == nil {
+		return nil, errors.New("ftl: New: nil device (build one with nand.New)")
+	}
 	cfg.setDefaults()
 	g := dev.Geometry()
 	f := &FTL{

@@ -412,6 +412,10 @@ func (t Timing) SLCMode() (slc Timing, ok bool) {
 type Config struct {
 	Geometry Geometry `yaml:"geometry" json:"geometry" doc:"the organisation of the flash array"`
 	Timing   Timing   `yaml:"timing" json:"timing" doc:"the latencies of one die and of its bus"`
+	// Interface is how the channel's bus carries each operation's
+	// command, address and data cycles, and the part's cache-program and
+	// multi-plane timings (zero: Timing.BusMBps and CommandNs).
+	Interface Interface `yaml:"interface,omitempty" json:"interface,omitempty" doc:"the bus interface: command, address and data cycles, cache program, multi-plane timings"`
 	// TrackData keeps a 32-bit payload token per unit so that reads return
 	// what was written. Tests use it; simulations leave it off to save memory.
 	TrackData bool `yaml:"-" json:"-"`
@@ -425,12 +429,16 @@ type Config struct {
 	TrackAge bool `yaml:"-" json:"-"`
 }
 
-// Validate checks the geometry, the timing and the reliability model.
+// Validate checks the geometry, the timing, the interface and the
+// reliability model.
 func (c Config) Validate() error {
 	if err := c.Geometry.Validate(); err != nil {
 		return err
 	}
 	if err := c.Timing.Validate(); err != nil {
+		return err
+	}
+	if err := c.Interface.Validate(); err != nil {
 		return err
 	}
 	return c.Reliability.Validate()

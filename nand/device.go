@@ -81,6 +81,9 @@ func (s PageState) String() string {
 
 // Device is the state of a flash array: per block a write pointer, a valid
 // unit count and an erase count; per unit an OOB tag and a valid bit.
+//
+// A Device is not safe for concurrent use: its FTL (and through it one
+// engine) changes it from one goroutine.
 type Device struct {
 	geo  Geometry
 	upp  int // units per page

@@ -232,7 +232,7 @@ func consistencySection(drives []Drive, sp suiteParams, pick func(...string) blo
 			if err != nil {
 				return nil, err
 			}
-			s := analysis.SummarizeConsistency(r.Intervals, steadyFrom(r))
+			s := analysis.SummarizeConsistency(r.Intervals.Slice(), steadyFrom(r))
 			spare := "drive's own"
 			if run == RunConsistency25 {
 				spare = "+25 % (partitioned)"

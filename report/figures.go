@@ -254,7 +254,7 @@ func hdTachChart(drives []Drive, _ suiteParams) ([]*figure, error) {
 			}
 			// Position: the share of the span transferred by the end of
 			// each interval.
-			ivs := tidy(r.Intervals)
+			ivs := tidy(r.Intervals.Slice())
 			var total, done float64
 			for _, iv := range ivs {
 				total += float64(iv.Bytes)
@@ -278,7 +278,7 @@ func hdTachChart(drives []Drive, _ suiteParams) ([]*figure, error) {
 // point a full interval (0 IOPS at 1 on log charts, their floor).
 func consistencySeries(r *sim.Result, fromNs int64, logY bool) plotter.XYs {
 	var pts plotter.XYs
-	for _, iv := range tidy(r.Intervals) {
+	for _, iv := range tidy(r.Intervals.Slice()) {
 		if iv.StartNs < fromNs || iv.EndNs-iv.StartNs < int64(sim.Second) {
 			continue
 		}

@@ -77,7 +77,7 @@ func addData(files fileSet, drives []Drive) error {
 			var jobs []fioreport.Job
 			for _, m := range d.Runs[s] {
 				jobs = append(jobs, fioreport.JobOf(m.Result, map[string]string{"scenario": string(s), "step": m.Label}))
-				files[dataCSV(d.Name, s, Label(m.Label))] = seriesCSV(m.Result.Intervals)
+				files[dataCSV(d.Name, s, Label(m.Label))] = seriesCSV(m.Result.Intervals.Slice())
 			}
 			var b bytes.Buffer
 			if err := fioreport.WriteJSON(&b, map[string]string{"drive": d.Name, "scenario": string(s)}, jobs...); err != nil {

@@ -181,18 +181,18 @@ func TestOnScenarioClock(t *testing.T) {
 	s := sim.Second
 	phase := func(start int64) *sim.Result {
 		return &sim.Result{StartNs: start, EndNs: start + 2*s, RuntimeNs: 2 * s,
-			Intervals: []sim.Interval{{StartNs: 0, EndNs: s, IOPS: 1}, {StartNs: s, EndNs: 2 * s, IOPS: 1}}}
+			Intervals: sim.SeriesOf([]sim.Interval{{StartNs: 0, EndNs: s, IOPS: 1}, {StartNs: s, EndNs: 2 * s, IOPS: 1}})}
 	}
 	ms := []sim.Measurement{{Label: "bench", Result: phase(100 * s)}, {Label: "other", Result: phase(102 * s)}, {Label: "bench", Result: phase(103 * s)}}
 	onScenarioClock(ms)
 	got := sim.CombineRepeated(ms)
 	require.Len(t, got, 2)
 	var ends []int64
-	for _, iv := range got[0].Result.Intervals {
+	for _, iv := range got[0].Result.Intervals.All() {
 		ends = append(ends, iv.EndNs/s)
 	}
 	require.Equal(t, []int64{1, 2, 4, 5}, ends)
-	require.Equal(t, int64(2*s), got[1].Result.Intervals[1].EndNs, "a label run once is left alone")
+	require.Equal(t, int64(2*s), got[1].Result.Intervals.At(1).EndNs, "a label run once is left alone")
 }
 
 // TestCommittedExampleResolves walks the committed example reports: their

@@ -296,12 +296,7 @@ func onScenarioClock(ms []sim.Measurement) {
 		}
 		shift := m.Result.StartNs - t0
 		r := *m.Result
-		r.Intervals = make([]sim.Interval, len(m.Result.Intervals))
-		for k, iv := range m.Result.Intervals {
-			iv.StartNs += shift
-			iv.EndNs += shift
-			r.Intervals[k] = iv
-		}
+		r.Intervals = m.Result.Intervals.Shifted(shift)
 		ms[i].Result = &r
 	}
 }

@@ -82,7 +82,7 @@ func fakeResult() *sim.Result {
 	r := &sim.Result{Name: "fake", EndNs: 10 * sim.Second, RuntimeNs: 10 * sim.Second, Read: dir, Write: dir,
 		BusyNs: 10 * sim.Second, AvgServiceNs: 100e3}
 	for i := range int64(10) {
-		r.Intervals = append(r.Intervals, sim.Interval{StartNs: i * sim.Second, EndNs: (i + 1) * sim.Second,
+		r.Intervals.Append(sim.Interval{StartNs: i * sim.Second, EndNs: (i + 1) * sim.Second,
 			IOPS: 1000, MBps: 4, WriteAmplification: 1})
 	}
 	return r

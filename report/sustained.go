@@ -39,7 +39,7 @@ func sustainedSection(drives []Drive, sp suiteParams, pick func(files ...string)
 			if err != nil {
 				return nil, err
 			}
-			s := analysis.SummarizeSustained(r.Intervals)
+			s := analysis.SummarizeSustained(r.Intervals.Slice())
 			fast, after := "the whole write", "–"
 			if s.Dropped {
 				fast, after = gb1(float64(s.FastBytes)/1e9), f0(s.AfterMBps)
@@ -73,12 +73,12 @@ func sustainedChart(drives []Drive, sp suiteParams) ([]*figure, error) {
 			}
 			// About 200 points a line, at least 50 MB each.
 			var total float64
-			for _, iv := range r.Intervals {
+			for _, iv := range r.Intervals.All() {
 				total += float64(iv.WriteBytes)
 			}
 			bin := math.Max(total/200, 50e6)
 			var pts plotter.XYs
-			for k, v := range analysis.RateOver(r.Intervals, bin) {
+			for k, v := range analysis.RateOver(r.Intervals.Slice(), bin) {
 				pts = append(pts, plotter.XY{X: math.Min(float64(k+1)*bin, total) / 1e9, Y: v})
 			}
 			l, err := line(pts, driveColor(di), false)

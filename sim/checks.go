@@ -5,6 +5,9 @@ package sim
 
 import (
 	"fmt"
+	"math"
+
+	"github.com/ftlsim/ftlsim/internal/units"
 
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -67,4 +70,43 @@ func (s *stream) checkMinRate(now, n int64) {
 		s.stopAt = min(s.stopAt, now)
 	}
 	s.rcStart, s.rcBytes, s.rcIOs = now, 0, 0
+}
+
+// satAdd is a+b for b ≥ 0, saturated at math.MaxInt64: a request time far
+// in the future stays there rather than wrapping into the past.
+func satAdd(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// rateNotReached says how a paced run fell short of its rate, or is empty:
+// short means below 99 % of the ceiling over the measured runtime (the
+// pace's rounding and the last I/Os' tail stay within that).
+func rateNotReached(o Options, r *Result) string {
+	if !o.Paced || r.RuntimeNs <= 0 || r.Interrupted {
+		return ""
+	}
+	secs := float64(r.RuntimeNs) / 1e9
+	ios := r.Read.IOs + r.Write.IOs + r.Trim.IOs
+	bytes := r.Read.Bytes + r.Write.Bytes + r.Trim.Bytes
+	switch {
+	case o.RateBytes > 0 && float64(bytes)/secs < 0.99*float64(o.RateBytes):
+		return fmt.Sprintf("rate %s/s not reached: the drive did %s/s at queue depth %d", units.FormatBytes(o.RateBytes), units.FormatBytes(int64(float64(bytes)/secs)), o.QueueDepth)
+	case o.RateIOPS > 0 && float64(ios)/secs < 0.99*float64(o.RateIOPS):
+		return fmt.Sprintf("rate %d IOPS not reached: the drive did %.0f IOPS at queue depth %d", o.RateIOPS, float64(ios)/secs, o.QueueDepth)
+	}
+	return ""
+}
+
+// VerifyStats is what a verify phase read back and found.
+type VerifyStats struct {
+	Reads int64 `json:"reads"`
+	Bytes int64 `json:"bytes"`
+	// Mismatches is the device units whose data was not the job's last
+	// write there; FirstMismatch is the byte offset of the first (-1:
+	// none).
+	Mismatches    int64 `json:"mismatches"`
+	FirstMismatch int64 `json:"first_mismatch"`
 }

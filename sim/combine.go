@@ -18,7 +18,7 @@ func Combine(parts []*Result) *Result {
 	}
 	out := *parts[len(parts)-1]
 	out.StartNs = parts[0].StartNs
-	out.Intervals = nil
+	out.Intervals = Series{}
 	dirs := []func(r *Result) *DirStats{
 		func(r *Result) *DirStats { return &r.Read }, func(r *Result) *DirStats { return &r.Write }, func(r *Result) *DirStats { return &r.Trim },
 		func(r *Result) *DirStats { return &r.Sync },
@@ -38,7 +38,7 @@ func Combine(parts []*Result) *Result {
 		out.Issued += r.Issued
 		out.Interrupted = out.Interrupted || r.Interrupted
 		out.IOErrors += r.IOErrors
-		out.Intervals = append(out.Intervals, r.Intervals...)
+		out.Intervals = out.Intervals.Concat(r.Intervals)
 		for _, d := range dirs {
 			a, b := d(&out), d(r)
 			n := a.IOs + b.IOs
@@ -136,7 +136,7 @@ func Merge(rs []*Result) *Result {
 	out.Name = rs[0].Name
 	out.StartNs, out.EndNs, out.RuntimeNs, out.BusyNs, out.Issued = rs[0].StartNs, 0, 0, 0, 0
 	out.IOErrors = 0
-	out.Intervals = nil
+	out.Intervals = Series{}
 	out.LatencyBuckets = make([]int64, len(rs[0].LatencyBuckets))
 	out.DepthCounts = make([]int64, len(rs[0].DepthCounts))
 	out.Verify = VerifyStats{FirstMismatch: -1}
@@ -163,12 +163,7 @@ func Merge(rs []*Result) *Result {
 		for i := range min(len(out.DepthCounts), len(r.DepthCounts)) {
 			out.DepthCounts[i] += r.DepthCounts[i]
 		}
-		for i, iv := range r.Intervals {
-			if i == len(out.Intervals) {
-				out.Intervals = append(out.Intervals, iv)
-				continue
-			}
-			a := &out.Intervals[i]
+		out.Intervals = zip(out.Intervals, r.Intervals, func(a *Interval, iv Interval) {
 			na, nb := float64(a.ReadIOs+a.WriteIOs+a.TrimIOs), float64(iv.ReadIOs+iv.WriteIOs+iv.TrimIOs)
 			if na+nb > 0 {
 				a.MeanLatencyNs = (a.MeanLatencyNs*na + iv.MeanLatencyNs*nb) / (na + nb)
@@ -176,7 +171,7 @@ func Merge(rs []*Result) *Result {
 			a.AddCounts(iv)
 			a.IOPS += iv.IOPS
 			a.MBps += iv.MBps
-		}
+		})
 		if out.RateMinFailed == "" {
 			out.RateMinFailed = r.RateMinFailed
 		}

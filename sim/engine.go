@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/controller"
@@ -19,6 +20,15 @@ type Options struct {
 	// QueueDepth is the number of requests kept outstanding (closed
 	// loop); 0 issues requests at their timestamps (open loop).
 	QueueDepth int
+	// Paced makes a closed-loop stream's request times (workload.Item.At,
+	// from the stream's start) the earliest each may be issued, as fio's
+	// rate and rate_iops do: a rate is a ceiling. The stream never has
+	// more than QueueDepth requests outstanding; when the drive is slower
+	// than the pace, it runs at the drive's speed and RuntimeNs still
+	// ends it. RateBytes and RateIOPS are the ceilings the pace came
+	// from, for Result.RateNotReached (0: not set).
+	Paced               bool
+	RateBytes, RateIOPS int64
 	// RuntimeNs stops issuing requests after this much simulated time;
 	// 0 runs until the source is exhausted.
 	RuntimeNs int64
@@ -62,9 +72,23 @@ type Options struct {
 	// ExitAll stops the other streams of the group, once their I/Os in
 	// flight complete, when this one finishes (fio's exitall).
 	ExitAll bool
+	// MaxStoredIntervals bounds the series a stream keeps (its stored
+	// runs, Series.Stored; 0: no bound): a run whose series grows past it
+	// — a long run of think times, each interval unlike the one before —
+	// stops with an error wrapping ErrTooLarge, rather than growing until
+	// the process runs out of memory.
+	MaxStoredIntervals int
 	// Hooks observe the run as it goes.
 	Hooks Hooks
 }
+
+// ErrTooLarge is wrapped by the error of a run that would outgrow
+// Options.MaxStoredIntervals.
+var ErrTooLarge = errors.New("not enough memory")
+
+// SeriesRunBytes is the memory one stored run of a series takes (see
+// Series): what Options.MaxStoredIntervals counts in.
+const SeriesRunBytes = runBytes
 
 // Completion describes one finished request, for Hooks.OnComplete.
 type Completion struct {
@@ -82,6 +106,11 @@ type Hooks struct {
 }
 
 // Engine runs workloads against one drive, keeping the drive's clock.
+//
+// An Engine is not safe for concurrent use: one goroutine runs it (Stop
+// and Stopped excepted, which any goroutine may call at any time). Run
+// several drives at once with an Engine each. The zero Engine has no
+// drive: its runs return ErrNoDrive; build one with New or FreshDrive.
 type Engine struct {
 	ctrl *controller.Controller
 	now  int64
@@ -94,10 +123,19 @@ type Engine struct {
 	// stop is Stop's request (stop.go): the process's, not the drive's
 	// state, so snapshots leave it out.
 	stop stopFlag `snapshot:"-"`
+	// restored says the state came from LoadState: a run that trips over
+	// it (an index out of range no load-time check ties) is refused as a
+	// corrupt state, not a crash.
+	restored bool `snapshot:"-"`
 }
 
-// New returns an engine for drive c at time 0.
+// New returns an engine for drive c at time 0. With c nil, the engine's
+// runs return ErrNoDrive.
 func New(c *controller.Controller) *Engine { return &Engine{ctrl: c} }
+
+// ErrNoDrive is returned by the runs of an engine that has no drive (the
+// zero Engine, or New(nil)).
+var ErrNoDrive = errors.New("sim: the engine has no drive (build it with sim.New(controller) or sim.FreshDrive)")
 
 // FreshDrive builds the drive called name (a preset or a description
 // file), secure-erases it, and returns an engine for it.
@@ -121,13 +159,24 @@ func (e *Engine) Now() int64 { return e.now }
 // Controller returns the drive.
 func (e *Engine) Controller() *controller.Controller { return e.ctrl }
 
-// SecureErase erases the drive and advances the clock past it.
+// SecureErase erases the drive and advances the clock past it. It panics
+// with a sim: message on an engine without a drive (see ErrNoDrive).
 func (e *Engine) SecureErase() {
+	if e.ctrl == nil {
+		panic(ErrNoDrive.Error())
+	}
 	e.now = e.ctrl.SecureErase(e.now)
 }
 
-// Idle lets the drive sit idle for d nanoseconds (background GC may run).
+// Idle lets the drive sit idle for d nanoseconds (background GC may run);
+// d must not be negative, nor take the clock past math.MaxInt64.
 func (e *Engine) Idle(d int64) error {
+	if e.ctrl == nil {
+		return ErrNoDrive
+	}
+	if d < 0 || d > math.MaxInt64-e.now {
+		return fmt.Errorf("sim: Idle(%d): allowed 0 to %d ns", d, math.MaxInt64-e.now)
+	}
 	err := e.ctrl.Idle(e.now, e.now+d)
 	e.now += d
 	return err
@@ -162,7 +211,9 @@ type stream struct {
 	stopAt      int64
 	outstanding int   // this stream's requests in flight (fio's iodepth level)
 	queue       int   // the drive's command queue it submits to
-	waiting     bool  // a closed-loop stream not issuing until resumeAt (startdelay, thinktime)
+	queued      int   // this stream's requests issued and not yet completed (at the drive or waiting on the host)
+	waiting     bool  // a closed-loop stream not issuing until resumeAt (startdelay, thinktime, pacing)
+	pacing      bool  // the wait is for the next request's paced time (Options.Paced), not a think time
 	resumeAt    int64 // when a waiting stream issues again
 	sinceThink  int   // I/Os issued since its last think time
 	exhausted   bool
@@ -202,8 +253,11 @@ func (s *stream) pull(c *controller.Controller) bool {
 	if s.laLen > 0 {
 		c.Prefetch(&s.la[s.laHead].Request, 2)
 	}
-	if s.o.QueueDepth == 0 {
+	switch {
+	case s.o.QueueDepth == 0:
 		s.next.At = s.start + int64(float64(s.next.At)/s.o.TimeScale)
+	case s.o.Paced:
+		s.next.At = satAdd(s.start, s.next.At)
 	}
 	return true
 }
@@ -219,7 +273,14 @@ func (s *stream) pull(c *controller.Controller) bool {
 // turn (NVMe's round-robin arbitration); later arrivals queue for its
 // time in arrival order. The device figures of every result cover the
 // whole group.
-func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
+func (e *Engine) RunGroup(streams []Stream) (rs []*Result, err error) {
+	if e.restored {
+		defer func() {
+			if r := recover(); r != nil {
+				rs, err = nil, fmt.Errorf("%w: the drive failed on it: %v", ErrCorruptState, r)
+			}
+		}()
+	}
 	g, err := e.newGroup(streams)
 	if err != nil {
 		return nil, err
@@ -231,6 +292,9 @@ func (e *Engine) RunGroup(streams []Stream) ([]*Result, error) {
 // loop at the job's iodepth, for its runtime (ramp excluded from the
 // statistics), with fio's stop rules.
 func (e *Engine) RunJob(j *workload.Job, hooks Hooks) (*Result, error) {
+	if e.ctrl == nil {
+		return nil, ErrNoDrive
+	}
 	if err := j.Resolve(e.ctrl.CapacityBytes()); err != nil {
 		return nil, err
 	}
@@ -240,11 +304,11 @@ func (e *Engine) RunJob(j *workload.Job, hooks Hooks) (*Result, error) {
 }
 
 // JobOptions are the run options a resolved job asks for: its name, queue
-// depth (0 when paced: open loop), runtime, ramp, start delay, think time
+// depth (paced by its rate, if it has one), runtime, ramp, start delay, think time
 // and steady-state criterion. Callers add the series interval and hooks.
 func JobOptions(j *workload.Job) Options {
 	return Options{
-		Name: j.Name, QueueDepth: j.QueueDepth(), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, StartDelayNs: j.StartDelayNs,
+		Name: j.Name, QueueDepth: j.QueueDepth(), Paced: j.RateBytes > 0 || j.RateIOPS > 0, RateBytes: j.RateBytes, RateIOPS: int64(j.RateIOPS), RuntimeNs: j.RuntimeNs, RampNs: j.RampNs, StartDelayNs: j.StartDelayNs,
 		ThinkNs: j.ThinkNs, ThinkBlocks: j.ThinkBlocks, SteadyState: j.SteadyState,
 		Percentiles: j.PercentileList, LatPercentiles: j.LatPercentiles, NoPercentiles: j.NoClatPercentiles && !j.LatPercentiles,
 		ExitAll: j.ExitAll, PowerLossNs: j.PowerLossNs, MinBytesPerSec: j.RateMinBytes, MinIOPS: int64(j.RateMinIOPS), RateCycleNs: j.RateCycleNs,
@@ -253,6 +317,9 @@ func JobOptions(j *workload.Job) Options {
 
 // Precondition runs the jobs of p (none, a fill, or a fill and torture).
 func (e *Engine) Precondition(p workload.Precondition) error {
+	if e.ctrl == nil {
+		return ErrNoDrive
+	}
 	jobs, err := p.Jobs()
 	if err != nil {
 		return err

@@ -28,7 +28,7 @@ func ExampleEngine() {
 	if err != nil {
 		panic(err)
 	}
-	s := analysis.SummarizeConsistency(r.Intervals, 40*sim.Second)
+	s := analysis.SummarizeConsistency(r.Intervals.Slice(), 40*sim.Second)
 	fmt.Printf("fresh %.0f IOPS, cliff at %d s, steady %.0f IOPS, WA %.1f\n",
 		s.FreshIOPS, s.CliffNs/sim.Second, s.SteadyMedian, s.SteadyWA)
 	// Output:

@@ -149,12 +149,12 @@ func TestSPRandomSkipsTheCliff(t *testing.T) {
 		r, err := e.RunJob(job(t, "rw", "randwrite", "iodepth", "32", "norandommap", "1",
 			"io_size", strconv.FormatInt(d.CapacityBytes()/4, 10)), sim.Hooks{})
 		require.NoError(t, err)
-		for _, iv := range r.Intervals {
+		for _, iv := range r.Intervals.All() {
 			peak = max(peak, iv.WriteAmplification)
 		}
 		rd, err := e.RunJob(job(t, "rw", "read", "bs", "1m"), sim.Hooks{})
 		require.NoError(t, err)
-		return r.Intervals[0].WriteAmplification, peak, rd.Device.UnwrittenReadUnits
+		return r.Intervals.At(0).WriteAmplification, peak, rd.Device.UnwrittenReadUnits
 	}
 	op := (twoDies(t, nil).Config().OPPercent) / 100
 	model := 0.5/op + 0.7 // the steady state sprandom aims at (fio's model)

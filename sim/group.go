@@ -24,17 +24,27 @@ type group struct {
 // newGroup checks and defaults each stream's options and sets the
 // drive's command queues up for them.
 func (e *Engine) newGroup(streams []Stream) (*group, error) {
+	if e.ctrl == nil {
+		return nil, ErrNoDrive
+	}
 	if len(streams) == 0 {
 		return nil, ErrNoProgress
 	}
 	ss := make([]*stream, len(streams))
 	for i, st := range streams {
 		o := st.Options
+		if st.Source == nil {
+			return nil, fmt.Errorf("sim: stream %d (%q) has no source", i, o.Name)
+		}
 		if o.IntervalNs <= 0 {
 			o.IntervalNs = Second
 		}
 		if o.QueueDepth < 0 || o.RuntimeNs < 0 || o.RampNs < 0 || o.TimeScale < 0 || o.StartDelayNs < 0 || o.ThinkNs < 0 || o.ThinkBlocks < 0 {
-			return nil, fmt.Errorf("sim: negative option in %+v", o)
+			return nil, fmt.Errorf("sim: stream %d (%q): negative option (QueueDepth %d, RuntimeNs %d, RampNs %d, TimeScale %g, StartDelayNs %d, ThinkNs %d, ThinkBlocks %d)",
+				i, o.Name, o.QueueDepth, o.RuntimeNs, o.RampNs, o.TimeScale, o.StartDelayNs, o.ThinkNs, o.ThinkBlocks)
+		}
+		if math.IsNaN(o.TimeScale) || math.IsInf(o.TimeScale, 0) {
+			return nil, fmt.Errorf("sim: stream %d (%q): TimeScale %g: must be a finite number", i, o.Name, o.TimeScale)
 		}
 		if o.TimeScale == 0 {
 			o.TimeScale = 1
@@ -184,6 +194,7 @@ func (g *group) enqueue(i int) {
 	q.wait = append(q.wait, pending{it: s.next, iss: g.e.now, stream: int32(i)})
 	s.m.issued++
 	s.sinceThink++
+	s.queued++
 	g.issued++
 }
 
@@ -191,12 +202,27 @@ func (g *group) enqueue(i int) {
 // think time, not past its block count.
 func issueMore(s *stream) bool { return s.o.ThinkNs == 0 || s.sinceThink < s.o.ThinkBlocks }
 
-// fill starts closed-loop stream i: its queue filled to its depth.
+// fill issues closed-loop stream i's requests until it has its depth
+// outstanding; a paced stream stops at a request not yet due and waits
+// for its time.
 func (g *group) fill(i int) {
 	s, e := g.ss[i], g.e
-	s.waiting = false
-	for k := 0; k < s.o.QueueDepth && issueMore(s) && e.now < s.stopAt && s.pull(e.ctrl); k++ {
+	s.waiting, s.pacing = false, false
+	for s.queued < s.o.QueueDepth && issueMore(s) && e.now < s.stopAt {
+		if !s.haveNext {
+			if !s.pull(e.ctrl) {
+				return
+			}
+			s.haveNext = true
+		}
+		if s.o.Paced && s.next.At > e.now {
+			if s.next.At < s.stopAt {
+				s.waiting, s.pacing, s.resumeAt = true, true, s.next.At
+			}
+			return
+		}
 		g.enqueue(i)
+		s.haveNext = false
 	}
 }
 
@@ -220,7 +246,9 @@ func (g *group) resumeLate() (bool, error) {
 		}
 	}
 	e.now = max(e.now, ss[late].resumeAt)
-	ss[late].sinceThink = 0
+	if !ss[late].pacing {
+		ss[late].sinceThink = 0
+	}
 	g.fill(late)
 	_, err := g.dispatch(ss[late].queue, math.MaxInt)
 	return true, err
@@ -263,6 +291,9 @@ func (g *group) powerCut() (bool, error) {
 		ss[ev.stream].m.aborted++
 		ss[ev.stream].outstanding--
 	}
+	for _, x := range ss {
+		x.queued = 0
+	}
 	for k := range e.sq {
 		q := &e.sq[k]
 		for _, p := range q.wait[q.head:] {
@@ -300,7 +331,12 @@ func (g *group) complete() error {
 	s := ss[ev.stream]
 	e.sq[s.queue].out--
 	s.outstanding--
+	s.queued--
 	s.m.complete(ev)
+	if max := s.o.MaxStoredIntervals; max > 0 && s.m.series.Stored() > max {
+		return fmt.Errorf("%s: %w: its series keeps more than %d stored intervals (about %d MiB) at %.0f s of simulated time",
+			s.o.Name, ErrTooLarge, max, int64(max)*runBytes>>20, float64(e.now-s.start)/1e9)
+	}
 	if s.m.ss != nil && s.m.ss.done && s.stopAt > e.now {
 		s.stopAt = e.now // steady: fio stops the job
 	}
@@ -328,8 +364,8 @@ func (g *group) complete() error {
 		if s.outstanding == 0 && e.now+s.o.ThinkNs < s.stopAt {
 			s.waiting, s.resumeAt = true, e.now+s.o.ThinkNs
 		}
-	case e.now < s.stopAt && s.pull(e.ctrl):
-		g.enqueue(int(ev.stream))
+	default:
+		g.fill(int(ev.stream))
 	}
 	_, err := g.dispatch(s.queue, math.MaxInt)
 	return err

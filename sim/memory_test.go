@@ -24,7 +24,7 @@ func TestLongSeriesLeftOutOfTheJSON(t *testing.T) {
 	for _, n := range []int{fioreport.MaxSeries, fioreport.MaxSeries + 1} {
 		r := &sim.Result{Name: "long", RuntimeNs: int64(n) * sim.Second, EndNs: int64(n) * sim.Second}
 		for i := range n {
-			r.Intervals = append(r.Intervals, sim.Interval{StartNs: int64(i) * sim.Second, EndNs: int64(i+1) * sim.Second, IOPS: 1})
+			r.Intervals.Append(sim.Interval{StartNs: int64(i) * sim.Second, EndNs: int64(i+1) * sim.Second, IOPS: 1})
 		}
 		var b bytes.Buffer
 		require.NoError(t, fioreport.WriteJSON(&b, nil, fioreport.JobOf(r, nil)))

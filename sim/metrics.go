@@ -211,8 +211,10 @@ type Result struct {
 	Read, Write, Trim DirStats
 	// Sync is the FLUSH commands the job issued (fio's sync: fsync,
 	// fdatasync, sync, end_fsync); they carry no data.
-	Sync         DirStats
-	Intervals    []Interval
+	Sync DirStats
+	// Intervals is the per-interval series; runs of idle intervals are
+	// stored once (see Series).
+	Intervals    Series
 	Device       Device
 	Geometry     Geometry
 	BusyNs       int64   // time with at least one command outstanding
@@ -235,14 +237,17 @@ type Result struct {
 	// RateMinFailed says how the run missed its minimum rate
 	// (Options.MinBytesPerSec, MinIOPS) and stopped; empty when it did not.
 	RateMinFailed string
+	// RateNotReached says, when the run was paced (Options.Paced), that
+	// the drive did not reach the rate asked for: a rate is a ceiling, and
+	// the job ran at the drive's speed. Empty when it was reached.
+	RateNotReached string
 	// LatPercentiles and NoPercentiles say where fio's output puts the
 	// percentiles: under total latency, or nowhere (Options).
 	LatPercentiles, NoPercentiles bool
 	// Verify is what the job's verify phase read back (fio's verify);
 	// its reads are counted in Read too.
 	Verify VerifyStats
-	// ZBD says the job was zonemode=zbd; ZoneResets is then the zones
-	// it reset that held data (fio's zone_resets).
+	// ZBD: a zonemode=zbd job; ZoneResets: fio's zone_resets.
 	ZBD        bool
 	ZoneResets int64
 	// Interrupted says that Engine.Stop cut the run short: the results
@@ -252,42 +257,6 @@ type Result struct {
 	// neither ECC nor parity could recover: controller.ErrUncorrectable);
 	// they count among the completed I/Os too.
 	IOErrors int64
-}
-
-// VerifyStats is what a verify phase read back and found.
-type VerifyStats struct {
-	Reads int64 `json:"reads"`
-	Bytes int64 `json:"bytes"`
-	// Mismatches is the device units whose data was not the job's last
-	// write there; FirstMismatch is the byte offset of the first (-1:
-	// none).
-	Mismatches    int64 `json:"mismatches"`
-	FirstMismatch int64 `json:"first_mismatch"`
-}
-
-// GeometryOf describes drive c.
-func GeometryOf(c *controller.Controller) Geometry {
-	cfg := c.Config()
-	g := cfg.NAND.Geometry
-	fc := c.FTL().Config()
-	phys := g.Bytes()
-	user := int64(cfg.Capacity) // on a zoned drive, what its zones hold
-	b := c.FTL().SpareBudget()
-	var warnings []string
-	for _, w := range c.Warnings() {
-		warnings = append(warnings, w.String())
-	}
-	return Geometry{
-		Drive: cfg.Name, Channels: g.Channels, Dies: g.Dies(), Planes: g.PlanesPerDie, Blocks: g.Blocks(),
-		PagesPerBlock: g.PagesPerBlock, PageBytes: g.PageBytes, MappingUnitBytes: g.UnitBytes,
-		PhysicalBytes: phys, UserBytes: user, OPPercent: 100 * float64(phys-user) / float64(user),
-		OpenBlocks:    2 * g.Dies() * g.PlanesPerDie,
-		ReserveBlocks: fc.GCLowWater * g.Dies() * g.PlanesPerDie,
-		BadBlocks:     c.Device().BadBlocks(), RetiredGroups: c.FTL().BadGroups(),
-		GrownBadBlocks:     c.Device().GrownBadBlocks(),
-		EffectiveOPPercent: b.EffectivePercent(), HeldSparePercent: 100 * min(b.HeldShare(), 100),
-		Warnings: warnings,
-	}
 }
 
 type metrics struct {
@@ -311,7 +280,7 @@ type metrics struct {
 	iv        Interval
 	ivLatSum  float64
 	ivCounter ftl.Counters
-	series    []Interval
+	series    Series
 	planes    int
 	pageBytes float64
 	busyNow   bool
@@ -359,9 +328,7 @@ func (m *metrics) busyUntil(t int64) int64 {
 }
 
 func (m *metrics) complete(ev event) {
-	for ev.at >= m.ivStart+m.o.IntervalNs {
-		m.closeInterval(m.ivStart + m.o.IntervalNs)
-	}
+	m.advance(ev.at)
 	lat := ev.at - ev.iss
 	if ev.req.Op == blockio.Flush {
 		// A FLUSH is fio's sync: its own statistics, no data, not an I/O
@@ -405,6 +372,54 @@ func (m *metrics) complete(ev event) {
 	}
 }
 
+// advance closes the series intervals that end at or before t, the time
+// of the event being taken. Every event before t has been taken, so the
+// intervals after the one open now hold no I/O and see the drive's
+// counters unchanged; once the drive's busy state is the same through
+// them too, they are alike but for their times, and they are added in
+// one step: an idle gap (or a command outstanding for hours) costs the
+// same whatever its length.
+func (m *metrics) advance(t int64) {
+	l := m.o.IntervalNs
+	for t >= m.ivStart+l {
+		m.closeInterval(m.ivStart + l)
+		// The drive's busy state is the same through the intervals
+		// before t, or (busy since busyAt, after the interval open
+		// now) through those that end by busyAt: all idle.
+		lim := t
+		if m.busyNow && m.busyAt > m.ivStart {
+			lim = min(t, m.busyAt)
+		}
+		if lim >= m.ivStart+l {
+			m.closeInterval(m.ivStart + l)
+			last, _ := m.series.Last()
+			m.repeat(last, (lim-m.ivStart)/l)
+		}
+	}
+}
+
+// repeat adds k intervals like last, the series' last, after it, as
+// closeInterval would one by one.
+func (m *metrics) repeat(last Interval, k int64) {
+	if k <= 0 {
+		return
+	}
+	l := m.o.IntervalNs
+	next := last
+	next.StartNs, next.EndNs = last.EndNs, last.EndNs+l
+	m.series.AppendRun(next, int(k))
+	m.ivStart += k * l
+	m.ivBusy = m.busyUntil(m.ivStart)
+	m.ss.observeRun(&next, next.EndNs+m.start, l, k)
+	if m.o.Hooks.OnInterval != nil {
+		iv := next
+		d := (k - 1) * l
+		iv.StartNs += d
+		iv.EndNs += d
+		m.o.Hooks.OnInterval(iv)
+	}
+}
+
 func (m *metrics) closeInterval(end int64) {
 	iv := m.iv
 	iv.StartNs, iv.EndNs = m.ivStart-m.start, end-m.start
@@ -436,7 +451,7 @@ func (m *metrics) closeInterval(end int64) {
 	if end-m.ivStart == m.o.IntervalNs || (m.o.IntervalNs <= 0 && end-m.ivStart == Second) {
 		m.ss.observe(&iv, end, secs) // whole intervals only: not a run's last, partial one
 	}
-	m.series = append(m.series, iv)
+	m.series.Append(iv)
 	if m.o.Hooks.OnInterval != nil {
 		m.o.Hooks.OnInterval(iv)
 	}
@@ -528,12 +543,13 @@ func (m *metrics) finish(end int64) *Result {
 		r.Power.AverageW = r.Power.EnergyJ / (float64(span) / 1e9)
 	}
 	r.Power.IdleW = float64(pw.ControllerIdleMW+pw.DRAMIdleMW) / 1e3
-	for _, iv := range m.series {
+	for iv := range m.series.Runs() {
 		r.Power.PeakW = max(r.Power.PeakW, iv.PowerW)
 	}
 	if r.Device.HostWriteBytes > 0 {
 		r.Power.JoulesPerGBWritten = r.Power.EnergyJ / (float64(r.Device.HostWriteBytes) / 1e9)
 	}
+	r.RateNotReached = rateNotReached(m.o, r)
 	return r
 }
 

@@ -109,19 +109,19 @@ func TestSeriesAddsUp(t *testing.T) {
 	r, err := e.RunJob(job(t, "rw", "randrw", "iodepth", "4", "runtime", "3500ms", "time_based", "1"), sim.Hooks{})
 	require.NoError(t, err)
 	var reads, writes, bytes int64
-	for i, iv := range r.Intervals {
+	for i, iv := range r.Intervals.All() {
 		reads += iv.ReadIOs
 		writes += iv.WriteIOs
 		bytes += iv.Bytes
 		if i > 0 {
-			require.Equal(t, r.Intervals[i-1].EndNs, iv.StartNs)
+			require.Equal(t, r.Intervals.At(i-1).EndNs, iv.StartNs)
 		}
 	}
 	require.Equal(t, r.Read.IOs, reads)
 	require.Equal(t, r.Write.IOs, writes)
 	require.Equal(t, r.Read.Bytes+r.Write.Bytes, bytes)
-	require.Len(t, r.Intervals, 4)
-	require.Equal(t, int64(sim.Second), r.Intervals[0].EndNs)
+	require.Equal(t, 4, r.Intervals.Len())
+	require.Equal(t, int64(sim.Second), r.Intervals.At(0).EndNs)
 	require.InDelta(t, float64(r.Read.IOs+r.Write.IOs)/(float64(r.RuntimeNs)/1e9), r.Read.IOPS+r.Write.IOPS, 1)
 	// Closed loop at QD 4: every submission made a depth of at most 4.
 	require.Equal(t, r.Issued, r.DepthCounts[0]+r.DepthCounts[1]+r.DepthCounts[2])
@@ -188,7 +188,7 @@ func TestRampExcluded(t *testing.T) {
 	require.NoError(t, err)
 	require.InDelta(t, 1e9, float64(r.RuntimeNs), 1e6)
 	var ivWrites int64
-	for _, iv := range r.Intervals {
+	for _, iv := range r.Intervals.All() {
 		ivWrites += iv.WriteIOs
 	}
 	require.Less(t, r.Write.IOs, ivWrites*2/3, "statistics cover only the second after the ramp")
@@ -229,7 +229,7 @@ func TestSpareAreaRaisesSteadyState(t *testing.T) {
 		r, err := e.RunJob(j, sim.Hooks{})
 		require.NoError(t, err)
 		var n float64
-		for _, iv := range r.Intervals[secs*4/5 : secs] {
+		for _, iv := range r.Intervals.Slice()[secs*4/5 : secs] {
 			iops += iv.IOPS
 			wa += iv.WriteAmplification
 			n++
@@ -305,10 +305,10 @@ func TestPower(t *testing.T) {
 	require.Greater(t, rnd.Power.JoulesPerGBWritten, 2*seq.Power.JoulesPerGBWritten)
 	require.GreaterOrEqual(t, seq.Power.PeakW, seq.Power.AverageW*0.99)
 	var sum float64
-	for _, iv := range rnd.Intervals[:len(rnd.Intervals)-1] {
+	for _, iv := range rnd.Intervals.Slice()[:rnd.Intervals.Len()-1] {
 		sum += iv.PowerW
 	}
-	require.InEpsilon(t, rnd.Power.AverageW, sum/float64(len(rnd.Intervals)-1), 0.02, "series and total agree")
+	require.InEpsilon(t, rnd.Power.AverageW, sum/float64(rnd.Intervals.Len()-1), 0.02, "series and total agree")
 }
 
 // TestResultsDoNotPinTheDrive: a kept Result must not keep its drive's

@@ -38,7 +38,7 @@ func seqWrite(t *testing.T, e *sim.Engine, off, pct int) []float64 {
 	r, err := e.Run(workload.NewGenerator(j), sim.Options{QueueDepth: 32, IntervalNs: sim.Second / 20})
 	require.NoError(t, err)
 	var out []float64
-	for _, iv := range r.Intervals[:len(r.Intervals)-1] {
+	for _, iv := range r.Intervals.Slice()[:r.Intervals.Len()-1] {
 		out = append(out, iv.MBps)
 	}
 	return out

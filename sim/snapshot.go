@@ -1,10 +1,14 @@
 package sim
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 
+	"github.com/ftlsim/ftlsim/controller"
 	"github.com/ftlsim/ftlsim/internal/snapshot"
+	"github.com/ftlsim/ftlsim/internal/units"
 )
 
 // ErrBusy is returned by SaveState while requests are in flight.
@@ -15,6 +19,9 @@ var ErrBusy = errors.New("sim: the engine has requests in flight; save its state
 // and returns the bytes written (the length LoadState needs). The engine
 // must be between runs.
 func (e *Engine) SaveState(w io.Writer) (int64, error) {
+	if e.ctrl == nil {
+		return 0, ErrNoDrive
+	}
 	if len(e.ev) > 0 {
 		return 0, ErrBusy
 	}
@@ -30,8 +37,83 @@ func (e *Engine) SaveState(w io.Writer) (int64, error) {
 // engine whose drive was built from the same description: runs from e
 // then give the results runs from the saved engine would have given. A
 // state written by a build whose types differ, or that does not fit the
-// drive (another GC policy), is refused; after an error e must be
-// dropped.
+// drive (another description: capacity, geometry, GC policy, any field
+// but the seed, whose effects the state brings along),
+// is refused with ErrOtherDrive or the codec's error; a state that decodes
+// but is inconsistent (its bytes changed after it was written) with
+// ErrCorruptState, at the load where a check sees it, or by the run that
+// trips over it. After an error e must be dropped.
 func (e *Engine) LoadState(r io.Reader, n int64) error {
-	return snapshot.Decode(r, n, e)
+	if e.ctrl == nil {
+		return ErrNoDrive
+	}
+	want, err := description(e.ctrl)
+	if err != nil {
+		return err
+	}
+	wantName, wantCap := e.ctrl.Config().Name, e.ctrl.CapacityBytes()
+	if err := snapshot.Decode(r, n, e); err != nil {
+		return err
+	}
+	got, err := description(e.ctrl)
+	if err != nil {
+		return err
+	}
+	if err := e.checkState(); err != nil {
+		return err
+	}
+	if !bytes.Equal(got, want) {
+		return fmt.Errorf("%w: the state is of %s (%s user), the engine's drive is %s (%s user)", ErrOtherDrive,
+			e.ctrl.Config().Name, units.FormatBytes(e.ctrl.CapacityBytes()), wantName, units.FormatBytes(wantCap))
+	}
+	e.restored = true
+	return nil
+}
+
+// ErrOtherDrive is returned by LoadState for a state saved from a drive
+// built from another description.
+var ErrOtherDrive = errors.New("sim: the saved state is of another drive")
+
+// description is the text of c's description but for its seed: the seed
+// is state (the firmware's random choices and factory bad blocks come from
+// it, and a state brings them along), the rest says which drive it is.
+func description(c *controller.Controller) ([]byte, error) {
+	cfg := c.Config()
+	cfg.Seed = 0
+	return cfg.Marshal()
+}
+
+// ErrCorruptState is returned by LoadState for a state that decodes but
+// is not one a drive can be in: its checksum was right, its content is
+// not (a mapping past the flash, counts that disagree).
+var ErrCorruptState = errors.New("sim: the saved state is inconsistent")
+
+// checkState validates a decoded state before it is used: the engine's
+// own (a clock, no request in flight) and the FTL's invariants against
+// the flash array's (ftl.FTL.CheckInvariants). Values no invariant ties
+// may still be wrong; a check that trips over one (an index out of range)
+// is an inconsistency too, not a crash.
+func (e *Engine) checkState() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrCorruptState, r)
+		}
+	}()
+	switch {
+	case e.ctrl == nil || e.ctrl.FTL() == nil || e.ctrl.Device() == nil:
+		return fmt.Errorf("%w: no drive", ErrCorruptState)
+	case e.now < 0:
+		return fmt.Errorf("%w: the clock reads %d ns", ErrCorruptState, e.now)
+	case len(e.ev) > 0:
+		return fmt.Errorf("%w: %d requests in flight (a state is saved between runs)", ErrCorruptState, len(e.ev))
+	}
+	for k := range e.sq {
+		if e.sq[k].queued() {
+			return fmt.Errorf("%w: requests waiting on queue %d", ErrCorruptState, k)
+		}
+	}
+	if err := e.ctrl.FTL().CheckInvariants(); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorruptState, err)
+	}
+	return nil
 }

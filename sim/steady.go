@@ -124,6 +124,30 @@ func (s *steady) observe(iv *Interval, end int64, secs float64) bool {
 	return s.done
 }
 
+// observeRun observes k intervals like iv, each l long, the first ending
+// at end, as k calls of observe would. Once a window of like samples has
+// been taken, more of them leave the window as it is; only their number
+// within a check interval (the samples' period) still counts, so a run of
+// any length takes at most a few windows' observations.
+func (s *steady) observeRun(iv *Interval, end, l, k int64) {
+	if s == nil || s.done {
+		return
+	}
+	first := int64(0) // the intervals that end within the ramp change nothing
+	if s.from >= end {
+		first = min(k, (s.from-end)/l+1)
+	}
+	n := k - first
+	secs := float64(l) / 1e9
+	period := max(1, int64(math.Ceil((s.every-1e-9)/secs)))
+	if lim := int64(2*s.window+2) * period; n > lim {
+		n = lim + (n-lim)%period
+	}
+	for i := k - n; i < k && !s.done; i++ {
+		s.observe(iv, end+i*l, secs)
+	}
+}
+
 // result is what the detection found (nil without detection).
 func (s *steady) result() *SteadyState {
 	if s == nil {

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/ftlsim/ftlsim/internal/units"
 )
 
 // DistKind is a random offset distribution.
@@ -70,7 +72,7 @@ func (d Distribution) String() string {
 func ParseDistribution(s string) (Distribution, error) {
 	name, arg, _ := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
 	num := func(lo, hi float64, what string) (float64, error) {
-		v, err := strconv.ParseFloat(arg, 64)
+		v, err := units.ParseFloat(arg)
 		if err != nil || v <= lo || v > hi || math.IsNaN(v) {
 			return 0, fmt.Errorf("random_distribution %q: %s must be a number in (%g, %g]", s, what, lo, hi)
 		}
@@ -121,10 +123,10 @@ func ParseDistribution(s string) (Distribution, error) {
 			z := Zone{-1, -1}
 			var err1, err2 error
 			if a != "" {
-				z.Access, err1 = strconv.ParseFloat(a, 64)
+				z.Access, err1 = units.ParseFloat(a)
 			}
 			if r != "" {
-				z.Range, err2 = strconv.ParseFloat(r, 64)
+				z.Range, err2 = units.ParseFloat(r)
 			}
 			if !ok || err1 != nil || err2 != nil || (a != "" && z.Access < 0) || (r != "" && z.Range <= 0) {
 				return Distribution{}, fmt.Errorf("random_distribution %q: zone %q must be access%%/range%% with range > 0 (either may be left out)", s, p)

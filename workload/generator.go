@@ -1,12 +1,15 @@
 package workload
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/ftlsim/ftlsim/blockio"
 )
 
-// Generator issues a resolved job's requests. It implements Source.
+// Generator issues a resolved job's requests. It implements Source. A
+// Generator is not safe for concurrent use; its job must not change while
+// it runs.
 type Generator struct {
 	j       *Job
 	rng     *rand.Rand
@@ -44,10 +47,18 @@ type Generator struct {
 	spr                   *sprState // sprandom
 	zbd                   *zbdState // zonemode=zbd
 	zbdReadPos            int64     // zonemode=zbd: a sequential read's position in the range
+	err                   error     // the job cannot be run (Err)
 }
 
 // NewGenerator returns a generator for a resolved job.
+//
+// A job that cannot be run — nil, with no block size, or not resolved
+// (its range holds no block) — gives a generator that yields nothing and
+// whose Err says why, rather than one that panics.
 func NewGenerator(j *Job) *Generator {
+	if err := j.runnable(); err != nil {
+		return &Generator{j: j, err: err}
+	}
 	g := &Generator{j: j, rng: rand.New(rand.NewPCG(j.RandSeed, j.RandSeed^0x5851f42d4c957f2d))}
 	g.minBS = j.BS[0].Bytes
 	for d := range g.cum {
@@ -95,6 +106,9 @@ func NewGenerator(j *Job) *Generator {
 
 // Next implements Source.
 func (g *Generator) Next(it *Item) bool {
+	if g.err != nil {
+		return false
+	}
 	j := g.j
 	if g.flushNext {
 		g.flushNext = false
@@ -429,4 +443,28 @@ func (g *Generator) ZoneResets() int64 {
 		return -1
 	}
 	return g.zbd.resets
+}
+
+// Err returns why the generator yields nothing when its job cannot be run
+// (see NewGenerator); nil otherwise.
+func (g *Generator) Err() error { return g.err }
+
+// runnable checks that j can be generated from: it has block sizes, and
+// Resolve has given it a range that holds one.
+func (j *Job) runnable() error {
+	if j == nil {
+		return fmt.Errorf("%w: nil job", ErrOption)
+	}
+	if len(j.BS) == 0 {
+		return fmt.Errorf("%w: job %q has no block size (Job.BS is empty: build jobs with NewJob)", ErrOption, j.Name)
+	}
+	minBS, err := j.smallestBlock()
+	if err != nil {
+		return err
+	}
+	if j.Size < minBS || j.Offset < 0 {
+		return fmt.Errorf("%w: job %q is not resolved: its range (offset %d, size %d) holds no %d-byte block (call Job.Resolve with the drive's capacity first)",
+			ErrOption, j.Name, j.Offset, j.Size, minBS)
+	}
+	return nil
 }

@@ -54,7 +54,11 @@ type BlockSize struct {
 }
 
 // Job is a fio-style job: what to issue, where, how much and how deep.
-// Set fills it from options; Resolve checks it against a drive. Its
+// Set fills it from options; Resolve checks it against a drive. Build one
+// with NewJob: the zero Job has no block size, and Resolve and
+// NewGenerator refuse it. A Job is not safe for concurrent use while Set
+// or Resolve changes it; a resolved job may be read by several
+// goroutines (each with its own Generator). Its
 // fields are grouped by concern, as fio's HOWTO groups its options; the
 // groups are embedded, so j.BS names j.Blocks.BS.
 type Job struct {
@@ -189,10 +193,12 @@ type Timing struct {
 type Pacing struct {
 	IODepth int
 	// RateIOPS caps the job at this many I/Os per second (fio's
-	// rate_iops): requests are issued at that pace, open loop.
+	// rate_iops): requests are issued no faster than that pace, and
+	// never more than IODepth at once (a ceiling; a slower drive sets
+	// the pace).
 	RateIOPS int
 	// RateBytes caps the job at this many bytes per second (fio's rate),
-	// issued at that pace, open loop.
+	// as RateIOPS does.
 	RateBytes int64
 	// Poisson spaces rate-limited requests with exponential gaps of the
 	// same mean (fio's rate_process=poisson) instead of evenly.
@@ -351,14 +357,10 @@ const (
 	FileRandom                        // a file at random each I/O
 )
 
-// QueueDepth is the closed-loop depth the job runs at: its iodepth, or 0
-// (open loop, requests at their times) when rate_iops or rate paces it.
-func (j *Job) QueueDepth() int {
-	if j.RateIOPS > 0 || j.RateBytes > 0 {
-		return 0
-	}
-	return j.IODepth
-}
+// QueueDepth is the closed-loop depth the job runs at: its iodepth. A
+// job paced by rate_iops or rate keeps it too (as fio does, it never has
+// more than iodepth I/Os outstanding; the rate is a ceiling).
+func (j *Job) QueueDepth() int { return j.IODepth }
 
 // Sizes returns the block sizes of direction d (0 reads, 1 writes, 2
 // trims).

@@ -7,7 +7,6 @@ package workload
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/ftlsim/ftlsim/internal/units"
@@ -48,8 +47,12 @@ var contentOptions = []Option{
 		}},
 	{Name: "buffer_pattern", Kind: KindText, Values: "a string or 0x… bytes", Field: "Content.Data", WorkloadOnly: true,
 		Help: "written data repeats this pattern (a string or 0x… bytes): compressible", set: func(j *Job, v string) error {
-			if strings.TrimSpace(v) == "" {
+			if t := strings.TrimSpace(v); t == "" {
 				return fmt.Errorf("empty pattern")
+			} else if h, ok := strings.CutPrefix(strings.ToLower(t), "0x"); ok {
+				if h == "" || strings.Trim(h, "0123456789abcdef") != "" {
+					return fmt.Errorf("%q: 0x must be followed by hex digits", v)
+				}
 			}
 			// A short pattern repeated over a buffer compresses to almost
 			// nothing; buffer_compress_percentage, if set, still applies.
@@ -120,7 +123,7 @@ var reportingOptions = []Option{
 		Help: "the latency percentiles reported, colon-separated (99:99.9:99.99; at most 20)", set: func(j *Job, v string) error {
 			var ps []float64
 			for _, f := range strings.Split(v, ":") {
-				p, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+				p, err := units.ParseFloat(strings.TrimSpace(f))
 				if err != nil || !(p > 0 && p <= 100) {
 					return fmt.Errorf("%q: each percentile must be a number in (0, 100]", f)
 				}
@@ -181,7 +184,7 @@ func setSteadyState(j *Job, v string) error {
 		return fmt.Errorf("%q: want a limit, e.g. %s:1%%", v, name)
 	}
 	c.Percent = strings.HasSuffix(lim, "%")
-	x, err := strconv.ParseFloat(strings.TrimSuffix(lim, "%"), 64)
+	x, err := units.ParseFloat(strings.TrimSuffix(lim, "%"))
 	if err != nil || x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return fmt.Errorf("%q: the limit must be a non-negative number, or a percentage", v)
 	}

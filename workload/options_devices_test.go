@@ -78,7 +78,7 @@ func TestFioJobOptionsDevicesSee(t *testing.T) {
 	})
 	t.Run("rate", func(t *testing.T) {
 		j := job(t, map[string]string{"rw": "write", "rate": "1m"})
-		require.Zero(t, j.QueueDepth(), "open loop at its rate")
+		require.Equal(t, 1, j.QueueDepth(), "closed loop at its iodepth, paced by its rate")
 		g := NewGenerator(j)
 		var it Item
 		for k := range int64(5) {

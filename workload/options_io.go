@@ -105,7 +105,7 @@ var accessOptions = []Option{
 		}},
 	{Name: "spr_op", Kind: KindText, Values: "a number in (0, 1)", Field: "Access.sprPending",
 		Help: "sprandom: the drive's over-provisioning ratio, in (0, 1) (default 0.15)", set: func(j *Job, v string) error {
-			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			x, err := units.ParseFloat(strings.TrimSpace(v))
 			if err != nil || !(x > 0 && x < 1) {
 				return fmt.Errorf("%q: must be a number in (0, 1)", v)
 			}

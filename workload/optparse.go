@@ -4,19 +4,24 @@ package workload
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/ftlsim/ftlsim/internal/units"
 )
 
+// maxMicroseconds is the longest bare time microseconds takes: the
+// longest units.ParseDuration does, so that both forms of an option agree.
+const maxMicroseconds = math.MaxInt64 / 4 / 1000
+
 // microseconds parses a time whose bare numbers are microseconds (fio's
 // thinktime) or that carries a unit.
 func microseconds(v string) (int64, error) {
 	v = strings.TrimSpace(v)
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n < 0 {
-			return 0, fmt.Errorf("%q: must not be negative", v)
+		if n < 0 || n > maxMicroseconds {
+			return 0, fmt.Errorf("%q: must be 0 to %d microseconds", v, int64(maxMicroseconds))
 		}
 		return n * 1000, nil
 	}
@@ -131,7 +136,7 @@ func ParseBSSplit(s string) ([]BlockSize, error) {
 		}
 		bs := BlockSize{Bytes: b, Percent: -1}
 		if hasPC && pc != "" {
-			v, err := strconv.ParseFloat(pc, 64)
+			v, err := units.ParseFloat(pc)
 			if err != nil || v < 0 || v > 100 {
 				return nil, fmt.Errorf("%q: percentage %q must be in 0..100", s, pc)
 			}

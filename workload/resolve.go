@@ -27,7 +27,7 @@ func parseAmount(s string) (amount, error) {
 		return amount{zones: n, set: true}, nil
 	}
 	if p, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
-		v, err := strconv.ParseFloat(p, 64)
+		v, err := units.ParseFloat(p)
 		if err != nil || v <= 0 || v > 100 {
 			return amount{}, fmt.Errorf("%q: a percentage must be in (0, 100]", s)
 		}
@@ -64,6 +64,15 @@ func (a amount) resolve(capacity int64) int64 {
 // Resolve checks the job against a drive of capacity bytes and fixes its
 // byte range. Errors name the option and the allowed range.
 func (j *Job) Resolve(capacity int64) error {
+	if j == nil {
+		return fmt.Errorf("%w: nil job", ErrOption)
+	}
+	if len(j.BS) == 0 {
+		return fmt.Errorf("%w: job %q has no block size (Job.BS is empty: build jobs with NewJob)", ErrOption, j.Name)
+	}
+	if capacity <= 0 {
+		return fmt.Errorf("%w: job %q: drive capacity %d: must be positive", ErrOption, j.Name, capacity)
+	}
 	for _, a := range []*amount{&j.size, &j.offset, &j.ioSize, &j.offsetIncrement, &j.fileSize} {
 		if !a.inZones(j.ZoneSize) {
 			return fmt.Errorf("%w: %dz: sizes in zones need the zone size (zonemode=zbd on a zoned drive, or zonesize)", ErrOption, a.zones)

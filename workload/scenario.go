@@ -408,14 +408,14 @@ var scenarios = []Scenario{
 				return e, err
 			}
 			if v := p["round_wear"]; v != "" {
-				if e.RoundWear, err = strconv.ParseFloat(v, 64); err != nil {
+				if e.RoundWear, err = units.ParseFloat(v); err != nil {
 					return e, fmt.Errorf("%w: round_wear=%s: a share of the rated cycles, 0.001..10", ErrOption, v)
 				}
 			}
 			if e.RetentionNs, err = units.ParseDuration(p["retention"]); err != nil {
 				return e, fmt.Errorf("%w: retention=%s: a duration (30d, 12h)", ErrOption, p["retention"])
 			}
-			if e.MaxLife, err = strconv.ParseFloat(p["max_life"], 64); err != nil {
+			if e.MaxLife, err = units.ParseFloat(p["max_life"]); err != nil {
 				return e, fmt.Errorf("%w: max_life=%s: times the rated cycles, up to 100", ErrOption, p["max_life"])
 			}
 			return e, e.Validate()

@@ -313,10 +313,11 @@ func measure(s spec, quick bool) (*figures, error) {
 			return nil, err
 		}
 		// The reviews read the steady state from 1,400 s of 2,000.
-		sum := analysis.SummarizeConsistency(r.Intervals, (r.EndNs-r.StartNs)*7/10)
+		sum := analysis.SummarizeConsistency(r.Intervals.Slice(), (r.EndNs-r.StartNs)*7/10)
 		f.Consistency = &sum
-		for _, iv := range r.Intervals {
-			if iv.EndNs-iv.StartNs == r.Intervals[0].EndNs-r.Intervals[0].StartNs { // not the last, partial one
+		ivs := r.Intervals.Slice()
+		for _, iv := range ivs {
+			if iv.EndNs-iv.StartNs == ivs[0].EndNs-ivs[0].StartNs { // not the last, partial one
 				f.IOPS = append(f.IOPS, iv.IOPS)
 			}
 		}
@@ -336,7 +337,7 @@ func measure(s spec, quick bool) (*figures, error) {
 		if err != nil {
 			return nil, err
 		}
-		hdCurve(f, r.Intervals)
+		hdCurve(f, r.Intervals.Slice())
 	case desktop:
 		steps := map[string]workload.TraceTotals{}
 		for l, r := range by {

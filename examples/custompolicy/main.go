@@ -108,5 +108,5 @@ func consistency(drive, policy, runtime string, reg *ftl.Registry) (outcome, err
 	// The reviews read the steady state from 70 % of the run on.
 	steady := r.RuntimeNs * 7 / 10
 	wear := d.Device().Wear()
-	return outcome{policy: d.FTL().Config().Victim.Name(), summary: analysis.SummarizeConsistency(r.Intervals, steady), wear: wear.Max - wear.Min}, nil
+	return outcome{policy: d.FTL().Config().Victim.Name(), summary: analysis.SummarizeConsistency(r.Intervals.Slice(), steady), wear: wear.Max - wear.Min}, nil
 }

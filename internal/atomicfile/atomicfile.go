@@ -11,6 +11,11 @@
 // write with fmt.Fprintf and check once: Commit returns that error and
 // then replaces nothing. A Set commits several files together. Neither is
 // safe for concurrent use.
+//
+// A process killed while writing leaves its temporary file behind (a
+// hidden ".NAME.tmp…" beside the destination); the next Create of the
+// same destination removes it, on systems with file locks, where each
+// writer holds its temporary file locked while it is open.
 package atomicfile
 
 import (
@@ -20,6 +25,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // File is a file being written; see the package documentation.
@@ -73,11 +79,35 @@ func Create(path string) (*File, error) {
 		}
 		mode = st.Mode().Perm()
 	}
-	f, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp*")
+	removeStale(dest)
+	f, err := os.CreateTemp(filepath.Dir(dest), tempPrefix(dest)+"*")
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, cause(err)) // CreateTemp's path is the temporary file's, not the user's
 	}
+	hold(f)
 	return &File{path: path, dest: dest, f: f, w: bufio.NewWriterSize(f, 64<<10), mode: mode}, nil
+}
+
+// tempPrefix is how the names of dest's temporary files begin.
+func tempPrefix(dest string) string { return "." + filepath.Base(dest) + ".tmp" }
+
+// removeStale removes the temporary files of dest that a process killed
+// while writing it left behind (SIGKILL, a crash, the power): those no
+// live writer holds (each holds its own locked while it is open; on
+// systems without file locks none is taken for stale).
+func removeStale(dest string) {
+	ents, err := os.ReadDir(filepath.Dir(dest))
+	if err != nil {
+		return
+	}
+	pre := tempPrefix(dest)
+	for _, e := range ents {
+		if n := e.Name(); strings.HasPrefix(n, pre) && e.Type().IsRegular() {
+			if p := filepath.Join(filepath.Dir(dest), n); stale(p) {
+				os.Remove(p)
+			}
+		}
+	}
 }
 
 // Name returns the path the file was created with.

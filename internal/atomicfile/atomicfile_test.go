@@ -166,3 +166,31 @@ func TestCloseThenCommit(t *testing.T) {
 		require.Equal(t, "data", string(got))
 	}
 }
+
+// TestStaleTemporaryFilesRemoved: a temporary file a killed writer left
+// (no one holds it) is removed by the next Create of its destination; a
+// live writer's is not.
+func TestStaleTemporaryFilesRemoved(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no file locks: stale files are left")
+	}
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "out.json")
+	left := filepath.Join(dir, ".out.json.tmp123456")
+	require.NoError(t, os.WriteFile(left, []byte("half a result"), 0o600))
+	other := filepath.Join(dir, ".other.json.tmp1")
+	require.NoError(t, os.WriteFile(other, nil, 0o600))
+	live, err := Create(dest)
+	require.NoError(t, err)
+	require.NoFileExists(t, left, "the killed run's file is removed")
+	require.FileExists(t, other, "another destination's is not")
+	next, err := Create(dest)
+	require.NoError(t, err)
+	require.FileExists(t, live.f.Name(), "a live writer's file stays")
+	live.Write([]byte("a"))
+	require.NoError(t, live.Commit())
+	next.Abort()
+	b, err := os.ReadFile(dest)
+	require.NoError(t, err)
+	require.Equal(t, "a", string(b))
+}

@@ -31,7 +31,7 @@ func ParseSize(s string, decimal bool) (int64, error) {
 	if num == "" {
 		return 0, fmt.Errorf("%w: size %q: no number", ErrSyntax, s)
 	}
-	v, err := strconv.ParseFloat(num, 64)
+	v, err := ParseFloat(num)
 	if err != nil {
 		return 0, fmt.Errorf("%w: size %q", ErrSyntax, s)
 	}
@@ -75,7 +75,7 @@ func ParseDuration(s string) (int64, error) {
 		i++
 	}
 	num, suf := t[:i], t[i:]
-	v, err := strconv.ParseFloat(num, 64)
+	v, err := ParseFloat(num)
 	if err != nil || num == "" {
 		return 0, fmt.Errorf("%w: duration %q", ErrSyntax, s)
 	}
@@ -119,4 +119,22 @@ func FormatBytes(n int64) string {
 	s := strconv.FormatFloat(f, 'f', 2, 64)
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	return s + " " + string("KMGTP"[exp-1]) + "iB"
+}
+
+// ErrNotFinite is the error ParseFloat returns for NaN and infinities.
+var ErrNotFinite = errors.New("not a finite number")
+
+// ParseFloat parses a decimal number as strconv.ParseFloat does, but
+// refuses NaN and ±Inf (spelled out, or a value beyond float64's range):
+// a user's number is always finite, so that comparisons with a range,
+// which a NaN passes, keep their meaning.
+func ParseFloat(s string) (float64, error) {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, err
+	}
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, fmt.Errorf("%q: %w", s, ErrNotFinite)
+	}
+	return x, nil
 }

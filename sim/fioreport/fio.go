@@ -225,21 +225,58 @@ func latOf(l sim.LatencyStats, pct bool) Lat {
 // round keeps JSON numbers short and stable.
 func round(x float64) float64 { return math.Round(x*1000) / 1000 }
 
-func meanStd(xs []float64) (mn, mx, mean, std float64) {
-	if len(xs) == 0 {
+// sample is a value taken count times (a run of like intervals).
+type sample struct {
+	x     float64
+	count int
+}
+
+// samples is the number of samples xs stands for.
+func samples(xs []sample) int {
+	n := 0
+	for _, s := range xs {
+		n += s.count
+	}
+	return n
+}
+
+// meanStd returns the minimum, maximum, mean and sample standard
+// deviation of samples xs, each taken its count times. The sums take a
+// value once per time it was taken up to a run of 1<<16, so that they
+// come out as they would from a list of every value; beyond (an idle gap
+// of days), the rest of a run is added at once.
+func meanStd(xs []sample) (mn, mx, mean, std float64) {
+	n := samples(xs)
+	if n == 0 {
 		return 0, 0, 0, 0
 	}
-	mn, mx = xs[0], xs[0]
-	for _, x := range xs {
-		mn, mx = min(mn, x), max(mx, x)
-		mean += x
+	mn, mx = xs[0].x, xs[0].x
+	each := func(s sample, f func(float64)) {
+		k := min(s.count, 1<<16)
+		for range k {
+			f(s.x)
+		}
+		if rest := s.count - k; rest > 0 {
+			f(s.x * float64(rest))
+		}
 	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		std += (x - mean) * (x - mean)
+	for _, s := range xs {
+		mn, mx = min(mn, s.x), max(mx, s.x)
+		each(s, func(x float64) { mean += x })
 	}
-	if len(xs) > 1 {
-		std = math.Sqrt(std / float64(len(xs)-1))
+	mean /= float64(n)
+	for _, s := range xs {
+		d := (s.x - mean) * (s.x - mean)
+		k := min(s.count, 1<<16)
+		for range k {
+			std += d
+		}
+		if rest := s.count - k; rest > 0 {
+			std += d * float64(rest)
+		}
+	}
+	if n > 1 {
+		std = math.Sqrt(std / float64(n-1))
 	}
 	return
 }
@@ -257,13 +294,22 @@ func dirOf(r *sim.Result, d sim.DirStats, dir int) Dir {
 	}
 	// bw and iops statistics over the series' intervals, as fio computes
 	// them over its bw/iops samples.
-	var bws, iops []float64
+	var bws, iops []sample
 	ramp := (r.EndNs - r.StartNs) - r.RuntimeNs
-	for _, iv := range r.Intervals {
-		secs := float64(iv.EndNs-iv.StartNs) / 1e9
-		if d.IOs == 0 || secs <= 0 || iv.EndNs <= ramp {
+	for iv, count := range r.Intervals.Runs() {
+		l := iv.EndNs - iv.StartNs
+		if d.IOs == 0 || l <= 0 {
 			continue
 		}
+		if iv.EndNs <= ramp {
+			// The intervals of the run that end within the ramp.
+			skip := int((ramp-iv.EndNs)/l) + 1
+			if skip >= count {
+				continue
+			}
+			count -= skip
+		}
+		secs := float64(l) / 1e9
 		var n, b int64
 		switch dir {
 		case 0:
@@ -273,16 +319,16 @@ func dirOf(r *sim.Result, d sim.DirStats, dir int) Dir {
 		default:
 			n = iv.TrimIOs
 		}
-		bws = append(bws, float64(b)/1024/secs)
-		iops = append(iops, float64(n)/secs)
+		bws = append(bws, sample{float64(b) / 1024 / secs, count})
+		iops = append(iops, sample{float64(n) / secs, count})
 	}
 	mn, mx, mean, std := meanStd(bws)
-	f.BWMin, f.BWMax, f.BWMean, f.BWDev, f.BWSamples = int64(mn), int64(mx), round(mean), round(std), len(bws)
+	f.BWMin, f.BWMax, f.BWMean, f.BWDev, f.BWSamples = int64(mn), int64(mx), round(mean), round(std), samples(bws)
 	if len(bws) > 0 {
 		f.BWAgg = 100
 	}
 	mn, mx, mean, std = meanStd(iops)
-	f.IOPSMin, f.IOPSMax, f.IOPSMean, f.IOPSStddev, f.IOPSSamples = int64(mn), int64(mx), round(mean), round(std), len(iops)
+	f.IOPSMin, f.IOPSMax, f.IOPSMean, f.IOPSStddev, f.IOPSSamples = int64(mn), int64(mx), round(mean), round(std), samples(iops)
 	return f
 }
 
@@ -416,16 +462,17 @@ func JobOf(r *sim.Result, options map[string]string) Job {
 	j.Power = Power{AverageW: round(pw.AverageW), PeakW: round(pw.PeakW), IdleW: round(pw.IdleW),
 		EnergyJ: round(pw.EnergyJ), JoulesPerGBWritten: round(pw.JoulesPerGBWritten)}
 	s := Series{}
-	if len(r.Intervals) > 0 {
-		s.IntervalMs = (r.Intervals[0].EndNs - r.Intervals[0].StartNs) / 1e6
+	if r.Intervals.Len() > 0 {
+		first := r.Intervals.At(0)
+		s.IntervalMs = (first.EndNs - first.StartNs) / 1e6
 	}
 	ivs := r.Intervals
-	if len(ivs) > MaxSeries {
-		s.Intervals = len(ivs)
-		s.Note = SeriesOmitted(len(ivs))
-		ivs = nil
+	if ivs.Len() > MaxSeries {
+		s.Intervals = ivs.Len()
+		s.Note = SeriesOmitted(ivs.Len())
+		ivs = sim.Series{}
 	}
-	for _, iv := range ivs {
+	for _, iv := range ivs.All() {
 		s.TimeMs = append(s.TimeMs, iv.EndNs/1e6)
 		s.IOPS = append(s.IOPS, round(iv.IOPS))
 		s.MBps = append(s.MBps, round(iv.MBps))

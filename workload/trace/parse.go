@@ -1,10 +1,13 @@
 package trace
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/ftlsim/ftlsim/blockio"
+	"github.com/ftlsim/ftlsim/internal/units"
 )
 
 func (r *Reader) fail(field, value, reason string) error {
@@ -26,27 +29,56 @@ func (r *Reader) uint(field, v string) (int64, error) {
 	return n, nil
 }
 
-func (r *Reader) float(field, v string) (float64, error) {
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || x < 0 || x > 1e15 {
-		return 0, r.fail(field, v, "must be a non-negative number")
+// maxTraceBytes bounds every offset and size a trace gives (1 EiB): sums
+// of two stay far inside int64, and no drive is near it.
+const maxTraceBytes = 1 << 60
+
+// maxTraceNs bounds every time a trace gives, from its first record (about
+// 73 years): later arithmetic on times cannot overflow.
+const maxTraceNs = math.MaxInt64 / 4
+
+// bytes reads a count of units of unit bytes (1: bytes, 512: sectors) and
+// returns it in bytes, refusing a value whose bytes would pass
+// maxTraceBytes rather than letting it wrap.
+func (r *Reader) bytes(field, v string, unit int64) (int64, error) {
+	n, err := r.uint(field, v)
+	if err != nil {
+		return 0, err
 	}
-	return x, nil
+	if n > maxTraceBytes/unit {
+		return 0, r.fail(field, v, fmt.Sprintf("must be at most %d (%d bytes)", maxTraceBytes/unit, int64(maxTraceBytes)))
+	}
+	return n * unit, nil
+}
+
+// time reads a non-negative, finite time in units of unitNs and returns
+// it in nanoseconds, refusing one past maxTraceNs.
+func (r *Reader) time(field, v string, unitNs float64) (int64, error) {
+	x, err := units.ParseFloat(v)
+	if err != nil || x < 0 || x*unitNs > maxTraceNs {
+		return 0, r.fail(field, v, fmt.Sprintf("must be a number from 0 to %g", maxTraceNs/unitNs))
+	}
+	return int64(x * unitNs), nil
 }
 
 // since converts a timestamp t in units of unitNs to ns from the first
 // record. Traces may step back a little (MSR records by completion); such
-// records keep the latest time seen, so replay stays in order.
-func (r *Reader) since(t int64, unitNs float64) int64 {
+// records keep the latest time seen, so replay stays in order. A time
+// more than maxTraceNs after the first is refused (field and v name it).
+func (r *Reader) since(field, v string, t int64, unitNs float64) (int64, error) {
 	if !r.haveT0 {
 		r.t0, r.haveT0 = t, true
 	}
-	ns := int64(float64(t-r.t0) * unitNs)
+	d := float64(t-r.t0) * unitNs
+	if d > maxTraceNs {
+		return 0, r.fail(field, v, fmt.Sprintf("is more than %d ns after the first record's time", int64(maxTraceNs)))
+	}
+	ns := int64(d)
 	if ns < r.last {
-		return r.last
+		return r.last, nil
 	}
 	r.last = ns
-	return ns
+	return ns, nil
 }
 
 func readWrite(r *Reader, field, v string, read, write string) (blockio.Op, error) {
@@ -76,14 +108,15 @@ func parseMSR(r *Reader, f []string, rec *Record) (bool, error) {
 	if rec.Op, err = readWrite(r, "Type", f[3], "read", "write"); err != nil {
 		return false, err
 	}
-	if rec.Offset, err = r.uint("Offset", f[4]); err != nil {
+	if rec.Offset, err = r.bytes("Offset", f[4], 1); err != nil {
 		return false, err
 	}
-	if rec.Length, err = r.uint("Size", f[5]); err != nil {
+	if rec.Length, err = r.bytes("Size", f[5], 1); err != nil {
 		return false, err
 	}
-	rec.TimeNs, rec.Device = r.since(ts, 100), int(dev)
-	return true, nil
+	rec.Device = int(dev)
+	rec.TimeNs, err = r.since("Timestamp", f[0], ts, 100)
+	return err == nil, err
 }
 
 func parseSPC(r *Reader, f []string, rec *Record) (bool, error) {
@@ -94,22 +127,22 @@ func parseSPC(r *Reader, f []string, rec *Record) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	lba, err := r.uint("LBA", f[1])
-	if err != nil {
+	if rec.Offset, err = r.bytes("LBA", f[1], 512); err != nil {
 		return false, err
 	}
-	if rec.Length, err = r.uint("Size", f[2]); err != nil {
+	if rec.Length, err = r.bytes("Size", f[2], 1); err != nil {
 		return false, err
 	}
 	if rec.Op, err = readWrite(r, "Opcode", f[3], "r", "w"); err != nil {
 		return false, err
 	}
-	ts, err := r.float("Timestamp", f[4])
+	ts, err := r.time("Timestamp", f[4], 1e9)
 	if err != nil {
 		return false, err
 	}
-	rec.TimeNs, rec.Device, rec.Offset = r.since(int64(ts*1e9), 1), int(asu), lba*512
-	return true, nil
+	rec.Device = int(asu)
+	rec.TimeNs, err = r.since("Timestamp", f[4], ts, 1)
+	return err == nil, err
 }
 
 func op01(r *Reader, field, v string) (blockio.Op, error) {
@@ -142,26 +175,25 @@ func parseDiskSim(r *Reader, f []string, rec *Record) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	lba, err := r.uint("lba", f[2])
-	if err != nil {
+	if rec.Offset, err = r.bytes("lba", f[2], 512); err != nil {
 		return false, err
 	}
-	n, err := r.uint("size", f[3])
-	if err != nil {
+	if rec.Length, err = r.bytes("size", f[3], 512); err != nil {
 		return false, err
 	}
 	if rec.Op, err = op01(r, "op", f[4]); err != nil {
 		return false, err
 	}
-	rec.TimeNs, rec.Device, rec.Offset, rec.Length = r.since(ts, 1), int(dev), lba*512, n*512
-	return true, nil
+	rec.Device = int(dev)
+	rec.TimeNs, err = r.since("time", f[0], ts, 1)
+	return err == nil, err
 }
 
 func parseHeimdall(r *Reader, f []string, rec *Record) (bool, error) {
 	if err := r.need(f, 5, "time_ms device offset_bytes size_bytes op"); err != nil {
 		return false, err
 	}
-	ms, err := r.float("time", f[0])
+	ns, err := r.time("time", f[0], 1e6)
 	if err != nil {
 		return false, err
 	}
@@ -169,17 +201,18 @@ func parseHeimdall(r *Reader, f []string, rec *Record) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if rec.Offset, err = r.uint("offset", f[2]); err != nil {
+	if rec.Offset, err = r.bytes("offset", f[2], 1); err != nil {
 		return false, err
 	}
-	if rec.Length, err = r.uint("size", f[3]); err != nil {
+	if rec.Length, err = r.bytes("size", f[3], 1); err != nil {
 		return false, err
 	}
 	if rec.Op, err = op01(r, "op", f[4]); err != nil {
 		return false, err
 	}
-	rec.TimeNs, rec.Device = r.since(int64(ms*1e6), 1), int(dev)
-	return true, nil
+	rec.Device = int(dev)
+	rec.TimeNs, err = r.since("time", f[0], ns, 1)
+	return err == nil, err
 }
 
 // parseBlkparse reads "maj,min cpu seq sec.nsec pid action RWBS sector + n
@@ -210,7 +243,7 @@ func parseBlkparse(r *Reader, f []string, rec *Record) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ts, err := r.float("time", f[3])
+	ts, err := r.time("time", f[3], 1e9)
 	if err != nil {
 		return false, err
 	}
@@ -222,16 +255,18 @@ func parseBlkparse(r *Reader, f []string, rec *Record) (bool, error) {
 	case strings.Contains(rwbs, "R"):
 		rec.Op = blockio.Read
 	}
-	sector, err := r.uint("sector", f[7])
-	if err != nil {
+	if rec.Offset, err = r.bytes("sector", f[7], 512); err != nil {
 		return false, err
 	}
-	n, err := r.uint("sectors", f[9])
-	if err != nil {
+	if rec.Length, err = r.bytes("sectors", f[9], 512); err != nil {
 		return false, err
 	}
-	rec.TimeNs, rec.Device, rec.Offset, rec.Length = r.since(int64(ts*1e9), 1), int(maj<<20|mnr), sector*512, n*512
-	return true, nil
+	if maj >= 1<<20 || mnr >= 1<<20 {
+		return false, r.fail("device", f[0], "major and minor must be below 1048576")
+	}
+	rec.Device = int(maj<<20 | mnr)
+	rec.TimeNs, err = r.since("time", f[3], ts, 1)
+	return err == nil, err
 }
 
 // parseIOLog reads fio's iolog: "fio version N iolog", then file actions
@@ -247,22 +282,26 @@ func parseIOLog(r *Reader, f []string, rec *Record) (bool, error) {
 		}
 		return false, r.fail("header", strings.Join(f, " "), `want "fio version 2 iolog" or "fio version 3 iolog"`)
 	}
-	var us float64
+	var ns int64
+	var tsv string // version 3: the line's time as written
 	if r.ver == 3 {
 		if len(f) == 0 {
 			return false, nil
 		}
 		var err error
-		if us, err = r.float("timestamp", f[0]); err != nil {
+		if ns, err = r.time("timestamp", f[0], 1e3); err != nil {
 			return false, err
 		}
-		f = f[1:]
+		tsv, f = f[0], f[1:]
 	} else if len(f) >= 3 && f[1] == "wait" {
-		w, err := r.float("wait", f[2])
+		w, err := r.time("wait", f[2], 1e3)
 		if err != nil {
 			return false, err
 		}
-		r.clock += int64(w * 1e3)
+		if w > maxTraceNs-r.clock {
+			return false, r.fail("wait", f[2], fmt.Sprintf("takes the log's time past %d ns", int64(maxTraceNs)))
+		}
+		r.clock += w
 		return false, nil
 	}
 	if len(f) < 2 {
@@ -274,12 +313,13 @@ func parseIOLog(r *Reader, f []string, rec *Record) (bool, error) {
 	case "sync", "datasync":
 		// fio's fsync and fdatasync: a FLUSH of the drive.
 		*rec = Record{Op: blockio.Flush, Line: rec.Line}
-		if r.ver == 3 {
-			rec.TimeNs = r.since(int64(us*1e3), 1)
-		} else {
+		if r.ver != 3 {
 			rec.TimeNs = r.clock
+			return true, nil
 		}
-		return true, nil
+		var err error
+		rec.TimeNs, err = r.since("timestamp", tsv, ns, 1)
+		return err == nil, err
 	case "add", "open", "close":
 		return false, nil
 	case "read":
@@ -295,17 +335,17 @@ func parseIOLog(r *Reader, f []string, rec *Record) (bool, error) {
 		return false, r.fail("record", strings.Join(f, " "), "want filename action offset length")
 	}
 	var err error
-	if rec.Offset, err = r.uint("offset", f[2]); err != nil {
+	if rec.Offset, err = r.bytes("offset", f[2], 1); err != nil {
 		return false, err
 	}
-	if rec.Length, err = r.uint("length", f[3]); err != nil {
+	if rec.Length, err = r.bytes("length", f[3], 1); err != nil {
 		return false, err
 	}
 	rec.Device = 0
-	if r.ver == 3 {
-		rec.TimeNs = r.since(int64(us*1e3), 1)
-	} else {
+	if r.ver != 3 {
 		rec.TimeNs = r.clock
+		return true, nil
 	}
-	return true, nil
+	rec.TimeNs, err = r.since("timestamp", tsv, ns, 1)
+	return err == nil, err
 }

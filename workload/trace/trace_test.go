@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -291,6 +292,25 @@ func TestParseErrorsNameFileLineField(t *testing.T) {
 		{trace.IOLog, "fio version 2 iolog\nf read 0\n", 2, "record"},
 		{trace.IOLog, "fio version 2 iolog\nf spin 0 1\n", 2, "action"},
 		{trace.Blkparse, "8,0 0 1 0.5 1 Q W 8 + x [a]\n", 1, "sectors"},
+		// Extreme numbers: refused, not wrapped, vanished or NaN.
+		{trace.SPC, "0,36028797018963968,512,w,0\n", 1, "LBA"},   // 2^55 sectors
+		{trace.SPC, "0,9223372036854775807,512,w,0\n", 1, "LBA"}, // 2^63-1
+		{trace.SPC, "0,1,512,w,0\n0,1,512,w,NaN\n", 2, "Timestamp"},
+		{trace.SPC, "0,1,512,w,1e15\n", 1, "Timestamp"},
+		{trace.DiskSim, "0 0 36028797018963968 8 0\n", 1, "lba"},
+		{trace.DiskSim, "0 0 8 4611686018427387904 0\n", 1, "size"}, // 2^62 sectors
+		{trace.DiskSim, "0 0 8 8 0\n9223372036854775807 0 8 8 0\n", 2, "time"},
+		{trace.MSR, "0,h,1,Read,0,512,1\n9223372036854775807,h,1,Read,0,512,1\n", 2, "Timestamp"},
+		{trace.MSR, "1,h,1,Read,2305843009213693953,512,1\n", 1, "Offset"},
+		{trace.Heimdall, "nan 0 4096 4096 0\n", 1, "time"},
+		{trace.Heimdall, "inf 0 4096 4096 0\n", 1, "time"},
+		{trace.Blkparse, "8,0 0 1 NaN 1 Q W 8 + 8 [a]\n", 1, "time"},
+		{trace.Blkparse, "8,0 0 1 0.5 1 Q W 36028797018963968 + 8 [a]\n", 1, "sector"},
+		{trace.IOLog, "fio version 3 iolog\nNaN f write 0 4096\n", 2, "timestamp"},
+		{trace.IOLog, "fio version 3 iolog\n1e300 f write 0 4096\n", 2, "timestamp"},
+		{trace.IOLog, "fio version 2 iolog\nf wait nan\n", 2, "wait"},
+		{trace.IOLog, "fio version 2 iolog\nf wait 2000000000000000\nf wait 2000000000000000\n", 3, "wait"},
+		{trace.IOLog, "fio version 2 iolog\nf write 9223372036854775807 4096\n", 2, "offset"},
 	}
 	for _, c := range cases {
 		_, err := readAll(t, "bad.trace", c.text, c.f)
@@ -380,6 +400,12 @@ func FuzzReaders(f *testing.F) {
 	f.Add("0,303567,3584,w,0.000000\n", "spc")
 	f.Add("  8,0 3 1 0.000000000 4162 Q W 3680 + 8 [k]\n", "blkparse")
 	f.Add("fio version 3 iolog\n1 f write 0 4096\n", "iolog")
+	// Extreme numbers, each next to the limit.
+	f.Add("0,36028797018963967,512,w,1e14\n", "spc")
+	f.Add("0 0 2251799813685247 2251799813685247 0\n", "disksim")
+	f.Add("9e9 0 1152921504606846975 512 0\n", "heimdall")
+	f.Add("fio version 2 iolog\nf wait 2305843009213693\nf write 0 4096\n", "iolog")
+	f.Add("fio version 3 iolog\n2305843009213693 f write 1152921504606846464 512\n", "iolog")
 	f.Fuzz(func(t *testing.T, text, format string) {
 		fm, err := trace.ParseFormat(format)
 		if err != nil {
@@ -395,7 +421,7 @@ func FuzzReaders(f *testing.F) {
 		}
 		var it workload.Item
 		for src.Next(&it) {
-			if it.Offset < 0 || it.Length <= 0 || it.Offset+it.Length > 1<<30 || it.Offset%512 != 0 || it.Length%512 != 0 || it.At < 0 {
+			if it.Offset < 0 || it.Length <= 0 || it.Offset+it.Length > 1<<30 || it.Offset%512 != 0 || it.Length%512 != 0 || it.At < 0 || it.At > math.MaxInt64/4 {
 				t.Fatalf("bad request %+v", it)
 			}
 		}

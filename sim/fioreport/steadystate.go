@@ -8,6 +8,8 @@ import (
 	"github.com/ftlsim/ftlsim/sim"
 )
 
+// fio's steadystate block, from what steady-state detection found.
+
 // SteadyState is fio's steadystate block: the criterion as fio writes
 // it ("iops_slope:0.100000%"), the window in seconds, whether it was
 // attained, the criterion's figure, and the window's samples (bw in KiB/s,
