@@ -75,6 +75,11 @@ type Host struct {
 	// of a group run, numjobs clones counted one by one, are numbered
 	// 0, 1, …: job k submits to queue k mod Queues. SATA has one queue.
 	Queues int `yaml:"queues,omitempty" layer:"controller" unit:"queue pairs" range:"0..65535" default:"0 means 1" doc:"NVMe I/O queue pairs; SATA has one"`
+	// Namespaces splits the user capacity into this many NVMe namespaces
+	// of equal size (whole mapping units; the last takes the rest),
+	// numbered from 1 in LBA order. They share the drive's dies, buffer
+	// and spare area: one FTL maps them all. 0 and 1: one namespace.
+	Namespaces int `yaml:"namespaces,omitempty" layer:"firmware" unit:"namespaces" range:"0..1024" default:"0 means 1" doc:"NVMe namespaces the user capacity is split into, equal in size, sharing dies, buffer and spare"`
 	// PCIeGen (1..5) and PCIeLanes (1, 2, 4, 8 or 16) are an NVMe drive's
 	// PCIe link; PCIeEfficiencyPercent is the share of the coded rate
 	// left for payload by packet framing and link traffic (1..100; 0:

@@ -54,8 +54,15 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 				// before it acknowledges the write.
 				done = max(done, c.mapLookup(lba, true, at))
 			}
+			tok := r.Token
+			if r.KeepData && c.cfg.NAND.TrackData {
+				// The unit keeps its data: the write stores what it holds.
+				if loc, err := c.ftl.Lookup(lba); err == nil && loc.Mapped {
+					tok = loc.Token
+				}
+			}
 			if c.slot < c.unit {
-				if err := c.writeSlots(lba, r, at); err != nil {
+				if err := c.writeSlots(lba, r.Data, tok, at); err != nil {
 					return 0, err
 				}
 			} else {
@@ -65,7 +72,7 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 				if c.ftl.OpensPage(1) {
 					die = c.hostDie()
 				}
-				err := c.ftl.WriteOn(die, lba, r.Token, 1)
+				err := c.ftl.WriteOn(die, lba, tok, 1)
 				if len(c.ftl.Ready().Ops) > 0 {
 					c.drain(at)
 				}
@@ -83,13 +90,13 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 	return done, nil
 }
 
-// writeSlots hands logical unit lba of request r to the FTL on a
+// writeSlots hands logical unit lba of a write of data d and token tok to the FTL on a
 // compressing drive and books the flash work that causes from at. The
 // unit takes the slots its compressed size needs; when they do not fit in
 // the host page being filled, that page is completed first and its work
 // booked, so that the die chosen for the next page (hostDie) sees it.
-func (c *Controller) writeSlots(lba int64, r blockio.Request, at int64) error {
-	n := c.slotsFor(r.Data)
+func (c *Controller) writeSlots(lba int64, d blockio.Data, tok uint32, at int64) error {
+	n := c.slotsFor(d)
 	err := c.ftl.MakeRoom(n)
 	c.drain(at)
 	if err != nil {
@@ -99,7 +106,7 @@ func (c *Controller) writeSlots(lba int64, r blockio.Request, at int64) error {
 	if c.ftl.OpensPage(n) {
 		die = c.hostDie()
 	}
-	err = c.ftl.WriteOn(die, lba, r.Token, n)
+	err = c.ftl.WriteOn(die, lba, tok, n)
 	c.drain(at)
 	return err
 }
