@@ -129,10 +129,15 @@ type Range struct{ Offset, Length int64 }
 // Request is one host command. Offset and Length are in bytes and must be
 // multiples of 512 (the sector size); Flush ignores them.
 type Request struct {
-	Op     Op
-	Offset int64
-	Length int64
-	Data   Data // content of written data
+	Op Op
+	// KeepData, on a write, stores in each unit the data it already
+	// holds (a defragmenter moving a file's extents rewrites the same
+	// content): the flash work of a write, the content of none. Token
+	// is then the data of units that hold none.
+	KeepData bool // (beside Op, in its padding: a Request stays 64 bytes)
+	Offset   int64
+	Length   int64
+	Data     Data // content of written data
 	// DSpec is the directive's specific value (NVMe DSPEC, CDW13 bits
 	// 31:16): with DirectivePlacement, the placement identifier fio's
 	// fdp_pli options choose. Reads, trims and the zero value carry

@@ -22,6 +22,7 @@ type options struct {
 	given        map[string]string // job options as given, for fio's "job options"
 	named        map[string]bool   // every option given on the command line, by name
 	drive        string
+	driveGiven   bool // --drive was given (a zoned job file without it runs on the default zoned preset)
 	capacity     string
 	op           string
 	gc           string

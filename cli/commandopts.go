@@ -17,7 +17,10 @@ import (
 // commandSetters set each of the command's own options; a test checks
 // that they and cmdline's table name the same options.
 var commandSetters = map[string]setter{
-	"drive":    text(func(o *options) *string { return &o.drive }, nil),
+	"drive": text(func(o *options) *string { return &o.drive }, func(o *options, _ string) error {
+		o.driveGiven = true
+		return nil
+	}),
 	"capacity": text(func(o *options) *string { return &o.capacity }, checkCapacity),
 	"op":       text(func(o *options) *string { return &o.op }, nil),
 	"gc": text(func(o *options) *string { return &o.gc }, func(o *options, v string) error {

@@ -318,6 +318,9 @@ func printHelp(w io.Writer) {
        ftlsim sweep merge DIR... [--out=DIR]   the shards' results as one table
        ftlsim sweep plot DIR [--metric=M --x=AXIS [--series=AXIS] [--facet=AXIS] [--heatmap] --out=FILE.svg|png]
                                  a study's charts (without --metric: the default set, into DIR)
+       ftlsim fit DIR|FILE.yaml --drive=NAME [--param=FIELD[=LO..HI]]... [--out=DIR] [-j N] [--leave_one_out] [--resume]
+                                 fit a drive's firmware values to the measurement kit's fio reports and logs
+                                 (DIR) or to a file of figures: DIR/fitted.yaml and DIR/fit.md (docs/fit.md)
        ftlsim --version          this build's version
 
 Job options (fio's names and meanings):

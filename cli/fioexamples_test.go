@@ -31,8 +31,9 @@ var documentedInvocations = map[string]struct {
 	"sprandom.fio":      {env: map[string]string{"FIO_BS": "4096"}},
 }
 
-// TestFioExamples runs every *.fio file in $FTLSIM_FIO_EXAMPLES on a
-// small drive, each job capped at 2 simulated seconds, as the file's
+// TestFioExamples runs every *.fio file in $FTLSIM_FIO_EXAMPLES with no
+// --drive (the default drive, or the default zoned preset for zoned
+// jobs, as ftlsim run FILE does), each job capped at 2 simulated seconds, as the file's
 // comments say to run it (documentedInvocations), and sorts them by
 // outcome: run, refused for an option (the message names the file and
 // line, and the option), or refused otherwise. It fails when a file makes
@@ -54,7 +55,7 @@ func TestFioExamples(t *testing.T) {
 		for k, v := range inv.env {
 			t.Setenv(k, v)
 		}
-		code := Main(append([]string{"run", f, "--drive=generic-mlc"}, inv.args...), &out, &errOut, withRuntimeCap(2e9))
+		code := Main(append([]string{"run", f}, inv.args...), &out, &errOut, withRuntimeCap(2e9))
 		for k := range inv.env {
 			require.NoError(t, os.Unsetenv(k))
 		}

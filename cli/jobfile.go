@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/sim/fioreport"
 	"github.com/ftlsim/ftlsim/workload"
@@ -87,6 +88,10 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 			t()
 		}
 		writeDiskStats(out, fioreport.SumDiskUtil(o.drive, fioJobs...))
+		for _, n := range fioreport.SumNamespaces(fioJobs...) {
+			fmt.Fprintf(out, "namespace %d (%s): read %s at %s/s, %.0f IOPS; wrote %s at %s/s, %.0f IOPS\n", n.ID, strings.Join(n.Jobs, ", "),
+				units.FormatBytes(n.ReadBytes), units.FormatBytes(n.ReadBWBytes), n.ReadIOPS, units.FormatBytes(n.WriteBytes), units.FormatBytes(n.WriteBWBytes), n.WriteIOPS)
+		}
 		fmt.Fprintf(out, "simulated %.1f s in %.2f s of wall time\n", float64(e.Now())/1e9, time.Since(wall).Seconds())
 	}
 	if err != nil {
@@ -108,9 +113,28 @@ func fileDrive(o *options, jf *workload.JobFile, stderr io.Writer, set settings)
 	for i, j := range jf.Jobs {
 		jobs[i] = j.Job
 	}
+	chooseZonedDrive(o, jf)
 	c, err := buildDrive(o, jobs, o.intervalMsec*1e6)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkZonedJobs(jf, c, o.drive); err != nil {
+		return nil, err
+	}
+	if l := layoutOf(c); l != nil {
+		host := workload.NewZoneHost(*l) // the zones as the run's jobs see them, shared
+		for _, j := range jf.Jobs {
+			if j.Job.ZBD.On {
+				j.Job.ZBD.Host = host
+			}
+		}
+	}
+	var ns []workload.Region
+	for _, n := range c.Namespaces() {
+		ns = append(ns, workload.Region{Base: n.Offset, Len: n.Size, File: fmt.Sprintf("namespace %d", n.ID)})
+	}
+	if err := jf.LayOutNamespaces(c.CapacityBytes(), ns); err != nil {
+		return nil, fmt.Errorf("%s: %w", jf.Name, err)
 	}
 	noted := map[string]bool{}
 	for _, j := range jf.Jobs {
@@ -218,6 +242,7 @@ func fileReports(o *options, ran []workload.FileJob, results []*sim.Result, out 
 			}
 			fj := o.fio(r, ran[x].Options)
 			fj.GroupID = ran[x].Report
+			fj.Namespace = ran[x].Job.FileSet.Namespace
 			fioJobs = append(fioJobs, fj)
 			jo := *o
 			jo.job = ran[x].Job

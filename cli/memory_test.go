@@ -118,17 +118,18 @@ func TestLongSeriesInTheLogOnly(t *testing.T) {
 // the machine's memory is capped there, and the refusal says so.
 func TestGivenMemoryLimitIsHonoured(t *testing.T) {
 	t.Setenv(memlimit.EnvVar, "")
-	code, out, errOut := runCmd(t, "--drive=m4-256", "--capacity=8TiB", "--max_memory=16GiB", "--rw=randwrite", "--runtime=1")
+	code, out, errOut := runCmd(t, "--drive=m4-256", "--capacity=8TiB", "--max_memory=8GiB", "--rw=randwrite", "--runtime=1")
 	require.Equal(t, exitUsage, code, errOut)
 	require.Empty(t, out)
 	oneErrorLine(t, errOut)
-	require.Contains(t, errOut, "--capacity=8TiB: not enough memory: the drive, 8.59 TiB of flash, takes about 17.5")
-	require.Contains(t, errOut, "allowed 16 GiB (set by --max_memory)")
+	// (2.3 G units of flash: the compact reverse map, controller.CompactMapUnits.)
+	require.Contains(t, errOut, "--capacity=8TiB: not enough memory: the drive, 8.59 TiB of flash, takes about 10 GiB")
+	require.Contains(t, errOut, "allowed 8 GiB (set by --max_memory)")
 
 	// The sweep's check of a point: the drive sized, not built.
 	need, err := CommandMemory([]string{"--drive=m4-256", "--capacity=8TiB", "--max_memory=40GiB", "--rw=randwrite", "--runtime=1"}, nil)
 	require.NoError(t, err)
-	require.Greater(t, need, int64(17<<30))
+	require.Greater(t, need, int64(9<<30))
 
 	info, err := memlimit.ReadMeminfo()
 	if err != nil {
@@ -136,7 +137,7 @@ func TestGivenMemoryLimitIsHonoured(t *testing.T) {
 	}
 	total, err := memlimit.MemTotal(info)
 	require.NoError(t, err)
-	const capacity = "14TiB" // about 30.5 GiB of state, within nand.MaxUnits
+	const capacity = "14TiB" // about 17.5 GiB of state (compact reverse map), within nand.MaxUnits
 	big, err := CommandMemory([]string{"--drive=m4-256", "--capacity=" + capacity, "--rw=randwrite", "--runtime=1"}, nil)
 	require.NoError(t, err)
 	if float64(total) > float64(big)/1.1 {

@@ -133,6 +133,8 @@ func Main(args []string, stdout, stderr io.Writer, opts ...Option) (status int) 
 			err = review(args[1:], stdout, stderr, set)
 		case "sweep":
 			err = sweepCmd(args[1:], stdout, stderr, set)
+		case "fit":
+			err = fitCmd(args[1:], stdout, stderr, set)
 		default:
 			err = runJob(args, stdout, stderr, false, set)
 		}

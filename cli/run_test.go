@@ -374,7 +374,7 @@ func TestFourCornersJobFile(t *testing.T) {
 	code := Main([]string{"run", job, "--precondition=fill", "--output-format=json", "--drive=generic-mlc-small"}, &o, &e)
 	require.Equal(t, exitOK, code, e.String())
 	require.Contains(t, e.String(), "not applied")
-	require.Contains(t, e.String(), "ioengine, direct, filename")
+	require.Contains(t, e.String(), "ioengine, direct\n", "filename=/dev/sdX is applied: the jobs run on the drive")
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(o.Bytes(), &doc))
 	ref, err := os.ReadFile(filepath.Join("testdata", "fio-job-reference.json"))

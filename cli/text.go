@@ -74,7 +74,7 @@ func writeDriveText(w io.Writer, o *options, c *controller.Controller, prep prep
 		fmt.Fprintf(w, "precondition: fill, then %s of 4 KiB random writes at QD 32 (%s)\n",
 			time.Duration(o.precondition.TortureNs), done)
 	case workload.PreconditionSeason:
-		fmt.Fprintf(w, "precondition: seasoned: fill, then a disk image restored over every LBA in %s extents in random order (%s)\n",
+		fmt.Fprintf(w, "precondition: seasoned: fill, then a disk image restored sector by sector over every LBA in LBA order, %s writes (%s)\n",
 			workload.SeasonImageBS, done)
 	}
 }

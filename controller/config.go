@@ -75,6 +75,11 @@ type Host struct {
 	// of a group run, numjobs clones counted one by one, are numbered
 	// 0, 1, …: job k submits to queue k mod Queues. SATA has one queue.
 	Queues int `yaml:"queues,omitempty" layer:"controller" unit:"queue pairs" range:"0..65535" default:"0 means 1" doc:"NVMe I/O queue pairs; SATA has one"`
+	// Namespaces splits the user capacity into this many NVMe namespaces
+	// of equal size (whole mapping units; the last takes the rest),
+	// numbered from 1 in LBA order. They share the drive's dies, buffer
+	// and spare area: one FTL maps them all. 0 and 1: one namespace.
+	Namespaces int `yaml:"namespaces,omitempty" layer:"firmware" unit:"namespaces" range:"0..1024" default:"0 means 1" doc:"NVMe namespaces the user capacity is split into, equal in size, sharing dies, buffer and spare"`
 	// PCIeGen (1..5) and PCIeLanes (1, 2, 4, 8 or 16) are an NVMe drive's
 	// PCIe link; PCIeEfficiencyPercent is the share of the coded rate
 	// left for payload by packet framing and link traffic (1..100; 0:
@@ -93,6 +98,13 @@ type Firmware struct {
 	CommandNs      int64 `yaml:"command_ns" layer:"firmware" unit:"ns" range:"0..1000000000" doc:"processor time to handle one command"`
 	ReadCommandNs  int64 `yaml:"read_command_ns,omitempty" layer:"firmware" unit:"ns" range:"0..1000000000" default:"0: command_ns" doc:"processor time of a read that goes to flash"`
 	WriteCommandNs int64 `yaml:"write_command_ns,omitempty" layer:"firmware" unit:"ns" range:"0..1000000000" default:"0: command_ns" doc:"processor time of a write"`
+	// ChannelStripe makes the firmware program host data in stripes
+	// across the dies of each channel: a page to each die in turn, and
+	// the channel's next stripe once every program of the last has ended
+	// and StripeNs of work for it is done. Off, each die takes its next
+	// page as soon as it can.
+	ChannelStripe bool  `yaml:"channel_stripe,omitempty" layer:"firmware" doc:"program host data in stripes across each channel's dies, the next once the last has ended"`
+	StripeNs      int64 `yaml:"stripe_ns,omitempty" layer:"firmware" unit:"ns" range:"0..100000000" default:"0: none" doc:"firmware work between one channel stripe and the next"`
 	// DoorbellNs is the time from the host ringing a queue's doorbell to
 	// the command being in the controller (NVMe: the doorbell's posted
 	// write and the fetch of the 64-byte submission entry from host
@@ -344,22 +356,47 @@ type Config struct {
 }
 
 // DeviceConfig is the flash array the drive builds: the description's,
-// with compression slots as its device units.
+// with compression slots, or the pages a mapping unit larger than a page
+// spans, as its device units.
 func (c *Config) DeviceConfig() nand.Config {
 	n := c.NAND
 	n.Seed = c.Seed // the factory bad blocks
 	n.TrackAge = c.Firmware.ReadErrors
 	if c.Firmware.Compression {
 		n.Geometry.UnitBytes = int(c.Firmware.CompressionSlot)
+	} else {
+		n.Geometry.UnitBytes = n.Geometry.DeviceUnitBytes()
 	}
+	// The flash keeps its OOB tags (the reverse map) where they cost
+	// little; on large drives, or when asked, the FTL keeps the part of
+	// them it needs instead, trading the time of passes over its mapping
+	// table for 4 bytes a unit. A drive that can lose power keeps the
+	// tags a rebuild reads.
+	n.DropTags = !n.TrackData && (n.DropTags || n.Geometry.Units() > CompactMapUnits)
 	return n
 }
 
+// CompactMapUnits is the number of device units above which a drive
+// keeps no OOB tags on its flash (nand.Config.DropTags, which a
+// description built in Go may also set): 2³⁰ units, 4 GiB of tags (4 TiB
+// of flash at 4 KiB units, 16 TiB at 16 KiB).
+const CompactMapUnits = 1 << 30
+
 // MemoryEstimate returns the bytes of simulator state a geometry needs
-// (its unit_bytes being the device unit).
+// (its unit_bytes being the device unit): per unit a mapping entry, a
+// valid bit and an OOB tag, per block its state. A device that keeps no
+// tags (nand.Config.DropTags) needs less: see CompactMemoryEstimate.
 func MemoryEstimate(g nand.Geometry) int64 {
 	units := float64(g.Groups()) * float64(g.UnitsPerGroup())
 	return int64(units*(4+4+0.125)) + int64(g.Blocks())*16
+}
+
+// CompactMemoryEstimate is MemoryEstimate for a device that keeps no
+// tags: the FTL's share of the reverse map instead (a tenth of the
+// groups and those being programmed: at most half a tag a unit).
+func CompactMemoryEstimate(g nand.Geometry) int64 {
+	units := float64(g.Groups()) * float64(g.UnitsPerGroup())
+	return MemoryEstimate(g) - int64(units*3.5)
 }
 
 // FTLConfig returns the translation-layer configuration of a resolved
@@ -371,7 +408,7 @@ func (c *Config) FTLConfig() (ftl.Config, error) {
 	if err != nil {
 		return ftl.Config{}, c.policyErr(err)
 	}
-	k := 1
+	k := c.NAND.Geometry.UnitSpan() // a large mapping unit spans pages
 	if c.Firmware.Compression {
 		k = c.NAND.Geometry.UnitBytes / int(c.Firmware.CompressionSlot)
 	}

@@ -49,6 +49,7 @@ type Controller struct {
 	dp     datapath
 	ra     readAhead
 	gc     gcPath
+	stripe *stripes // host programs by channel stripes (nil: off)
 
 	cnt ftl.Counters // the controller's own counts; the FTL keeps the rest
 
@@ -133,6 +134,7 @@ func New(cfg Config) (*Controller, error) {
 	c.buf = writeBuffer{capUnits: int64(cfg.Firmware.WriteBuffer) / c.unit}
 	c.ra = readAhead{last: -1}
 	c.gc = newGCPath(g.Dies(), cfg.Firmware.GCStreams, cfg.Firmware.Cores, cfg.Firmware.ECCMBps)
+	c.stripe = newStripes(cfg.Firmware.ChannelStripe, g.Dies(), g.Channels, cfg.Firmware.StripeNs)
 	c.re = newReadErrors(&cfg)
 	return c, nil
 }

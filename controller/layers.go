@@ -48,10 +48,10 @@ type layerFile struct {
 // (Config.FieldPath), so that no field's name is written twice.
 var (
 	partFile = newLayerFile[NANDPart]("NAND part", []Layer{LayerPart}, func(p *NANDPart, c *Config) []sectionPair {
-		return []sectionPair{{&p.Die, &c.NAND.Geometry}, {&p.Timing, &c.NAND.Timing}, {&p.Reliability, &c.NAND.Reliability}, {&p.Power, &c.Power}}
+		return []sectionPair{{&p.Die, &c.NAND.Geometry}, {&p.Timing, &c.NAND.Timing}, {&p.Interface, &c.NAND.Interface}, {&p.Reliability, &c.NAND.Reliability}, {&p.Power, &c.Power}}
 	})
 	chipFile = newLayerFile[ControllerChip]("controller", []Layer{LayerController}, func(p *ControllerChip, c *Config) []sectionPair {
-		return []sectionPair{{&p.Host, &c.Host}, {&p.Firmware, &c.Firmware}, {&p.Power, &c.Power}}
+		return []sectionPair{{&p.Interface, &c.NAND.Interface}, {&p.Host, &c.Host}, {&p.Firmware, &c.Firmware}, {&p.Power, &c.Power}}
 	})
 	lineFile = newLayerFile[Line]("product line", []Layer{LayerFirmware, LayerBoard, LayerDrive}, func(p *Line, c *Config) []sectionPair {
 		return []sectionPair{{&p.Host, &c.Host}, {&p.Firmware, &c.Firmware}, {&p.Power, &c.Power}}
@@ -271,7 +271,7 @@ func fromLayer(dst, src *Config, layers ...Layer) {
 // field by field (the geometry and the drive's own fields are built by
 // Line.Expand).
 func composed(p string) bool {
-	for _, s := range []string{"host.", "firmware.", "power.", "nand.timing.", "nand.reliability."} {
+	for _, s := range []string{"host.", "firmware.", "power.", "nand.timing.", "nand.interface.", "nand.reliability."} {
 		if strings.HasPrefix(p, s) {
 			return true
 		}

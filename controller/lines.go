@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -32,6 +33,10 @@ type NANDPart struct {
 		SpareBytes     int `yaml:"spare_bytes"`
 	} `yaml:"die"`
 	Timing nand.Timing `yaml:"timing"`
+	// Interface is the part's bus interface: its timing modes and the
+	// cycles of its commands (zero: the bus rate and command time of
+	// Timing).
+	Interface nand.Interface `yaml:"interface,omitempty"`
 	// Reliability is the part's raw bit-error model (zero: none).
 	Reliability nand.Reliability `yaml:"reliability,omitempty"`
 	// Power holds the part's energies (its part-layer fields: a page
@@ -56,10 +61,14 @@ type ControllerChip struct {
 	// BusMBps is the fastest channel rate the controller drives (0: the
 	// part's): a part run slower than it allows (an ONFI 2 part on an
 	// asynchronous controller) runs at this rate.
-	BusMBps  int64    `yaml:"bus_mbps,omitempty"`
-	Host     Host     `yaml:"host"`
-	Firmware Firmware `yaml:"firmware"`
-	Power    Power    `yaml:"power"`
+	BusMBps int64 `yaml:"bus_mbps,omitempty"`
+	// Interface holds how the controller drives a part's interface (its
+	// controller-layer fields: the mode, the fastest rate, cache
+	// commands).
+	Interface nand.Interface `yaml:"interface,omitempty"`
+	Host      Host           `yaml:"host"`
+	Firmware  Firmware       `yaml:"firmware"`
+	Power     Power          `yaml:"power"`
 
 	file   string
 	places map[string]place
@@ -133,12 +142,14 @@ type Line struct {
 	NAND       string `yaml:"nand"`
 	// Channels is the channels the board populates (0: all the
 	// controller's); a capacity point may populate fewer.
-	Channels      int       `yaml:"channels,omitempty"`
-	DiesPerTarget int       `yaml:"dies_per_target"`
-	Host          Host      `yaml:"host,omitempty"`
-	Firmware      Firmware  `yaml:"firmware"`
-	Power         Power     `yaml:"power"`
-	Variants      []Variant `yaml:"variants"`
+	Channels      int `yaml:"channels,omitempty"`
+	DiesPerTarget int `yaml:"dies_per_target"`
+	// UnitBytes is the firmware's mapping (indirection) unit (0: 4 KiB).
+	UnitBytes Size      `yaml:"unit_bytes,omitempty"`
+	Host      Host      `yaml:"host,omitempty"`
+	Firmware  Firmware  `yaml:"firmware"`
+	Power     Power     `yaml:"power"`
+	Variants  []Variant `yaml:"variants"`
 
 	file   string
 	places map[string]place
@@ -254,12 +265,12 @@ func (l Line) Expand(v Variant) (Config, error) {
 		NAND: nand.Config{
 			Geometry: nand.Geometry{Channels: ch, TargetsPerChannel: dies / ch / dpt, DiesPerTarget: dpt,
 				PlanesPerDie: p.Die.PlanesPerDie, BlocksPerPlane: p.Die.BlocksPerPlane, PagesPerBlock: p.Die.PagesPerBlock,
-				PageBytes: p.Die.PageBytes, SpareBytes: p.Die.SpareBytes, UnitBytes: 4096},
+				PageBytes: p.Die.PageBytes, SpareBytes: p.Die.SpareBytes, UnitBytes: int(cmp.Or(l.UnitBytes, 4096))},
 		},
 	}
-	part := Config{NAND: nand.Config{Timing: p.Timing, Reliability: p.Reliability}, Power: p.Power}
+	part := Config{NAND: nand.Config{Timing: p.Timing, Reliability: p.Reliability, Interface: p.Interface}, Power: p.Power}
 	fromLayer(&c, &part, LayerPart)
-	fromLayer(&c, &Config{Host: chip.Host, Firmware: chip.Firmware, Power: chip.Power}, LayerController)
+	fromLayer(&c, &Config{NAND: nand.Config{Interface: chip.Interface}, Host: chip.Host, Firmware: chip.Firmware, Power: chip.Power}, LayerController)
 	fromLayer(&c, &Config{Host: l.Host, Firmware: l.Firmware, Power: l.Power}, LayerFirmware, LayerBoard, LayerDrive)
 	if chip.BusMBps > 0 {
 		c.NAND.Timing.BusMBps = min(c.NAND.Timing.BusMBps, chip.BusMBps)

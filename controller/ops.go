@@ -47,6 +47,8 @@ func (c *Controller) book(op *ftl.Op, at int64) (int64, bool) {
 		switch {
 		case op.Cause.Moves():
 			done = c.gcProgram(op, at)
+		case c.stripe != nil:
+			done = c.stripedProgram(op, at)
 		case op.SLC:
 			done = c.tl.ProgramSLC(die, planes, at)
 		default:
@@ -96,6 +98,21 @@ func (c *Controller) book(op *ftl.Op, at int64) (int64, bool) {
 		c.victim(die, at)
 	}
 	return at, true
+}
+
+// stripedProgram books a program of host data in its channel's stripe
+// (Firmware.ChannelStripe) and returns when it ends.
+func (c *Controller) stripedProgram(op *ftl.Op, at int64) int64 {
+	die, planes := int(op.Die), int(op.Planes)
+	at = c.stripe.issue(die, at)
+	var done int64
+	if op.SLC {
+		done = c.tl.ProgramSLC(die, planes, at)
+	} else {
+		done = c.tl.Program(die, int(op.Page), planes, at)
+	}
+	c.stripe.booked(die, done)
+	return done
 }
 
 // bookHostRead books a read the host (or read-ahead, or a read-modify-

@@ -9,6 +9,10 @@ package controller
 // TRIM-backlog parameters against the geometry.
 func (c *Config) validateFirmwareData() error {
 	f, g := &c.Firmware, c.NAND.Geometry
+	if f.Compression && g.UnitBytes > g.PageBytes {
+		return c.errAt(&f.Compression, "%s needs %s (%d) at most %s (%d)", c.FieldPath(&f.Compression),
+			c.FieldPath(&c.NAND.Geometry.UnitBytes), g.UnitBytes, c.FieldPath(&c.NAND.Geometry.PageBytes), g.PageBytes)
+	}
 	if f.Compression {
 		s := int(f.CompressionSlot)
 		if s < 512 || s >= g.UnitBytes || g.UnitBytes%s != 0 || s&(s-1) != 0 {

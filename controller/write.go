@@ -33,7 +33,7 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 			bytes -= (last+1)*c.unit - (r.Offset + r.Length)
 		}
 		done = c.linkTransferIn(t, bytes)
-		if c.cfg.Firmware.CompressOutMBps > 0 && c.slot < c.unit {
+		if c.cfg.Firmware.CompressOutMBps > 0 && c.cfg.Firmware.Compression {
 			done = max(done, c.compressPath(t, bytes, r.Data))
 		} else {
 			done = max(done, pass(&c.dp.writeFree, t, bytes, c.cfg.Firmware.DatapathWriteMBps))
@@ -54,8 +54,15 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 				// before it acknowledges the write.
 				done = max(done, c.mapLookup(lba, true, at))
 			}
+			tok := r.Token
+			if r.KeepData && c.cfg.NAND.TrackData {
+				// The unit keeps its data: the write stores what it holds.
+				if loc, err := c.ftl.Lookup(lba); err == nil && loc.Mapped {
+					tok = loc.Token
+				}
+			}
 			if c.slot < c.unit {
-				if err := c.writeSlots(lba, r, at); err != nil {
+				if err := c.writeSlots(lba, r.Data, tok, at); err != nil {
 					return 0, err
 				}
 			} else {
@@ -66,7 +73,7 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 				if c.ftl.OpensPageHandle(h, 1) {
 					die = c.hostDie()
 				}
-				err := c.ftl.WriteHandle(h, die, lba, r.Token, 1)
+				err := c.ftl.WriteHandle(h, die, lba, tok, 1)
 				if len(c.ftl.Ready().Ops) > 0 {
 					c.drain(at)
 				}
@@ -84,13 +91,13 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 	return done, nil
 }
 
-// writeSlots hands logical unit lba of request r to the FTL on a
+// writeSlots hands logical unit lba of a write of data d and token tok to the FTL on a
 // compressing drive and books the flash work that causes from at. The
 // unit takes the slots its compressed size needs; when they do not fit in
 // the host page being filled, that page is completed first and its work
 // booked, so that the die chosen for the next page (hostDie) sees it.
-func (c *Controller) writeSlots(lba int64, r blockio.Request, at int64) error {
-	n := c.slotsFor(r.Data)
+func (c *Controller) writeSlots(lba int64, d blockio.Data, tok uint32, at int64) error {
+	n := c.slotsFor(d)
 	err := c.ftl.MakeRoom(n)
 	c.drain(at)
 	if err != nil {
@@ -100,7 +107,7 @@ func (c *Controller) writeSlots(lba int64, r blockio.Request, at int64) error {
 	if c.ftl.OpensPage(n) {
 		die = c.hostDie()
 	}
-	err = c.ftl.WriteOn(die, lba, r.Token, n)
+	err = c.ftl.WriteOn(die, lba, tok, n)
 	c.drain(at)
 	return err
 }
@@ -153,15 +160,19 @@ func (c *Controller) readModifyWrite(lba, at int64) (lost bool, err error) {
 // compressed size rounded up to whole slots, at most the whole unit
 // (incompressible data is stored as it is); a unit that repeats earlier
 // data (drawn with probability DedupePct) is stored as a reference in one
-// slot.
+// slot. Without compression (a mapping unit larger than a page, stored in
+// page-sized slots) a unit takes all its slots.
 func (c *Controller) slotsFor(d blockio.Data) int {
+	k := c.unit / c.slot
+	if !c.cfg.Firmware.Compression {
+		return int(k) // a mapping unit larger than a page: all its pages
+	}
 	if d.DedupePct > 0 {
 		if c.rng.Uint32N(100) < uint32(d.DedupePct) {
 			c.cnt.DedupedUnits++
 			return 1
 		}
 	}
-	k := c.unit / c.slot
 	stored := c.unit * int64(100-min(d.CompressPct, 100)) / 100
 	return int(min(k, max(1, (stored+c.slot-1)/c.slot)))
 }

@@ -25,6 +25,9 @@ func (f *FTL) freeOrErasing(d int) int { return len(f.free[d]) + len(f.pendingEr
 
 // eraseVictim erases cleaned group g of die d and frees it.
 func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
+	if f.rev != nil {
+		f.revDrop(int(g)) // its data has moved
+	}
 	slc := f.isSLC(g)
 	if slc {
 		f.slc[g] = false

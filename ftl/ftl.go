@@ -125,6 +125,10 @@ type FTL struct {
 	// cache had room again (-1: none); see park.
 	parked []int32
 
+	// rev is the reverse map of some groups on a device that keeps no
+	// tags (nil on one that does; see revmap.go).
+	rev *revMap
+
 	// Spare-area accounting for the theory comparison, and the budget
 	// the thresholds were sized to (reserve.go).
 	alphaSum, alphaN float64
@@ -177,6 +181,9 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	}
 	f.closedAt = make([]uint64, g.Groups())
 	f.busy = make([]bool, g.Groups())
+	if dev.Config().DropTags {
+		f.rev = newRevMap(g.Groups(), f.dies)
+	}
 	f.free = make([][]int32, f.dies)
 	for i := range f.free {
 		f.free[i] = make([]int32, 0, f.gpd)
@@ -351,7 +358,11 @@ func (f *FTL) FreeGroupsOn(d int) int { return f.freeOrErasing(d) }
 
 // MemoryBytes is the memory held by the mapping and FTL metadata.
 func (f *FTL) MemoryBytes() int64 {
-	return int64(len(f.l2p))*4 + int64(len(f.size)) + int64(len(f.closedAt))*8 + int64(f.dies*f.gpd)*4
+	n := int64(len(f.l2p))*4 + int64(len(f.size)) + int64(len(f.closedAt))*8 + int64(f.dies*f.gpd)*4
+	if f.rev != nil {
+		n += int64(f.rev.held+len(f.rev.free)) * int64(f.upg) * 4
+	}
+	return n
 }
 
 // UnitSlots is the number of device units a logical unit spans
@@ -369,6 +380,7 @@ func (f *FTL) reset() {
 	for i := range f.l2p {
 		f.l2p[i] = Unmapped
 	}
+	f.revReset()
 	clear(f.closedAt)
 	clear(f.busy)
 	f.nfree = 0

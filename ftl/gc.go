@@ -137,7 +137,7 @@ func (f *FTL) abandonMove(cause Stream, pu int64, mask uint64, placed int) {
 	f.countCopied(cause, placed)
 	for ; mask != 0; mask &= mask - 1 {
 		v := pu + int64(bits.TrailingZeros64(mask))
-		if t := f.dev.Tag(v); int64(t) < int64(len(f.l2p)) {
+		if t := f.tagOf(v); int64(t) < int64(len(f.l2p)) {
 			if w := int64(f.l2p[t]); w >= pu && w < pu+int64(f.pageUnits) {
 				_ = f.dev.SetValid(v, true)
 			}
@@ -171,6 +171,7 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 	moved := 0.0
 	slc := f.slc != nil && f.slc[g]
 	last := int32(f.pagesIn(c.group))
+	f.revEnsure(g)
 	for ; c.page < last && (budget < 0 || moved < budget); c.page++ {
 		pu := base + int64(int(c.page)*f.pageUnits)
 		mask := f.dev.ValidMask(pu, f.pageUnits)
@@ -182,7 +183,7 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 			// will update, so that they arrive while this page moves.
 			nu := pu + int64(f.pageUnits)
 			for m := f.dev.ValidMask(nu, f.pageUnits); m != 0; m &= m - 1 {
-				if t := f.dev.Tag(nu + int64(bits.TrailingZeros64(m))); int64(t) < int64(len(f.l2p)) {
+				if t := f.tagOf(nu + int64(bits.TrailingZeros64(m))); int64(t) < int64(len(f.l2p)) {
 					prefetch.Load(unsafe.Pointer(&f.l2p[t]))
 				}
 			}
@@ -210,7 +211,7 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 		placed := 0
 		for ; mask != 0; mask &= mask - 1 {
 			u := pu + int64(bits.TrailingZeros64(mask))
-			lba := int64(f.dev.Tag(u))
+			lba := int64(f.tagOf(u))
 			n := 1
 			if f.size != nil {
 				if f.l2p[lba] != uint32(u) {

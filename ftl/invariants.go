@@ -48,8 +48,8 @@ func (f *FTL) CheckInvariants() error {
 			continue
 		}
 		for i := int64(u); i < int64(u)+int64(n); i++ {
-			if !f.dev.IsValid(i) || f.dev.Tag(i) != uint32(lba) {
-				return fmt.Errorf("ftl invariant: unit %d maps to physical unit %d (valid %v, tag %d)", lba, i, f.dev.IsValid(i), f.dev.Tag(i))
+			if t := f.tagOf(i); !f.dev.IsValid(i) || (t != uint32(lba) && (f.rev == nil || t != nand.NoTag)) {
+				return fmt.Errorf("ftl invariant: unit %d maps to physical unit %d (valid %v, tag %d)", lba, i, f.dev.IsValid(i), t)
 			}
 		}
 		mapped[g] += int32(n)

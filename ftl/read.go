@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/ftlsim/ftlsim/internal/prefetch"
+	"github.com/ftlsim/ftlsim/nand"
 )
 
 // Location describes where a logical unit's data is.
@@ -83,7 +84,7 @@ func (f *FTL) Lookup(lba int64) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
-	if int64(tag) != lba {
+	if tag != nand.NoTag && int64(tag) != lba { // (a device without tags: NoTag)
 		return Location{}, fmt.Errorf("ftl: unit %d maps to physical unit %d tagged %d", lba, u, tag)
 	}
 	return Location{Mapped: true, Die: f.dev.DieOfBlock(pb), Block: pb, Page: page, Units: n, Token: tok, Lost: lost}, nil

@@ -206,6 +206,9 @@ func (f *FTL) program(s *stage, cause Stream) error {
 			return err
 		}
 		f.dev.SetSeqs(g*f.np+p, page, s.seqs[lo:lo+f.upp])
+		if f.rev != nil {
+			f.revProgrammed(g, page, p, s.tags[lo:lo+f.upp])
+		}
 	}
 	if failed {
 		return f.programFailed(s, cause)
@@ -237,6 +240,9 @@ func (f *FTL) program(s *stage, cause Stream) error {
 	if page+1 == f.ppb || (slc && page+1 == f.slcPages) {
 		f.closedAt[g] = f.seq
 		f.busy[g] = false
+		if f.rev != nil {
+			f.revClosed(g)
+		}
 		st := HostStream
 		if cause != HostStream {
 			st = GCStream

@@ -26,7 +26,7 @@ type Geometry struct {
 	PagesPerBlock     int `yaml:"pages_per_block" json:"pages_per_block" layer:"part" range:"1..4096" doc:"program pages in each block"`
 	PageBytes         int `yaml:"page_bytes" json:"page_bytes" layer:"part" unit:"bytes" range:"1..1048576" doc:"user data bytes per page"`
 	SpareBytes        int `yaml:"spare_bytes" json:"spare_bytes" layer:"part" unit:"bytes" range:"0..1048576" doc:"out-of-band bytes per page (ECC, tags), at most page_bytes"`
-	UnitBytes         int `yaml:"unit_bytes" json:"unit_bytes" layer:"firmware" unit:"bytes" range:"1..1048576" doc:"mapping unit: a multiple of 512 that divides page_bytes"`
+	UnitBytes         int `yaml:"unit_bytes" json:"unit_bytes" layer:"firmware" unit:"bytes" range:"1..1048576" doc:"mapping unit: a multiple of 512 that divides page_bytes, or a multiple of page_bytes that divides the multi-plane page (planes_per_die × page_bytes)"`
 }
 
 // Dies is the number of dies in the array.
@@ -38,8 +38,20 @@ func (g Geometry) Groups() int { return g.Dies() * g.BlocksPerPlane }
 // Blocks is the number of physical erase blocks.
 func (g Geometry) Blocks() int { return g.Groups() * g.PlanesPerDie }
 
-// UnitsPerPage is the number of mapping units in one page of one plane.
-func (g Geometry) UnitsPerPage() int { return g.PageBytes / g.UnitBytes }
+// UnitsPerPage is the number of device units in one page of one plane:
+// mapping units, or one when a mapping unit spans pages (UnitBytes above
+// PageBytes; see DeviceUnitBytes).
+func (g Geometry) UnitsPerPage() int { return g.PageBytes / g.DeviceUnitBytes() }
+
+// DeviceUnitBytes is the unit the flash array stores: the mapping unit,
+// or a page when the mapping unit is larger than a page. A mapping unit
+// larger than a page spans UnitBytes/PageBytes planes of one multi-plane
+// page, stored as that many page-sized device units.
+func (g Geometry) DeviceUnitBytes() int { return min(g.UnitBytes, g.PageBytes) }
+
+// UnitSpan is the number of device units one mapping unit spans: 1, or
+// UnitBytes/PageBytes when the mapping unit is larger than a page.
+func (g Geometry) UnitSpan() int { return max(1, g.UnitBytes/max(1, g.PageBytes)) }
 
 // UnitsPerGroup is the number of mapping units in one plane group.
 func (g Geometry) UnitsPerGroup() int {
@@ -50,7 +62,7 @@ func (g Geometry) UnitsPerGroup() int {
 func (g Geometry) Units() int64 { return int64(g.Groups()) * int64(g.UnitsPerGroup()) }
 
 // Bytes is the user-data capacity of the array (spare bytes excluded).
-func (g Geometry) Bytes() int64 { return g.Units() * int64(g.UnitBytes) }
+func (g Geometry) Bytes() int64 { return g.Units() * int64(g.DeviceUnitBytes()) }
 
 // BlockBytes is the data capacity of one physical block.
 func (g Geometry) BlockBytes() int64 { return int64(g.PagesPerBlock) * int64(g.PageBytes) }
@@ -67,7 +79,13 @@ func (g Geometry) Validate() error {
 	if g.UnitBytes%512 != 0 {
 		return fmt.Errorf("%w: %s = %d, must be a multiple of 512", ErrConfig, name(&g.UnitBytes), g.UnitBytes)
 	}
-	if g.PageBytes%g.UnitBytes != 0 {
+	if g.UnitBytes > g.PageBytes {
+		// A large indirection unit: whole pages of one multi-plane page.
+		if mp := g.PlanesPerDie * g.PageBytes; g.UnitBytes%g.PageBytes != 0 || mp%g.UnitBytes != 0 {
+			return fmt.Errorf("%w: %s = %d, allowed a divisor of %s (%d) or, spanning planes, a multiple of it that divides %s × %s (%d)",
+				ErrConfig, name(&g.UnitBytes), g.UnitBytes, g.leaf(&g.PageBytes), g.PageBytes, g.leaf(&g.PlanesPerDie), g.leaf(&g.PageBytes), mp)
+		}
+	} else if g.PageBytes%g.UnitBytes != 0 {
 		return fmt.Errorf("%w: %s = %d, must be a multiple of %s (%d)", ErrConfig, name(&g.PageBytes), g.PageBytes, g.leaf(&g.UnitBytes), g.UnitBytes)
 	}
 	if n := g.UnitsPerPage() * g.PlanesPerDie; n > 64 {
@@ -412,6 +430,10 @@ func (t Timing) SLCMode() (slc Timing, ok bool) {
 type Config struct {
 	Geometry Geometry `yaml:"geometry" json:"geometry" doc:"the organisation of the flash array"`
 	Timing   Timing   `yaml:"timing" json:"timing" doc:"the latencies of one die and of its bus"`
+	// Interface is how the channel's bus carries each operation's
+	// command, address and data cycles, and the part's cache-program and
+	// multi-plane timings (zero: Timing.BusMBps and CommandNs).
+	Interface Interface `yaml:"interface,omitempty" json:"interface,omitempty" doc:"the bus interface: command, address and data cycles, cache program, multi-plane timings"`
 	// TrackData keeps a 32-bit payload token per unit so that reads return
 	// what was written. Tests use it; simulations leave it off to save memory.
 	TrackData bool `yaml:"-" json:"-"`
@@ -423,14 +445,29 @@ type Config struct {
 	// it was last programmed (the inputs of Reliability.RBER); a
 	// controller that models read errors sets it.
 	TrackAge bool `yaml:"-" json:"-"`
+	// DropTags keeps no OOB tag per unit: Program still marks the units
+	// it is given a tag for valid, but Tag and Read return NoTag. The
+	// tags are the drive's reverse map; an FTL over such a device keeps
+	// what it needs of them itself (the victims' and the open groups'),
+	// saving 4 bytes a unit. Not with TrackData: a power-loss rebuild
+	// reads every tag. (The controller sets it on large drives:
+	// controller.CompactMapUnits.)
+	DropTags bool `yaml:"-" json:"-"`
 }
 
-// Validate checks the geometry, the timing and the reliability model.
+// Validate checks the geometry, the timing, the interface and the
+// reliability model.
 func (c Config) Validate() error {
 	if err := c.Geometry.Validate(); err != nil {
 		return err
 	}
+	if c.DropTags && c.TrackData {
+		return fmt.Errorf("%w: DropTags with TrackData: a device that tracks data keeps its tags", ErrConfig)
+	}
 	if err := c.Timing.Validate(); err != nil {
+		return err
+	}
+	if err := c.Interface.Validate(); err != nil {
 		return err
 	}
 	return c.Reliability.Validate()

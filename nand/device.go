@@ -96,11 +96,12 @@ type Device struct {
 	valid  []uint32 // valid units, per physical block
 	erases []uint32 // erase count, per physical block
 
-	tags []uint32 // OOB tag, per unit
-	vbit []uint64 // valid bit, per unit
-	data []uint32 // payload token per unit, only with TrackData
-	seqs []uint32 // write sequence per unit (the FTL's), only with TrackData
-	bad  []bool   // bad blocks, factory and grown (nil: none yet)
+	tags  []uint32 // OOB tag, per unit (nil with Config.DropTags)
+	units int64    // units in the array
+	vbit  []uint64 // valid bit, per unit
+	data  []uint32 // payload token per unit, only with TrackData
+	seqs  []uint32 // write sequence per unit (the FTL's), only with TrackData
+	bad   []bool   // bad blocks, factory and grown (nil: none yet)
 	// grown bad blocks: the failure draws, and the hazard's scale
 	rng    *rand.Rand
 	hazard float64 // −ln(1 − GrownBadPermille/1000) / RatedCycles³
@@ -159,12 +160,15 @@ func New(cfg Config) (*Device, error) {
 	d.npShift, ok3 = log2(d.np)
 	d.pow2 = ok1 && ok2 && ok3
 	n := g.Units()
+	d.units = n
 	d.wp = make([]uint16, d.nblk)
 	d.valid = make([]uint32, d.nblk)
 	d.erases = make([]uint32, d.nblk)
-	d.tags = make([]uint32, n)
-	for i := range d.tags {
-		d.tags[i] = NoTag
+	if !cfg.DropTags {
+		d.tags = make([]uint32, n)
+		for i := range d.tags {
+			d.tags[i] = NoTag
+		}
 	}
 	d.vbit = make([]uint64, (n+63)/64)
 	if cfg.TrackData {
@@ -274,9 +278,9 @@ func (d *Device) IsValid(u int64) bool { return d.vbit[u>>6]&(1<<(u&63)) != 0 }
 // PrefetchUnit hints that unit u's valid bit (and, with tag, its OOB tag,
 // which reads check) will be needed soon. It changes nothing.
 func (d *Device) PrefetchUnit(u int64, tag bool) {
-	if u >= 0 && u < int64(len(d.tags)) {
+	if u >= 0 && u < d.units {
 		prefetch.Load(unsafe.Pointer(&d.vbit[u>>6]))
-		if tag {
+		if tag && d.tags != nil {
 			prefetch.Load(unsafe.Pointer(&d.tags[u]))
 		}
 	}
@@ -296,8 +300,14 @@ func (d *Device) ValidMask(u int64, n int) uint64 {
 	return m
 }
 
-// Tag returns the OOB tag of unit u (NoTag when never written since erase).
-func (d *Device) Tag(u int64) uint32 { return d.tags[u] }
+// Tag returns the OOB tag of unit u (NoTag when never written since
+// erase, or when the device keeps no tags: Config.DropTags).
+func (d *Device) Tag(u int64) uint32 {
+	if d.tags == nil {
+		return NoTag
+	}
+	return d.tags[u]
+}
 
 // Data returns the payload token of unit u, or 0 when the device does not
 // track data. It does not check validity; use Read for a checked read.
@@ -394,7 +404,9 @@ func (d *Device) Program(pb, page int, tags, data []uint32) error {
 			return fmt.Errorf("%w: block %d page %d after %d erases", ErrProgramFailed, pb, page, d.EraseCount(pb))
 		}
 	}
-	copy(d.tags[u:u+int64(len(tags))], tags)
+	if d.tags != nil {
+		copy(d.tags[u:u+int64(len(tags))], tags)
+	}
 	if d.data != nil && data != nil {
 		copy(d.data[u:u+int64(len(tags))], data)
 	}
@@ -428,7 +440,7 @@ func (d *Device) InvalidateMask(u int64, mask uint64) error {
 		return nil
 	}
 	n := 64 - bits.LeadingZeros64(mask)
-	if u < 0 || u+int64(n) > int64(len(d.tags)) {
+	if u < 0 || u+int64(n) > d.units {
 		return fmt.Errorf("%w: units %d+%d", ErrRange, u, n)
 	}
 	if d.ValidMask(u, n)&mask != mask {
@@ -460,7 +472,7 @@ func (d *Device) InvalidateMask(u int64, mask uint64) error {
 
 // Invalidate marks unit u as no longer holding live data.
 func (d *Device) Invalidate(u int64) error {
-	if u < 0 || u >= int64(len(d.tags)) {
+	if u < 0 || u >= d.units {
 		return fmt.Errorf("%w: unit %d", ErrRange, u)
 	}
 	if !d.IsValid(u) {
@@ -474,7 +486,7 @@ func (d *Device) Invalidate(u int64) error {
 
 // Read returns the tag and payload token of unit u, which must be valid.
 func (d *Device) Read(u int64) (tag, data uint32, err error) {
-	if u < 0 || u >= int64(len(d.tags)) {
+	if u < 0 || u >= d.units {
 		return 0, 0, fmt.Errorf("%w: unit %d", ErrRange, u)
 	}
 	pb, page := d.Locate(u)
@@ -487,7 +499,7 @@ func (d *Device) Read(u int64) (tag, data uint32, err error) {
 	if d.data != nil {
 		data = d.data[u]
 	}
-	return d.tags[u], data, nil
+	return d.Tag(u), data, nil
 }
 
 // Erase erases physical block pb. A block that holds valid units is not
@@ -517,7 +529,7 @@ func (d *Device) Erase(pb int) error {
 }
 
 func (d *Device) eraseBlock(pb int) {
-	if d.wp[pb] != 0 {
+	if d.wp[pb] != 0 && d.tags != nil {
 		u := d.Unit(pb, 0, 0)
 		for p := 0; p < int(d.wp[pb]); p++ {
 			base := u + int64(p*d.np*d.upp)

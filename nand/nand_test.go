@@ -30,6 +30,21 @@ func TestGeometryDerived(t *testing.T) {
 	require.Equal(t, int64(4<<20), g.Bytes())
 }
 
+// TestLargeUnitGeometry: a mapping unit larger than a page spans planes
+// of one multi-plane page; the device stores it as page-sized units.
+func TestLargeUnitGeometry(t *testing.T) {
+	g := testConfig().Geometry // 2 planes of 16 KiB pages
+	g.UnitBytes = 32 << 10
+	require.NoError(t, g.Validate())
+	require.Equal(t, 16<<10, g.DeviceUnitBytes())
+	require.Equal(t, 2, g.UnitSpan())
+	require.Equal(t, 1, g.UnitsPerPage())
+	base := testConfig().Geometry
+	require.Equal(t, base.Bytes(), g.Bytes(), "the flash is the same")
+	require.Equal(t, 1, base.UnitSpan())
+	require.Equal(t, 4096, base.DeviceUnitBytes())
+}
+
 func TestConfigValidate(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -40,6 +55,8 @@ func TestConfigValidate(t *testing.T) {
 		{"negative planes", func(c *Config) { c.Geometry.PlanesPerDie = -1 }, "geometry.planes_per_die"},
 		{"unit not sector multiple", func(c *Config) { c.Geometry.UnitBytes = 1000 }, "geometry.unit_bytes"},
 		{"page not unit multiple", func(c *Config) { c.Geometry.PageBytes = 6144 }, "geometry.page_bytes"},
+		{"unit spans a partial page", func(c *Config) { c.Geometry.UnitBytes = 24 << 10 }, "geometry.unit_bytes"},
+		{"unit beyond the multi-plane page", func(c *Config) { c.Geometry.UnitBytes = 64 << 10 }, "geometry.unit_bytes"},
 		{"spare too big", func(c *Config) { c.Geometry.SpareBytes = 1 << 20 }, "geometry.spare_bytes"},
 		{"too many units", func(c *Config) {
 			c.Geometry.Channels, c.Geometry.TargetsPerChannel, c.Geometry.BlocksPerPlane = 64, 16, 1<<20

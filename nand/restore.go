@@ -18,7 +18,9 @@ func (d *Device) Corrupt(pb, page int) error {
 			d.vbit[(u+s)>>6] &^= 1 << ((u + s) & 63)
 			d.valid[pb]--
 		}
-		d.tags[u+s] = NoTag
+		if d.tags != nil {
+			d.tags[u+s] = NoTag
+		}
 	}
 	return nil
 }
@@ -32,6 +34,9 @@ func (d *Device) Corrupt(pb, page int) error {
 func (d *Device) Restore(pb, wp int, slc bool, tags, seqs, data []uint32) error {
 	if pb < 0 || pb >= d.nblk || wp < 0 || wp > d.ppb || len(tags) != d.upg || len(seqs) != d.upg || len(data) != d.upg {
 		return fmt.Errorf("%w: restore block %d to %d pages", ErrRange, pb, wp)
+	}
+	if d.tags == nil {
+		return fmt.Errorf("%w: restore block %d: the device keeps no tags (Config.DropTags)", ErrRange, pb)
 	}
 	if d.IsSLC(pb) != slc {
 		d.wp[pb] = 0 // whatever was programmed since is undone below
@@ -69,7 +74,7 @@ func (d *Device) Restore(pb, wp int, slc bool, tags, seqs, data []uint32) error 
 // SetValid marks programmed unit u valid or invalid, whatever it was: a
 // rebuild after power loss decides anew which copies are live.
 func (d *Device) SetValid(u int64, valid bool) error {
-	if u < 0 || u >= int64(len(d.tags)) {
+	if u < 0 || u >= d.units {
 		return fmt.Errorf("%w: unit %d", ErrRange, u)
 	}
 	pb, page := d.Locate(u)

@@ -111,116 +111,6 @@ func (t Timing) TransferNs(n int) int64 {
 	return (int64(n)*1000 + t.BusMBps - 1) / t.BusMBps
 }
 
-// Channel occupancy is kept as a fluid reservation calendar: future time is
-// cut into slots of 1<<slotShift ns, and each slot records how many of its
-// nanoseconds are already taken by transfers. A transfer that wants to start
-// at time s takes the free nanoseconds of the slots from s on until it has
-// all it needs. Unlike a single busy-until mark, this lets a transfer for an
-// idle die use the bus while another die's queued operation waits for its
-// array, which is how a real channel interleaves its dies.
-const (
-	slotShift = 14 // 16.4 µs slots: a page transfer spans a handful
-	slotNs    = 1 << slotShift
-	ringBits  = 18 // 2^18 slots ≈ 4.3 s of look-ahead per channel
-	ringSize  = 1 << ringBits
-	ringMask  = ringSize - 1
-)
-
-// Calendar books a serial resource — a bus or a link — as a fluid
-// reservation calendar (see above): a booking that wants to start at time
-// at takes the free nanoseconds of the slots from at on, so a later
-// booking for an earlier time fills the gap before an earlier booking
-// for a later time. The zero value is not ready; use NewCalendar.
-type Calendar struct {
-	cal   []uint16
-	base  int64 // first slot held
-	top   int64 // one past the latest slot ever booked: the slots from it on are empty
-	busy  int64 // total booked ns
-	queue bool  // bookings beyond the look-ahead queue (NewQueueCalendar)
-	over  int64 // when the latest booking beyond the look-ahead ends
-}
-
-// NewCalendar returns an empty calendar. A booking that reaches beyond
-// its look-ahead takes the time there as free: right for a bus, which
-// the dies' queues may book far ahead one die after another while it is
-// mostly idle.
-func NewCalendar() *Calendar { return &Calendar{cal: make([]uint16, ringSize)} }
-
-// NewQueueCalendar returns an empty calendar whose bookings beyond the
-// look-ahead queue one after another: right for an engine booked in about
-// the order of time whose backlog may grow longer than the look-ahead.
-func NewQueueCalendar() *Calendar {
-	return &Calendar{cal: make([]uint16, ringSize), queue: true}
-}
-
-// Busy returns the total time booked.
-func (c *Calendar) Busy() int64 { return c.busy }
-
-// Reset empties the calendar.
-func (c *Calendar) Reset() {
-	clear(c.cal)
-	c.base, c.top, c.busy, c.over = 0, 0, 0, 0
-}
-
-// Advance forgets the time before now: no booking will start earlier.
-// It clears only the slots that may hold bookings, so that a long idle
-// gap costs no more than a short one.
-func (c *Calendar) Advance(now int64) {
-	s := now >> slotShift
-	if s <= c.base {
-		return
-	}
-	end := min(s, c.top, c.base+ringSize) // slots [base, end) may be booked
-	switch lo, hi := c.base&ringMask, end&ringMask; {
-	case end <= c.base:
-	case end-c.base == ringSize:
-		clear(c.cal)
-	case lo < hi:
-		clear(c.cal[lo:hi])
-	default:
-		clear(c.cal[lo:])
-		clear(c.cal[:hi])
-	}
-	c.base = s
-}
-
-// Book takes n ns starting no earlier than at and returns when they end.
-func (c *Calendar) Book(at, n int64) int64 {
-	c.busy += n
-	if at < c.base<<slotShift {
-		at = c.base << slotShift
-	}
-	cal := c.cal
-	s := at >> slotShift
-	off := at - s<<slotShift
-	for n > 0 {
-		if s-c.base >= ringSize {
-			// Beyond the look-ahead the calendar keeps no slots: the
-			// resource is taken as free there, or what is booked there
-			// queues behind what was booked there before.
-			if !c.queue {
-				return s<<slotShift + off + n
-			}
-			c.over = max(s<<slotShift+off, c.over) + n
-			return c.over
-		}
-		used := int64(cal[s&ringMask])
-		free := slotNs - max(used, off)
-		if free > 0 {
-			take := min(free, n)
-			cal[s&ringMask] = uint16(used + take)
-			c.top = max(c.top, s+1)
-			n -= take
-			if n == 0 {
-				return s<<slotShift + max(used, off) + take
-			}
-		}
-		s++
-		off = 0
-	}
-	return at
-}
-
 // Timeline tracks when every die and channel is busy. Dies are serial: an
 // operation on a die starts when the die finishes its previous one. Channel
 // transfers interleave on the bus calendar. Reservations are made in
@@ -233,9 +123,10 @@ type Timeline struct {
 	dieBusy  []int64 // accumulated array+transfer busy ns, per die
 	chans    []*Calendar
 	channels int
-	// Timing.CommandNs, PlaneNs, BusMBps, ReadNs, EraseNs
-	commandNs, planeNs, busMBps, readNs, eraseNs int64
-	pageXfer                                     int64 // bus time of one page with its spare bytes
+	// Timing.PlaneNs, ReadNs, EraseNs
+	planeNs, readNs, eraseNs int64
+	bus                      busCosts // each operation's bus costs (Interface, or BusMBps and CommandNs)
+	pageXfer                 int64    // bus time of one page with its spare bytes
 	// Per page type (position on the word line): tR and the array time
 	// of a program (Timing.ReadNsOf, Timing.ProgNs), looked up by
 	// page % wl — page & wlMask when wl is a power of two (wlMask -1
@@ -256,6 +147,11 @@ type Timeline struct {
 	// SetSuspendLimit).
 	suspendLimit int32
 	suspends     []int32
+	// With cache program (Interface.Cache and CBSYNs, on a multi-pass
+	// part), regFree is when each die's cache register takes the next
+	// page's data: once the page before has moved into the data register
+	// and its array program has begun. nil without it.
+	regFree []int64
 }
 
 // SetSuspendLimit bounds read suspension: at most n reads in a row may
@@ -279,16 +175,18 @@ func NewTimeline(cfg Config) *Timeline {
 		dieBusy:   make([]int64, g.Dies()),
 		chans:     make([]*Calendar, g.Channels),
 		channels:  g.Channels,
-		commandNs: tm.CommandNs,
 		planeNs:   tm.PlaneNs,
-		busMBps:   tm.BusMBps,
 		readNs:    tm.ReadNs,
 		eraseNs:   tm.EraseNs,
-		pageXfer:  tm.TransferNs(g.PageBytes + g.SpareBytes),
+		bus:       newBusCosts(cfg),
 		wl:        tm.WordLinePages(),
 		wlMask:    -1,
 		closePage: -1,
 		readOne:   len(tm.ReadNsByPage) == 0,
+	}
+	tl.pageXfer = tl.bus.transferNs(g.PageBytes + g.SpareBytes)
+	if tl.bus.cbsy > 0 && tm.Program == MultiPass {
+		tl.regFree = make([]int64, g.Dies())
 	}
 	if tl.wl&(tl.wl-1) == 0 {
 		tl.wlMask = tl.wl - 1
@@ -309,9 +207,18 @@ func NewTimeline(cfg Config) *Timeline {
 	return tl
 }
 
-// transferNs returns the bus time to move n bytes (Timing.TransferNs).
-func (tl *Timeline) transferNs(n int) int64 {
-	return (int64(n)*1000 + tl.busMBps - 1) / tl.busMBps
+// transferNs returns the bus time to move n bytes (Timing.TransferNs
+// without an interface model).
+func (tl *Timeline) transferNs(n int) int64 { return tl.bus.transferNs(n) }
+
+// settle records that die's queued work ends at done, after an operation
+// that used its registers (a read, an erase, a copyback): a cache
+// program's next data waits for it too.
+func (tl *Timeline) settle(die int, done int64) {
+	tl.dieFree[die] = done
+	if tl.regFree != nil {
+		tl.regFree[die] = done
+	}
 }
 
 // Reset makes every die and channel idle at time 0 and clears the busy
@@ -321,6 +228,7 @@ func (tl *Timeline) Reset() {
 	clear(tl.readFree)
 	clear(tl.dieBusy)
 	clear(tl.suspends)
+	clear(tl.regFree)
 	for _, c := range tl.chans {
 		c.Reset()
 	}
@@ -336,7 +244,7 @@ func (tl *Timeline) Advance(now int64) {
 
 // MemoryBytes is the memory held by the timeline.
 func (tl *Timeline) MemoryBytes() int64 {
-	return int64(len(tl.chans))*ringSize*2 + int64(len(tl.dieFree))*16
+	return int64(len(tl.chans))*ringSize*2 + int64(len(tl.dieFree))*16 + int64(len(tl.regFree))*8
 }
 
 // ChannelOf returns the channel of die d.
@@ -399,11 +307,12 @@ func (tl *Timeline) ReadPage(die, page, planes, n int, at int64) int64 {
 func (tl *Timeline) read(die int, tR int64, planes, n int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
 	c := die % tl.channels
-	cmdEnd := tl.transfer(c, start, tl.commandNs)
-	arrEnd := cmdEnd + tR + int64(planes-1)*tl.planeNs
-	done := tl.transfer(c, arrEnd, tl.transferNs(n))
+	p := int64(planes)
+	cmdEnd := tl.transfer(c, start, tl.bus.readCmdFixed+p*tl.bus.readCmdPlane)
+	arrEnd := cmdEnd + tR + (p-1)*tl.planeNs
+	done := tl.transfer(c, arrEnd, tl.bus.readOutFixed+(p-1)*tl.bus.readOutPlane+tl.transferNs(n))
 	tl.dieBusy[die] += done - start
-	tl.dieFree[die] = done
+	tl.settle(die, done)
 	return done
 }
 
@@ -439,11 +348,15 @@ func (tl *Timeline) readSuspending(die int, tR int64, planes, n int, at, suspend
 		tl.suspends[die]++
 	}
 	c := die % tl.channels
-	cmdEnd := tl.transfer(c, s+suspendNs, tl.commandNs)
-	arrEnd := cmdEnd + tR + int64(planes-1)*tl.planeNs
-	done := tl.transfer(c, arrEnd, tl.transferNs(n))
+	p := int64(planes)
+	cmdEnd := tl.transfer(c, s+suspendNs, tl.bus.readCmdFixed+p*tl.bus.readCmdPlane)
+	arrEnd := cmdEnd + tR + (p-1)*tl.planeNs
+	done := tl.transfer(c, arrEnd, tl.bus.readOutFixed+(p-1)*tl.bus.readOutPlane+tl.transferNs(n))
 	tl.dieBusy[die] += done - s
 	tl.dieFree[die] += done - s
+	if tl.regFree != nil {
+		tl.regFree[die] = max(tl.regFree[die], done)
+	}
 	tl.readFree[die] = done
 	return done
 }
@@ -458,9 +371,12 @@ func (tl *Timeline) OutputSuspending(die, n int, at int64) int64 {
 		tl.readFree[die] = done
 		return done
 	}
-	done := tl.transfer(die%tl.channels, s, tl.transferNs(n))
+	done := tl.transfer(die%tl.channels, s, tl.bus.outCmd+tl.transferNs(n))
 	tl.dieBusy[die] += done - s
 	tl.dieFree[die] += done - s
+	if tl.regFree != nil {
+		tl.regFree[die] = max(tl.regFree[die], done)
+	}
 	tl.readFree[die] = done
 	return done
 }
@@ -469,9 +385,9 @@ func (tl *Timeline) OutputSuspending(die, n int, at int64) int64 {
 // d, for data of a page that a previous Read brought out of the array.
 func (tl *Timeline) Output(die, n int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	done := tl.transfer(die%tl.channels, start, tl.transferNs(n))
+	done := tl.transfer(die%tl.channels, start, tl.bus.outCmd+tl.transferNs(n))
 	tl.dieBusy[die] += done - start
-	tl.dieFree[die] = done
+	tl.settle(die, done)
 	return done
 }
 
@@ -516,14 +432,38 @@ func (tl *Timeline) EraseSLC(die, planes int, at int64) int64 {
 }
 
 func (tl *Timeline) program(die int, tProg int64, planes int, at int64) int64 {
-	start := max(at, tl.dieFree[die])
 	c := die % tl.channels
-	xEnd := tl.transfer(c, start, tl.commandNs+int64(planes)*tl.pageXfer)
-	done := xEnd
+	p := int64(planes)
+	bus := tl.bus.progFixed + p*(tl.bus.progPlane+tl.pageXfer)
+	if tl.regFree != nil && tProg > 0 {
+		return tl.cacheProgram(die, c, tProg, p, bus, at)
+	}
+	start := max(at, tl.dieFree[die])
+	xEnd := tl.transfer(c, start, bus)
+	done := xEnd + (p-1)*tl.bus.dbsy
 	if tProg > 0 {
-		done += tProg + int64(planes-1)*tl.planeNs
+		done += tProg + (p-1)*tl.planeNs
 	}
 	tl.dieBusy[die] += done - start
+	tl.settle(die, done)
+	return done
+}
+
+// cacheProgram books a cache program (80h, address, data, 15h) of a page
+// of array time tProg on p planes of die, on channel c, whose bus cycles
+// take bus: the data crosses the bus into the cache register as soon as
+// the register is free — while the die's previous program is still in
+// its array — and the array takes the page once it has finished the one
+// before and the page has moved into the data register (tCBSY). The die's
+// busy time counts its array and the bus time that did not overlap it.
+func (tl *Timeline) cacheProgram(die, c int, tProg, p, bus, at int64) int64 {
+	prev := tl.dieFree[die]
+	start := max(at, tl.regFree[die])
+	xEnd := tl.transfer(c, start, bus) + (p-1)*tl.bus.dbsy
+	arr := max(xEnd, prev) + tl.bus.cbsy
+	done := arr + tProg + (p-1)*tl.planeNs
+	tl.dieBusy[die] += done - max(start, prev)
+	tl.regFree[die] = arr
 	tl.dieFree[die] = done
 	return done
 }
@@ -535,12 +475,13 @@ func (tl *Timeline) program(die int, tProg int64, planes int, at int64) int64 {
 // its word line takes no array time).
 func (tl *Timeline) CopybackProgram(die, page, planes int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	done := tl.transfer(die%tl.channels, start, tl.commandNs)
+	np := int64(planes)
+	done := tl.transfer(die%tl.channels, start, tl.bus.progFixed+np*tl.bus.copyPlane) + (np-1)*tl.bus.dbsy
 	if p := tl.ProgNs(page); p > 0 {
-		done += p + int64(planes-1)*tl.planeNs
+		done += p + (np-1)*tl.planeNs
 	}
 	tl.dieBusy[die] += done - start
-	tl.dieFree[die] = done
+	tl.settle(die, done)
 	return done
 }
 
@@ -553,9 +494,10 @@ func (tl *Timeline) Erase(die, planes int, at int64) int64 {
 func (tl *Timeline) erase(die int, tBERS int64, planes int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
 	c := die % tl.channels
-	cmdEnd := tl.transfer(c, start, tl.commandNs)
-	done := cmdEnd + tBERS + int64(planes-1)*tl.planeNs
+	p := int64(planes)
+	cmdEnd := tl.transfer(c, start, tl.bus.eraseFixed+p*tl.bus.erasePlane)
+	done := cmdEnd + tBERS + (p-1)*tl.planeNs
 	tl.dieBusy[die] += done - start
-	tl.dieFree[die] = done
+	tl.settle(die, done)
 	return done
 }

@@ -77,9 +77,19 @@ type steadyState struct {
 	memPerGB float64
 }
 
-// steady holds the plain drive [0], the SandForce-style one [1] and the
-// plain one modelling read errors [2], each built once.
-var steady [3]steadyState
+// steady holds the plain drive [0], the SandForce-style one [1], the
+// plain one modelling read errors [2], the plain one mapping 16 KiB
+// units [3] and the plain one keeping no OOB tags [4], each built once.
+var steady [5]steadyState
+
+// units16K maps 16 KiB units (a page of the generic part), on flash
+// that keeps no OOB tags (the FTL keeps its reverse map: see compact).
+func units16K(c *controller.Config) { c.NAND.Geometry.UnitBytes, c.NAND.DropTags = 16<<10, true }
+
+// compact keeps no OOB tags on the flash: the FTL keeps the reverse map
+// of the groups it programs and of those it will collect soon, as large
+// drives do (controller.CompactMapUnits).
+func compact(c *controller.Config) { c.NAND.DropTags = true }
 
 // readErrorsOn turns on the read-error model (the preset's part and ECC).
 func readErrorsOn(c *controller.Config) { c.Firmware.ReadErrors = true }
@@ -92,8 +102,13 @@ func steadyEngineMode(b *testing.B, mode int) *steadyState {
 	sf := mode == 1
 	before := heapBytes()
 	var edit func(*controller.Config)
-	if mode == 2 {
+	switch mode {
+	case 2:
 		edit = readErrorsOn
+	case 3:
+		edit = units16K
+	case 4:
+		edit = compact
 	}
 	d := bigDriveWith(b, 0, sf, edit)
 	e := sim.New(d)
@@ -126,12 +141,16 @@ func benchSteady(b *testing.B, sf bool) { benchSteadyMode(b, map[bool]int{false:
 func benchSteadyMode(b *testing.B, mode int) {
 	st := steadyEngineMode(b, mode)
 	b.ReportAllocs()
+	passes := st.e.Controller().FTL().ReverseMapPasses()
 	b.ResetTimer()
 	r, err := st.e.Run(&count{g: st.gen, n: b.N}, sim.Options{QueueDepth: 32})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()
+	if r.Device.GCRuns > 0 {
+		b.ReportMetric(float64(st.e.Controller().FTL().ReverseMapPasses()-passes)/float64(r.Device.GCRuns), "map-passes/GC")
+	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "host-IOs/s")
 	b.ReportMetric(st.memPerGB, "B/GiB-flash")
 	b.ReportMetric(r.Device.WriteAmplification, "WA")
@@ -148,6 +167,19 @@ func BenchmarkSteadyStateRandomWrite(b *testing.B) { benchSteady(b, false) }
 // recorded (what it could not read would be lost). The drive is fresh, so
 // the figure is the model's bookkeeping, not retries.
 func BenchmarkSteadyStateReadErrors(b *testing.B) { benchSteadyMode(b, 2) }
+
+// BenchmarkSteadyState16KiBUnits is BenchmarkSteadyStateCompactMap on
+// 16 KiB mapping units: every 4 KiB write reads and programs a whole unit
+// again (read-modify-write), and the memory per GiB of flash is that of
+// a large-indirection-unit drive.
+func BenchmarkSteadyState16KiBUnits(b *testing.B) { benchSteadyMode(b, 3) }
+
+// BenchmarkSteadyStateCompactMap is BenchmarkSteadyStateRandomWrite on
+// flash that keeps no OOB tags (nand.Config.DropTags, as drives above
+// controller.CompactMapUnits): its memory per GiB of flash, and the cost
+// of the passes over the mapping table that find victims' logical units
+// (map-passes/GC).
+func BenchmarkSteadyStateCompactMap(b *testing.B) { benchSteadyMode(b, 4) }
 
 // BenchmarkSteadyStateSandForce is BenchmarkSteadyStateRandomWrite with
 // compression (half-compressible data), RAISE parity and the mapping

@@ -99,3 +99,14 @@ func rateNotReached(o Options, r *Result) string {
 	}
 	return ""
 }
+
+// VerifyStats is what a verify phase read back and found.
+type VerifyStats struct {
+	Reads int64 `json:"reads"`
+	Bytes int64 `json:"bytes"`
+	// Mismatches is the device units whose data was not the job's last
+	// write there; FirstMismatch is the byte offset of the first (-1:
+	// none).
+	Mismatches    int64 `json:"mismatches"`
+	FirstMismatch int64 `json:"first_mismatch"`
+}

@@ -141,6 +141,11 @@ func Merge(rs []*Result) *Result {
 	out.DepthCounts = make([]int64, len(rs[0].DepthCounts))
 	out.Verify = VerifyStats{FirstMismatch: -1}
 	out.RateMinFailed = ""
+	out.ZBD, out.ZoneResets = false, 0
+	for _, r := range rs {
+		out.ZBD = out.ZBD || r.ZBD
+		out.ZoneResets += r.ZoneResets // fio sums them under group_reporting
+	}
 	var svc float64
 	var ios int64
 	for _, r := range rs {

@@ -381,13 +381,31 @@ func (g *group) results() ([]*Result, error) {
 			}
 		}
 	}
-	if g.issued == 0 && !g.interrupted {
+	if g.issued == 0 && !g.interrupted && !g.zonedOnly() {
 		return nil, ErrNoProgress
 	}
 	out := make([]*Result, len(g.ss))
 	for i, s := range g.ss {
 		out[i] = s.m.finish(g.e.now)
 		out[i].Interrupted = g.interrupted
+		if z, ok := s.src.(interface{ ZoneResets() int64 }); ok {
+			if n := z.ZoneResets(); n >= 0 {
+				out[i].ZBD, out[i].ZoneResets = true, n
+			}
+		}
 	}
 	return out, nil
+}
+
+// zonedOnly reports whether every stream is a zonemode=zbd job: such a
+// job may end with nothing issued, as fio's reads of zones holding no
+// data end at once (its zbd.c reaches end of file).
+func (g *group) zonedOnly() bool {
+	for _, s := range g.ss {
+		z, ok := s.src.(interface{ ZoneResets() int64 })
+		if !ok || z.ZoneResets() < 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -247,6 +247,9 @@ type Result struct {
 	// Verify is what the job's verify phase read back (fio's verify);
 	// its reads are counted in Read too.
 	Verify VerifyStats
+	// ZBD: a zonemode=zbd job; ZoneResets: fio's zone_resets.
+	ZBD        bool
+	ZoneResets int64
 	// Interrupted says that Engine.Stop cut the run short: the results
 	// are those of the requests issued until then (all of them completed).
 	Interrupted bool
@@ -254,42 +257,6 @@ type Result struct {
 	// neither ECC nor parity could recover: controller.ErrUncorrectable);
 	// they count among the completed I/Os too.
 	IOErrors int64
-}
-
-// VerifyStats is what a verify phase read back and found.
-type VerifyStats struct {
-	Reads int64 `json:"reads"`
-	Bytes int64 `json:"bytes"`
-	// Mismatches is the device units whose data was not the job's last
-	// write there; FirstMismatch is the byte offset of the first (-1:
-	// none).
-	Mismatches    int64 `json:"mismatches"`
-	FirstMismatch int64 `json:"first_mismatch"`
-}
-
-// GeometryOf describes drive c.
-func GeometryOf(c *controller.Controller) Geometry {
-	cfg := c.Config()
-	g := cfg.NAND.Geometry
-	fc := c.FTL().Config()
-	phys := g.Bytes()
-	user := int64(cfg.Capacity) // on a zoned drive, what its zones hold
-	b := c.FTL().SpareBudget()
-	var warnings []string
-	for _, w := range c.Warnings() {
-		warnings = append(warnings, w.String())
-	}
-	return Geometry{
-		Drive: cfg.Name, Channels: g.Channels, Dies: g.Dies(), Planes: g.PlanesPerDie, Blocks: g.Blocks(),
-		PagesPerBlock: g.PagesPerBlock, PageBytes: g.PageBytes, MappingUnitBytes: g.UnitBytes,
-		PhysicalBytes: phys, UserBytes: user, OPPercent: 100 * float64(phys-user) / float64(user),
-		OpenBlocks:    2 * g.Dies() * g.PlanesPerDie,
-		ReserveBlocks: fc.GCLowWater * g.Dies() * g.PlanesPerDie,
-		BadBlocks:     c.Device().BadBlocks(), RetiredGroups: c.FTL().BadGroups(),
-		GrownBadBlocks:     c.Device().GrownBadBlocks(),
-		EffectiveOPPercent: b.EffectivePercent(), HeldSparePercent: 100 * min(b.HeldShare(), 100),
-		Warnings: warnings,
-	}
 }
 
 type metrics struct {

@@ -83,6 +83,10 @@ func TestScenarioPreparation(t *testing.T) {
 	e, r = runScenario(t, "season", nil)
 	require.Equal(t, 1.0, mappedFraction(e), "seasoning ends with every LBA mapped")
 	require.Equal(t, e.Controller().CapacityBytes(), r["restore"].Write.Bytes, "the restore pass covers the drive once")
+	// A sector-by-sector restore is a second pass in LBA order: every
+	// block the fill wrote is overwritten whole, and collection erases it
+	// with nothing to copy.
+	require.InDelta(t, 1.0, r["restore"].Device.WriteAmplification, 0.02, "a sequential second pass frees whole blocks")
 	e, _ = runScenario(t, "spare-area", map[string]string{"spare": "25"})
 	require.InDelta(t, 0.75, mappedFraction(e), 0.001)
 	_, r = runScenario(t, "torture", map[string]string{"time": "300s"})

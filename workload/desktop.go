@@ -172,7 +172,8 @@ func desktopScenario() Scenario {
 			{"random_write", "1", "1: also the 4 KiB random writes, 8 GB span, QD 3, in each state (on a drive prepared again); 0: the traces only"},
 			{"rw_time", "3m", "length of the 4 KiB random writes"},
 			{"trace_idle", "1s", "idle between traces (an estimate: the suite's pause between its tests)"},
-			{"image_bs", SeasonImageBS, "the seasoning's image restore extent (see the season scenario)"}},
+			{"image_bs", SeasonImageBS, "the seasoning's image restore extent (see the season scenario)"},
+			{"image_random", strconv.Itoa(SeasonImageRandom), "the seasoning's share of random extents in the image restore, percent (see the season scenario)"}},
 		build: buildDesktop,
 	}
 }
@@ -202,14 +203,18 @@ func buildDesktop(p params) ([]Step, error) {
 	if err != nil || idle < 0 {
 		return nil, fmt.Errorf("%w: trace_idle=%s: must be a duration, 0s for none", ErrOption, p["trace_idle"])
 	}
-	if _, err := ImageRestoreJob(p["image_bs"], SeasonImageQD); err != nil {
+	rnd, err := strconv.Atoi(p["image_random"])
+	if err != nil {
+		return nil, fmt.Errorf("%w: image_random=%s: must be a percentage from 0 to 100", ErrOption, p["image_random"])
+	}
+	if _, err := ImageRestoreJob(p["image_bs"], SeasonImageQD, rnd); err != nil {
 		return nil, err
 	}
 	s := &steps{}
 	prepare := func(state string) {
 		s.erase()
 		if state == "season" {
-			restore, _ := ImageRestoreJob(p["image_bs"], SeasonImageQD) // checked above
+			restore, _ := ImageRestoreJob(p["image_bs"], SeasonImageQD, rnd) // checked above
 			s.job("", FillJob())
 			s.job("", restore)
 		}

@@ -12,8 +12,9 @@ import (
 
 // TestSeasonSteps: the season scenario is the SSD Anthology's procedure
 // (methodology.md): a secure erase, the 128 KiB sequential fill at QD 1,
-// then the image restore over every LBA once — writes of image_bs, each
-// extent once (the random map), in random order — and nothing trimmed,
+// then the image restore over every LBA once more — writes of image_bs
+// in LBA order (a sector-by-sector copy), or with image_random of them at
+// random extents not yet written (the random map) — and nothing trimmed,
 // nothing written beyond the user LBAs. --precondition=season runs the
 // same jobs after the secure erase every preparation starts with.
 func TestSeasonSteps(t *testing.T) {
@@ -23,9 +24,10 @@ func TestSeasonSteps(t *testing.T) {
 		params map[string]string
 		bs     int64
 		qd     int
+		random int
 	}{
-		{nil, 64 << 10, 4},
-		{map[string]string{"image_bs": "1m", "image_qd": "1"}, 1 << 20, 1},
+		{nil, 64 << 10, 4, 0},
+		{map[string]string{"image_bs": "1m", "image_qd": "1", "image_random": "100"}, 1 << 20, 1, 100},
 	} {
 		steps, err := sc.Steps(tc.params)
 		require.NoError(t, err)
@@ -43,7 +45,7 @@ func TestSeasonSteps(t *testing.T) {
 		}
 		require.Equal(t, RandWrite, restore.Pattern)
 		require.False(t, restore.NoRandomMap, "each extent once")
-		require.Equal(t, 100, restore.PercentageRandom)
+		require.Equal(t, tc.random, restore.PercentageRandom)
 		require.Equal(t, []BlockSize{{tc.bs, 100}}, restore.BS)
 		require.Equal(t, tc.qd, restore.QueueDepth())
 		require.Equal(t, "restore", steps[2].Label)
@@ -52,7 +54,7 @@ func TestSeasonSteps(t *testing.T) {
 			require.Zero(t, st.Job.RuntimeNs, "a pass over the drive, not a time")
 		}
 	}
-	for _, bad := range []map[string]string{{"image_bs": "100"}, {"image_bs": "1x"}, {"image_qd": "0"}, {"image_qd": "x"}} {
+	for _, bad := range []map[string]string{{"image_bs": "100"}, {"image_bs": "1x"}, {"image_qd": "0"}, {"image_qd": "x"}, {"image_random": "101"}, {"image_random": "x"}} {
 		_, err := sc.Steps(bad)
 		require.ErrorIs(t, err, ErrOption, "%v", bad)
 	}

@@ -45,6 +45,8 @@ type Generator struct {
 	maxWrite              int64
 	passIssued, passBytes int64
 	spr                   *sprState // sprandom
+	zbd                   *zbdState // zonemode=zbd
+	zbdReadPos            int64     // zonemode=zbd: a sequential read's position in the range
 	err                   error     // the job cannot be run (Err)
 }
 
@@ -80,6 +82,9 @@ func NewGenerator(j *Job) *Generator {
 	}
 	if j.SPRandom != nil {
 		g.spr = newSPRState(*j.SPRandom, j.Size, j.Sizes(1)[0].Bytes, g.rng)
+	}
+	if j.ZBD.On && j.ZBD.Host != nil {
+		g.zbd = newZBDState(j)
 	}
 	g.zoneLo = j.Offset
 	if j.Strided {
@@ -131,45 +136,11 @@ func (g *Generator) Next(it *Item) bool {
 		}
 		return false
 	}
-	var op blockio.Op
-	switch j.Pattern {
-	case SeqRead, RandRead:
-		op = blockio.Read
-	case SeqWrite, RandWrite:
-		op = blockio.Write
-	case SeqTrim, RandTrim:
-		op = blockio.Trim
-	case SeqRW, RandRW:
-		op = blockio.Write
-		if g.rng.IntN(100) < j.RWMixRead {
-			op = blockio.Read
-		}
-	case TrimWrite:
-		// fio's trimwrite trims a block, then writes it.
-		op = blockio.Trim
-		if g.issued%2 == 1 {
-			op = blockio.Write
-		}
-	}
-	sizes, cum := j.BS, g.cum[0]
-	if d := int(min(op, blockio.Trim)); j.BSDir[d] != nil {
-		sizes, cum = j.BSDir[d], g.cum[d]
-	}
-	n := sizes[0].Bytes
-	if len(sizes) > 1 {
-		x := g.rng.Float64() * cum[len(cum)-1]
-		for i, c := range cum {
-			if x < c {
-				n = sizes[i].Bytes
-				break
-			}
-		}
-	}
-	off, ok := g.offset(op, n)
+	op, n, off, implicit, ok := g.pick()
 	if !ok {
 		return false
 	}
-	if op == blockio.Trim && j.NumRange > 1 {
+	if op == blockio.Trim && j.NumRange > 1 && g.zbd == nil {
 		// fio's num_range: one TRIM command of that many ranges, each
 		// of a block size at the next offset the pattern gives.
 		rs := make([]blockio.Range, 1, j.NumRange)
@@ -201,13 +172,22 @@ func (g *Generator) Next(it *Item) bool {
 	case j.RateBytes > 0:
 		it.At = g.bytes * 1e9 / j.RateBytes
 	}
-	g.issued++
-	g.bytes += n
+	if !implicit {
+		g.issued++
+		g.bytes += n
+	}
 	it.Op, it.Offset, it.Length = op, off, n
+	it.Zone = blockio.NoZoneAction
+	if op == blockio.ZoneManage {
+		it.Zone = blockio.ZoneReset // zonemode=zbd: a reset, as fio's trims are
+	}
 	it.FUA = (op == blockio.Write && j.WriteFUA) || (op == blockio.Read && j.ReadFUA)
+	it.KeepData = op == blockio.Write && j.KeepData
 	it.Verify = false
 	if g.w != nil {
 		switch {
+		case op == blockio.Write && j.KeepData:
+			// Its own data stays: what the job wrote there before.
 		case op == blockio.Write:
 			// A write to part of a unit rewrites the whole unit.
 			g.w.write(off/g.vunit, (off+n+g.vunit-1)/g.vunit, g.version+1)
@@ -216,7 +196,7 @@ func (g *Generator) Next(it *Item) bool {
 			for _, r := range it.Ranges {
 				g.w.cut((r.Offset+g.vunit-1)/g.vunit, (r.Offset+r.Length)/g.vunit)
 			}
-		case op == blockio.Trim:
+		case op == blockio.Trim || op == blockio.ZoneManage:
 			g.w.cut((off+g.vunit-1)/g.vunit, (off+n)/g.vunit)
 		}
 	}
@@ -232,6 +212,81 @@ func (g *Generator) Next(it *Item) bool {
 	}
 	g.lastAt = it.At
 	return true
+}
+
+// pick chooses the next request's direction, size and offset, as the
+// job's pattern does; implicit is a zone reset the host issues before a
+// write (zonemode=zbd), not one of the job's I/Os. False when the pattern
+// has run out.
+func (g *Generator) pick() (op blockio.Op, n, off int64, implicit, ok bool) {
+	j := g.j
+	if z := g.zbd; z != nil && z.pendingLen > 0 {
+		op, off, n = blockio.Write, z.pendingOff, z.pendingLen
+		z.pendingLen = 0
+		return op, n, off, false, true
+	}
+	switch j.Pattern {
+	case SeqRead, RandRead:
+		op = blockio.Read
+	case SeqWrite, RandWrite:
+		op = blockio.Write
+	case SeqTrim, RandTrim:
+		op = blockio.Trim
+	case SeqRW, RandRW:
+		op = blockio.Write
+		if g.rng.IntN(100) < j.RWMixRead {
+			op = blockio.Read
+		}
+	case TrimWrite:
+		// fio's trimwrite trims a block, then writes it.
+		op = blockio.Trim
+		if g.issued%2 == 1 {
+			op = blockio.Write
+		}
+	}
+	sizes, cum := j.BS, g.cum[0]
+	if d := int(min(op, blockio.Trim)); j.BSDir[d] != nil {
+		sizes, cum = j.BSDir[d], g.cum[d]
+	}
+	n = sizes[0].Bytes
+	if len(sizes) > 1 {
+		x := g.rng.Float64() * cum[len(cum)-1]
+		for i, c := range cum {
+			if x < c {
+				n = sizes[i].Bytes
+				break
+			}
+		}
+	}
+	if g.zbd != nil {
+		op, n, off, implicit, ok = g.zbdPlace(op, n)
+		return op, n, off, implicit, ok
+	}
+	off, ok = g.offset(op, n)
+	return op, n, off, false, ok
+}
+
+// zbdPlace places an I/O of a zonemode=zbd job (see zbd.go).
+func (g *Generator) zbdPlace(op blockio.Op, n int64) (blockio.Op, int64, int64, bool, bool) {
+	z := g.zbd
+	switch op {
+	case blockio.Write:
+		off, l, reset := z.write(g.j, g.rng, n, g.minBS)
+		if reset {
+			z.pendingOff, z.pendingLen = off, l
+			zs := z.h.l.ZoneBytes
+			return blockio.ZoneManage, 0, off / zs * zs, true, true // Length is ignored: not an I/O of the job
+		}
+		return op, l, off, false, true
+	case blockio.Read:
+		off, ok := z.read(g.j, g.rng, n, g.minBS, &g.zbdReadPos)
+		if ok && off < 0 {
+			off, ok = g.offset(op, n)
+		}
+		return op, n, off, false, ok
+	}
+	off, l, ok := z.trim(g.j, g.rng)
+	return blockio.ZoneManage, l, off, false, ok
 }
 
 // offset returns the offset of the next I/O of direction op and n bytes,
@@ -380,6 +435,15 @@ func (g *Generator) flush(it *Item) {
 
 // Issued returns the number of requests issued so far.
 func (g *Generator) Issued() int64 { return g.issued }
+
+// ZoneResets returns the zones the job reset that held data (fio's
+// zone_resets): a zonemode=zbd job's; -1 for any other job.
+func (g *Generator) ZoneResets() int64 {
+	if g.zbd == nil {
+		return -1
+	}
+	return g.zbd.resets
+}
 
 // Err returns why the generator yields nothing when its job cannot be run
 // (see NewGenerator); nil otherwise.

@@ -159,8 +159,16 @@ type Target struct {
 	// range's start past its end.
 	Strided                       bool
 	ZoneSize, ZoneRange, ZoneSkip int64
+	// ZBD is how a zonemode=zbd job uses a zoned drive; Placement the
+	// placement identifiers its writes carry (FDP).
+	ZBD       ZBD
+	Placement Placement
+	// FileSet is the job's files as fio names them, and the region of the
+	// drive they take once laid out (LayOutFiles).
+	FileSet FileSet
 
-	// Resolved against a capacity:
+	// Resolved against a capacity (within the region of the job's files,
+	// when laid out):
 	Offset, Size, IOSize int64
 }
 
@@ -247,6 +255,11 @@ type Verification struct {
 	// as extents, one per write at most.
 	Verify        bool
 	noVerifyPhase bool // do_verify=0
+	// KeepData makes the job's writes rewrite the data the blocks hold
+	// instead of new data (fio's ioengine=e4defrag: its writes move a
+	// file's extents, the content unchanged); other jobs' verification
+	// still finds their own writes there.
+	KeepData bool
 	// VerifyAnyWrite accepts any host write's data in a block read back,
 	// not only the job's last (fio's verify_write_sequence=0, for jobs
 	// that write each other's blocks).

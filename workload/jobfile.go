@@ -89,6 +89,10 @@ func (j *Job) Cloned(k, n int) *Job {
 	c := *j
 	c.BS = append([]BlockSize(nil), j.BS...)
 	c.RandSeed = j.RandSeed + uint64(k) // clones draw different offsets
+	if c.FileSet.section == "" {
+		c.FileSet.section = j.Name // $jobname: the section's name
+	}
+	c.FileSet.Names = append([]string(nil), j.FileSet.Names...)
 	if n > 1 {
 		c.Name = fmt.Sprintf("%s.%d", j.Name, k)
 	}

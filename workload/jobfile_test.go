@@ -67,7 +67,9 @@ func TestParseJobFile(t *testing.T) {
 func TestJobFileErrors(t *testing.T) {
 	cases := []struct{ text, want string }{
 		{"[a]\nrw=sideways\n", "e.fio:2: invalid job option: rw=sideways"},
-		{"[a]\nzonemode=zbd\n", `e.fio:2: invalid job option: zonemode=zbd: "zbd": the simulated drives are conventional`},
+		{"[a]\nzonemode=zns\n", `e.fio:2: invalid job option: zonemode=zns: "zns": allowed none, strided, zbd`},
+		{"[a]\nfdp=1\nfdp_pli=0,4-2\n", `e.fio:3: invalid job option: plids=0,4-2: "4-2": want indices and ranges such as 0,2-4`},
+		{"[a]\nzone_reset_threshold=1.5\n", `e.fio:2: invalid job option: zone_reset_threshold=1.5: "1.5": must be a number in [0, 1]`},
 		{"[a]\nkb_base=1000\n", `e.fio:2: invalid job option: kb_base=1000: ftlsim reads sizes as fio's default kb_base=1024 does`},
 		{"[a]\nread_iolog=x.log\n", `e.fio:2: invalid job option: read_iolog=x.log: ftlsim replays traces with its replay command`},
 		{"[a]\niodepht=4\n", `e.fio:2: unknown option iodepht (did you mean iodepth?)`},

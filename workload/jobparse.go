@@ -222,6 +222,9 @@ func sectionJob(file string, sec *section, settings []setting, jf *JobFile, seen
 			}
 			return fj, fmt.Errorf("%s: %w", s.where(file), err)
 		case o.Support == NotApplied:
+			if o.Name == "ioengine" {
+				fj.job.setEngine(s.val)
+			}
 			if !seen[s.key] {
 				seen[s.key] = true
 				jf.Ignored = append(jf.Ignored, s.key)
@@ -257,6 +260,23 @@ func (fj *fileJob) setFileOption(name string, s setting) error {
 	case "wait_for":
 		fj.waitFor = s
 		return nil
+	case "filename":
+		fj.job.FileSet.Names = nil
+		for _, n := range strings.Split(s.val, ":") {
+			if n = strings.TrimSpace(n); n != "" {
+				fj.job.FileSet.Names = append(fj.job.FileSet.Names, n)
+			}
+		}
+		if len(fj.job.FileSet.Names) == 0 {
+			return nil // empty (an unset ${VAR}): as if not given
+		}
+		if n := len(fj.job.FileSet.Names); n > 1 && !fj.job.FileSet.filesSet {
+			fj.job.Files = n // fio: as many files as names
+		}
+	case "directory":
+		fj.job.FileSet.Directory, fj.job.FileSet.dirSet = s.val, true
+	case "filename_format":
+		fj.job.FileSet.Format = s.val
 	case "numjobs":
 		n, err := strconv.Atoi(s.val)
 		if err != nil || n < 1 || n > 64 {

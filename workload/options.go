@@ -110,7 +110,7 @@ type Option struct {
 }
 
 // optionTable is every job option ftlsim knows, in fio's HOWTO order.
-var optionTable = slices.Concat(accessOptions, blockOptions, targetOptions, timingOptions, pacingOptions,
+var optionTable = slices.Concat(accessOptions, blockOptions, targetOptions, zoneOptions, placementOptions, timingOptions, pacingOptions,
 	durabilityOptions, contentOptions, verifyOptions, reportingOptions, steadyStateOptions,
 	jobFileOptions, notAppliedOptions, refusedOptions)
 

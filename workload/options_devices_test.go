@@ -276,7 +276,9 @@ func TestStridedZones(t *testing.T) {
 	j := NewJob("z")
 	require.NoError(t, j.Set("zonemode", "strided"))
 	require.ErrorContains(t, j.Resolve(gib), "zonesize")
-	require.ErrorContains(t, NewJob("z").Set("zonemode", "zbd"), "conventional")
+	z := NewJob("z")
+	require.NoError(t, z.Set("zonemode", "zbd"))
+	require.ErrorContains(t, z.CheckZones(nil), "conventional")
 }
 
 // TestWrittenExtents: the verify record keeps, for each block, the last

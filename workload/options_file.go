@@ -26,6 +26,12 @@ var jobFileOptions = []Option{
 		Help: "start once the named job (a section before this one) has finished"},
 	{Name: "description", Kind: KindText, JobFile: true, WorkloadOnly: true,
 		Help: "what the job is for: its report's desc, as fio's"},
+	{Name: "filename", Kind: KindText, Values: "/dev/NAME (the drive) or file names, ':'-separated", JobFile: true,
+		Help: "a device (/dev/…): the drive itself; else the job's files: each distinct file gets a region of the drive of its own, shared by the jobs that name it"},
+	{Name: "directory", Kind: KindText, Values: "a directory, or several ':'-separated", JobFile: true,
+		Help: "the job is on files (fio's $jobname.$jobnum.$filenum in it, or its filename=): each file a region of the drive of its own"},
+	{Name: "filename_format", Kind: KindText, Values: "a name with $jobname, $jobnum, $filenum", JobFile: true,
+		Help: "names the job's files (fio's default $jobname.$jobnum.$filenum): jobs with distinct names get distinct regions of the drive"},
 }
 
 // notApplied returns table entries for options a simulated drive has
@@ -47,7 +53,7 @@ func notApplied(reason, names string) []Option {
 // a job file may set them, and they are reported as not applied.
 var notAppliedOptions = slices.Concat(
 	notApplied("the host's I/O path: the simulation submits to the drive directly", `ioengine direct buffered
-		filename filename_format directory thread invalidate cpus_allowed cpumask gtod_reduce clocksource
+		thread invalidate cpus_allowed cpumask gtod_reduce clocksource
 		iodepth_batch iodepth_batch_submit iodepth_batch_complete iodepth_batch_complete_min
 		iodepth_batch_complete_max iodepth_low lockmem nice prio prioclass allow_mounted_write create_on_open
 		overwrite fallocate continue_on_error`),
@@ -62,7 +68,7 @@ var notAppliedOptions = slices.Concat(
 	// passthrough, network, object stores, GPU memory, …).
 	notApplied("an I/O engine's option: the simulation has no engine", `cmd_type port hostname clientname
 		http_verbose gpu_dev_ids threads libblkio_driver io_submit_mode volume uri protocol program pool nfs_url
-		md_per_io_size sqthread_poll hipri fixedbufs registerfiles nonvectored fdp fdp_pli allow_file_create
+		md_per_io_size sqthread_poll hipri fixedbufs registerfiles nonvectored allow_file_create
 		cpuload cpuchunks cpumode pi_act pi_chk listen https http_mode verb rocm_io cuda_io libblkio_path
 		sqthread_poll_cpu rbdname clustername conf brick arguments mem iomem ttl write_mode cont sg_write_mode
 		apptag apptag_mask http_host gpu_dev_id busy_poll pingpong http_* xnvme_* rdma_*`),
@@ -97,6 +103,4 @@ var refusedOptions = slices.Concat(
 		thinktime_blocks_type thinktime_iotime rate_ignore_thinktime trim_percentage trim_verify_zero trim_backlog
 		trim_backlog_batch experimental_verify`),
 	refused("ftlsim reads sizes as fio's default kb_base=1024 does (4k = 4096 bytes)", "kb_base unit_base"),
-	refused("the simulated drives are conventional, not zoned block devices", `zonecapacity max_open_zones
-		job_max_open_zones zone_reset_threshold zone_reset_frequency`),
 )

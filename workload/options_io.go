@@ -226,11 +226,15 @@ var targetOptions = []Option{
 			return nil
 		}},
 	{Name: "nrfiles", Kind: KindInt, Min: 1, Max: 1 << 20, Field: "Target.Files",
-		Help:     "files the job's range is split into (each a region of filesize bytes)",
-		intField: func(j *Job) *int { return &j.Files }},
+		Help: "files the job's range is split into (each a region of filesize bytes); the job is on files of its own, as fio's",
+		set: func(j *Job, v string) error {
+			j.FileSet.filesSet = true
+			return setInt(&j.Files, v, 1, 1<<20)
+		}},
 	{Name: "filesize", Kind: KindSize, Values: "SIZE|N%[-HI]", Field: "Target.fileSize",
 		Help: "bytes of each file (default size/nrfiles); with no size, size = nrfiles × filesize", set: func(j *Job, v string) (err error) {
 			v, _, _ = strings.Cut(v, "-") // fio's filesize range: the low end
+			j.FileSet.filesSet = true
 			j.fileSize, err = parseAmount(v)
 			return
 		}},
@@ -249,20 +253,20 @@ var targetOptions = []Option{
 			}
 			return nil
 		}},
-	{Name: "zonemode", Kind: KindChoice, Values: "none|strided", Field: "Target.Strided",
-		Help: "none, or strided: I/O in zones of zonerange bytes, zonesize bytes each, then zoneskip bytes on (zbd is refused: the simulated drives are conventional)",
+	{Name: "zonemode", Kind: KindChoice, Values: "none|strided|zbd", Field: "Target.Strided",
+		Help: "none; strided: I/O in zones of zonerange bytes, zonesize bytes each, then zoneskip bytes on; zbd: a zoned drive's zones, written sequentially at their write pointers (needs a zoned drive)",
 		set: func(j *Job, v string) error {
 			switch strings.ToLower(strings.TrimSpace(v)) {
 			case "none":
-				j.Strided = false
-				return nil
+				j.Strided, j.ZBD.On = false, false
 			case "strided":
-				j.Strided = true
-				return nil
+				j.Strided, j.ZBD.On = true, false
 			case "zbd":
-				return fmt.Errorf("%q: the simulated drives are conventional, not zoned block devices; allowed none, strided", v)
+				j.Strided, j.ZBD.On = false, true
+			default:
+				return fmt.Errorf("%q: allowed none, strided, zbd", v)
 			}
-			return fmt.Errorf("%q: allowed none, strided", v)
+			return nil
 		}},
 	{Name: "zonesize", Kind: KindSize, Field: "Target.ZoneSize",
 		Help: "zonemode=strided: bytes transferred in a zone before moving on (setting it alone selects strided, as in fio)",
@@ -272,6 +276,9 @@ var targetOptions = []Option{
 			}
 			if !j.set["zonemode"] {
 				j.Strided = true
+			}
+			if j.ZBD.On {
+				j.Strided = false // zbd: the device's zone size, checked against it
 			}
 			return nil
 		}},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ftlsim/ftlsim/internal/units"
@@ -13,10 +14,18 @@ import (
 type amount struct {
 	bytes   int64
 	percent float64 // > 0 when given as N%
+	zones   int64   // > 0 when given as Nz: whole zones (fio's zone unit)
 	set     bool
 }
 
 func parseAmount(s string) (amount, error) {
+	if z, ok := strings.CutSuffix(strings.TrimSpace(s), "z"); ok {
+		n, err := strconv.ParseInt(z, 10, 64)
+		if err != nil || n < 0 {
+			return amount{}, fmt.Errorf("%q: zones must be a whole number (524z)", s)
+		}
+		return amount{zones: n, set: true}, nil
+	}
 	if p, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
 		v, err := units.ParseFloat(p)
 		if err != nil || v <= 0 || v > 100 {
@@ -29,6 +38,19 @@ func parseAmount(s string) (amount, error) {
 		return amount{}, err
 	}
 	return amount{bytes: b, set: true}, nil
+}
+
+// inZones converts an amount given in zones to bytes of zones of zs
+// bytes; false when it is in zones and there is no zone size.
+func (a *amount) inZones(zs int64) bool {
+	if a.zones == 0 {
+		return true
+	}
+	if zs <= 0 {
+		return false
+	}
+	a.bytes = a.zones * zs
+	return true
 }
 
 func (a amount) resolve(capacity int64) int64 {
@@ -50,6 +72,11 @@ func (j *Job) Resolve(capacity int64) error {
 	}
 	if capacity <= 0 {
 		return fmt.Errorf("%w: job %q: drive capacity %d: must be positive", ErrOption, j.Name, capacity)
+	}
+	for _, a := range []*amount{&j.size, &j.offset, &j.ioSize, &j.offsetIncrement, &j.fileSize} {
+		if !a.inZones(j.ZoneSize) {
+			return fmt.Errorf("%w: %dz: sizes in zones need the zone size (zonemode=zbd on a zoned drive, or zonesize)", ErrOption, a.zones)
+		}
 	}
 	minBS, err := j.smallestBlock()
 	if err != nil {
@@ -76,6 +103,7 @@ func (j *Job) Resolve(capacity int64) error {
 	if j.noVerifyPhase {
 		j.Verify = false
 	}
+	j.fileNotes()
 	if err := j.resolveZones(minBS); err != nil {
 		return err
 	}
@@ -107,8 +135,19 @@ func (j *Job) smallestBlock() (int64, error) {
 }
 
 // resolveRange fixes the job's offset, size and file size on a drive of
-// capacity bytes, and checks that its blocks fit in them.
+// capacity bytes, and checks that its blocks fit in them. A job on files
+// laid out by LayOutFiles stays in their region: its offset counts from
+// the region's start and its size defaults to the region's end;
+// percentages are of the drive.
 func (j *Job) resolveRange(capacity, minBS int64) error {
+	base, space, where := int64(0), capacity, fmt.Sprintf("the %d-byte drive", capacity)
+	if r := j.FileSet.Region; r.Len > 0 {
+		base, space = r.Base, r.Len
+		where = fmt.Sprintf("the %d bytes of file %s", r.Len, r.File)
+		if r.Of > 0 {
+			capacity = r.Of // percentages of the job's namespace
+		}
+	}
 	j.Offset = j.offset.resolve(capacity)
 	if j.offsetIncrement.set {
 		j.Offset += int64(j.Clone) * j.offsetIncrement.resolve(capacity)
@@ -116,13 +155,13 @@ func (j *Job) resolveRange(capacity, minBS int64) error {
 	if j.Offset%512 != 0 {
 		return fmt.Errorf("%w: offset=%d: must be a multiple of 512", ErrOption, j.Offset)
 	}
-	if j.Offset >= capacity {
-		return fmt.Errorf("%w: offset=%d: past the end of the %d-byte drive", ErrOption, j.Offset, capacity)
+	if j.Offset >= space {
+		return fmt.Errorf("%w: offset=%d: past the end of %s", ErrOption, j.Offset, where)
 	}
 	files := int64(max(j.Files, 1))
 	switch {
 	case j.fillDevice:
-		j.Size = capacity - j.Offset
+		j.Size = space - j.Offset
 	case j.size.set:
 		j.Size = j.size.resolve(capacity)
 		if j.fileSize.set {
@@ -132,21 +171,21 @@ func (j *Job) resolveRange(capacity, minBS int64) error {
 	case j.fileSize.set:
 		j.Size = files * j.fileSize.resolve(capacity)
 	default:
-		j.Size = capacity - j.Offset
+		j.Size = space - j.Offset
 	}
 	j.FileSize = j.Size / files
 	if j.fileSize.set {
 		j.FileSize = min(j.fileSize.resolve(capacity), j.FileSize)
 	}
 	j.FileSize = j.FileSize / 512 * 512
-	if j.ClampToDrive && j.Offset+j.Size > capacity {
-		j.Size = capacity - j.Offset
+	if j.ClampToDrive && j.Offset+j.Size > space {
+		j.Size = space - j.Offset
 	}
 	if j.Size%512 != 0 {
 		return fmt.Errorf("%w: size=%d: must be a multiple of 512", ErrOption, j.Size)
 	}
-	if j.Size < minBS || j.Offset+j.Size > capacity {
-		return fmt.Errorf("%w: size=%d at offset=%d: must hold one block and end within the %d-byte drive", ErrOption, j.Size, j.Offset, capacity)
+	if j.Size < minBS || j.Offset+j.Size > space {
+		return fmt.Errorf("%w: size=%d at offset=%d: must hold one block and end within %s", ErrOption, j.Size, j.Offset, where)
 	}
 	for _, b := range slices.Concat(j.BS, j.BSDir[1], j.BSDir[2]) {
 		if b.Bytes > j.Size {
@@ -156,6 +195,7 @@ func (j *Job) resolveRange(capacity, minBS int64) error {
 			return fmt.Errorf("%w: bs=%d: larger than each of the nrfiles=%d files (%d bytes)", ErrOption, b.Bytes, j.Files, j.FileSize)
 		}
 	}
+	j.Offset += base
 	return nil
 }
 

@@ -116,6 +116,13 @@ var docCommands = []docEntry{
 	{doc: "ftlsim scenario endurance --drive=m4-64 --quick=1 --chart=endurance.png # 35 to 50 s on two cores",
 		swap: []string{"--drive=m4-64", "--drive=m4-64 --capacity=4GiB --max_life=2"}, def: short, long: short, why: "rounds until a 64 GB drive retires; the long tier runs it shortened too, to keep CI within its time"},
 
+	// docs/fit.md
+	{doc: "ftlsim fit examples/fit/quick.yaml --out=fit-quick",
+		swap: []string{"--out=fit-quick", "--out=fit-quick --evaluations=12"}, def: short, long: full,
+		why: "about 90 evaluations of the four corners on a 16 GiB drive (30 s of CPU)"},
+	{doc: "ftlsim fit examples/fit/bp3.yaml --out=fit-bp3 --leave_one_out", def: skip, long: skip,
+		why: "full-size consistency runs of 2,000 s, each fit many of them: see examples/fit/README.md for its time"},
+
 	// docs/scenarios.md
 	{doc: "ftlsim scenario consistency --drive=bp3-256 --spare=25",
 		swap: []string{"--spare=25", "--spare=25" + cap16 + " --time=30s"}, def: short, long: short, why: "2,000 s of random writes on 256 GB; the long tier runs it shortened too, to keep CI within its time"},

@@ -40,6 +40,7 @@ var (
 	readCommand   = fw(func(f *controller.Firmware) any { return &f.ReadCommandNs })
 	writeCommand  = fw(func(f *controller.Firmware) any { return &f.WriteCommandNs })
 	datapathWrite = fw(func(f *controller.Firmware) any { return &f.DatapathWriteMBps })
+	stripeWork    = fw(func(f *controller.Firmware) any { return &f.StripeNs })
 )
 
 // firmwareField is the row of the firmware field named param.

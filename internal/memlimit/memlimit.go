@@ -138,17 +138,28 @@ func meminfoLine(meminfo []byte, key string) (int64, error) {
 
 // Drive returns the memory a drive built from r holds: the controller's
 // estimate for its flash (controller.MemoryEstimate: mapping, OOB tags,
-// valid bits, block state), what a drive that verifies keeps beside it
+// valid bits, block state; CompactMemoryEstimate without tags), what a drive that verifies keeps beside it
 // for every device unit (nand.Config.TrackData; trackBytesPerUnit) and
-// the compressed sizes of a compressing one (a byte a user unit).
+// the compressed sizes of a compressing one (a byte a user unit). On a
+// drive whose mapping unit spans pages (nand.Geometry.UnitSpan), a
+// mapping entry covers that many device units, and each logical unit
+// keeps its size (a byte).
 func Drive(r controller.Resolved, trackData bool) int64 {
 	dc := r.Config.DeviceConfig()
 	g := dc.Geometry
 	n := controller.MemoryEstimate(g)
+	if dc.DropTags && !trackData { // a drive that tracks data keeps its tags
+		n = controller.CompactMemoryEstimate(g)
+	}
+	units := float64(g.Groups()) * float64(g.UnitsPerGroup())
 	if trackData {
-		n += int64(trackBytesPerUnit(dc) * float64(g.Groups()) * float64(g.UnitsPerGroup()))
+		n += int64(trackBytesPerUnit(dc) * units)
 	}
 	if r.Config.Firmware.Compression {
+		n += int64(r.Config.Capacity) / int64(r.Config.NAND.Geometry.UnitBytes)
+	}
+	if span := r.Config.NAND.Geometry.UnitSpan(); span > 1 && !r.Config.Firmware.Compression {
+		n -= int64(units * 4 * (1 - 1/float64(span)))
 		n += int64(r.Config.Capacity) / int64(r.Config.NAND.Geometry.UnitBytes)
 	}
 	return n
@@ -156,12 +167,13 @@ func Drive(r controller.Resolved, trackData bool) int64 {
 
 // trackBytesPerUnit is what tracking data (nand.Config.TrackData) costs
 // a device unit of flash cfg: measured, as the difference between the
-// memory of a device of one block a plane with and without it, so that
-// the estimate follows what the nand package keeps. Where no such device
-// can be built, it assumes two 32-bit words a unit.
+// memory of a device of one block a plane with and without it (both
+// keeping their OOB tags, as a drive that tracks data does), so that the
+// estimate follows what the nand package keeps. Where no such device can be built, it
+// assumes two 32-bit words a unit.
 func trackBytesPerUnit(cfg nand.Config) float64 {
 	cfg.Geometry.BlocksPerPlane = 1
-	cfg.TrackData = false
+	cfg.TrackData, cfg.DropTags = false, false // tags kept, as a drive that tracks data keeps them
 	without, err := nand.New(cfg)
 	if err != nil {
 		return 8

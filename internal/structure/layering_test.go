@@ -52,7 +52,7 @@ var layers = [][]string{
 	{"sim/analysis", "sim/fioreport"},
 	{"internal/memlimit"}, // memory estimates of drives and runs, for every command that runs many
 	{"internal/chart"},    // gonum/plot's house style: sweep's and report's charts
-	{"sweep"},
+	{"sweep", "fit"},      // studies; fitting a drive to measured figures
 	{"report"},
 	{"cli"},
 	{"cmd/ftlsim"},

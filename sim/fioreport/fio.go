@@ -29,6 +29,9 @@ type Report struct {
 	GlobalOptions map[string]string `json:"global options"`
 	Jobs          []Job             `json:"jobs"`
 	DiskUtil      []DiskUtil        `json:"disk_util"`
+	// Namespaces sums the jobs of each namespace, on a drive of several
+	// (ftlsim's; absent on a drive of one).
+	Namespaces []NamespaceSum `json:"namespaces,omitempty"`
 	// Interrupted is set when a run was stopped before its end (a
 	// command's SIGINT or SIGTERM, Engine.Stop): the jobs' figures are
 	// those of the I/Os done until then.
@@ -79,6 +82,12 @@ type Job struct {
 	// without one); a mismatch also sets Error to EILSEQ (84), as fio
 	// does when verification fails.
 	Verify *sim.VerifyStats `json:"verify,omitempty"`
+	// Namespace is the namespace the job ran on, on a drive of several
+	// (ftlsim's; absent on a drive of one).
+	Namespace int `json:"namespace,omitempty"`
+	// ZoneResets is fio's zone_resets: the zones a zonemode=zbd job
+	// reset that held data (absent for other jobs, as in fio).
+	ZoneResets *int64 `json:"zone_resets,omitempty"`
 
 	// PowerLoss is ftlsim's account of the power cuts during the job;
 	// AbortedIOs the commands they failed.
@@ -373,6 +382,10 @@ func JobOf(r *sim.Result, options map[string]string) Job {
 	if r.IOErrors > 0 {
 		j.Error, j.TotalErr = eio, r.IOErrors // fio's medium error, continue_on_error's count
 	}
+	if r.ZBD {
+		n := r.ZoneResets
+		j.ZoneResets = &n
+	}
 	if r.Verify.Reads > 0 {
 		v := r.Verify
 		j.Verify = &v
@@ -505,7 +518,7 @@ func NewReport(global map[string]string, jobs ...Job) Report {
 	if name == "" {
 		name = "ftlsim"
 	}
-	rep := Report{Version: Version, GlobalOptions: global, Jobs: jobs, DiskUtil: []DiskUtil{SumDiskUtil(name, jobs...)}}
+	rep := Report{Version: Version, GlobalOptions: global, Jobs: jobs, DiskUtil: []DiskUtil{SumDiskUtil(name, jobs...)}, Namespaces: SumNamespaces(jobs...)}
 	for _, j := range jobs {
 		rep.Interrupted = rep.Interrupted || j.interrupted
 	}

@@ -1,0 +1,93 @@
+package cli
+
+// Zoned and placement jobs on the drive: a zonemode=zbd job needs a
+// zoned drive and is checked against its zones; an FDP job against the
+// placement identifiers the drive reports.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/workload"
+)
+
+// placementDrive is what an FDP drive provides its host (the device
+// side, controller.Controller, once it has FDP): the placement
+// identifiers it reports (I/O Management Receive, Reclaim Unit Handle
+// Status); 0 on a drive without FDP.
+type placementDrive interface{ PlacementIDs() int }
+
+// zonedPresets are the presets whose drives are zoned, sorted.
+func zonedPresets() []string {
+	var out []string
+	for _, name := range controller.Presets() {
+		cfg, err := controller.Preset(name)
+		if err != nil {
+			continue
+		}
+		if cfg.Firmware.Zoned.On() {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// zonedJobs reports whether a job of jf is zonemode=zbd.
+func zonedJobs(jf *workload.JobFile) bool {
+	for _, j := range jf.Jobs {
+		if j.Job.ZBD.On {
+			return true
+		}
+	}
+	return false
+}
+
+// chooseZonedDrive makes a job file with zoned jobs and no --drive run on
+// the default zoned preset (the first), as fio pointed at a zoned device.
+func chooseZonedDrive(o *options, jf *workload.JobFile) {
+	if o.driveGiven || !zonedJobs(jf) {
+		return
+	}
+	if z := zonedPresets(); len(z) > 0 {
+		o.drive = z[0]
+	}
+}
+
+// layoutOf returns the zones drive c reports, nil on a conventional one.
+func layoutOf(c *controller.Controller) *workload.ZoneLayout {
+	z, ok := c.Zones()
+	if !ok {
+		return nil
+	}
+	return &workload.ZoneLayout{ZoneBytes: z.ZoneBytes, CapacityBytes: z.ZoneCapacity, Zones: z.Zones, MaxOpen: z.MaxOpen, MaxActive: z.MaxActive}
+}
+
+// checkZonedJobs checks each job's zone and placement options against
+// drive c (named drive): a zoned job on a conventional drive is refused
+// with a line naming the zoned presets.
+func checkZonedJobs(jf *workload.JobFile, c *controller.Controller, drive string) error {
+	layout := layoutOf(c)
+	pids := 0
+	if p, ok := any(c).(placementDrive); ok {
+		pids = p.PlacementIDs()
+	}
+	for _, j := range jf.Jobs {
+		where := fmt.Sprintf("%s:%d: [%s]", jf.Name, j.Line, j.Job.Name)
+		if j.Job.ZBD.On && layout == nil {
+			presets := "none yet"
+			if z := zonedPresets(); len(z) > 0 {
+				presets = strings.Join(z, ", ")
+			}
+			return fmt.Errorf("%s: %w: zonemode=zbd: drive %s is conventional, not a zoned block device; the zoned presets: %s (--drive=NAME)",
+				where, workload.ErrOption, drive, presets)
+		}
+		if err := j.Job.CheckZones(layout); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		if err := j.Job.CheckPlacement(pids); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+package ftl
+
+import (
+	"slices"
+
+	"github.com/ftlsim/ftlsim/nand"
+)
+
+// The reverse map on a device that keeps no OOB tags
+// (nand.Config.DropTags). Collection needs the logical unit of every
+// valid unit of its victim; the device's tags give it for every unit of
+// the array, 4 bytes a unit beside the mapping table's 4 bytes a logical
+// unit. Without them the FTL keeps the reverse map of a few groups only:
+// each group being programmed (its tags copied as its pages program)
+// and the closed groups likeliest to be collected soon. A victim without
+// one gets its map, and the lowest-valid closed groups theirs, from one
+// pass over the mapping table (a valid unit is the unit its logical unit
+// maps to). The choices of the FTL do not depend on it: only its memory
+// and the time of those passes do.
+
+// revShare is the share of the groups that hold a reverse map at most
+// (one tenth: 0.4 bytes a unit), beside those being programmed.
+const revShare = 10
+
+// revMap is the FTL's reverse map of some groups.
+type revMap struct {
+	tags   [][]uint32 // per group: the logical unit of each unit (nand.NoTag: none or not valid), nil when not held
+	free   [][]uint32 // maps let go of, for reuse
+	held   int        // groups holding one
+	budget int        // closed groups a pass gives one to, at most
+	target []bool     // per group: being given one by the pass under way
+	passes int64      // passes over the mapping table
+}
+
+func newRevMap(groups, dies int) *revMap {
+	return &revMap{tags: make([][]uint32, groups), target: make([]bool, groups), budget: max(groups/revShare, 2*dies)}
+}
+
+// tagOf returns the logical unit physical unit u holds (nand.NoTag when
+// it holds none, or, on a device without tags, when it is not valid or
+// its group holds no reverse map).
+func (f *FTL) tagOf(u int64) uint32 {
+	if f.rev == nil {
+		return f.dev.Tag(u)
+	}
+	var g int64
+	if f.pow2 {
+		g = u >> f.upgShift
+	} else {
+		g = u / int64(f.upg)
+	}
+	t := f.rev.tags[g]
+	if t == nil {
+		return nand.NoTag
+	}
+	return t[u-g*int64(f.upg)]
+}
+
+// revAttach gives group g a reverse map of no units.
+func (f *FTL) revAttach(g int) []uint32 {
+	r := f.rev
+	var t []uint32
+	if n := len(r.free); n > 0 {
+		t, r.free = r.free[n-1], r.free[:n-1]
+	} else {
+		t = make([]uint32, f.upg)
+	}
+	for i := range t {
+		t[i] = nand.NoTag
+	}
+	r.tags[g] = t
+	r.held++
+	return t
+}
+
+// revProgrammed records the tags of plane p's page of group g, just
+// programmed.
+func (f *FTL) revProgrammed(g, page, p int, tags []uint32) {
+	t := f.rev.tags[g]
+	if t == nil {
+		t = f.revAttach(g)
+	}
+	copy(t[(page*f.np+p)*f.upp:], tags)
+}
+
+// revClosed lets go of the reverse map of group g, just filled: it holds
+// the newest data, the last a greedy collection wants; a pass gives it
+// one again when it is among the lowest-valid groups.
+func (f *FTL) revClosed(g int) { f.revDrop(g) }
+
+// revDrop lets go of group g's reverse map.
+func (f *FTL) revDrop(g int) {
+	r := f.rev
+	if t := r.tags[g]; t != nil {
+		r.free = append(r.free, t)
+		r.tags[g] = nil
+		r.held--
+	}
+}
+
+// revEnsure gives victim g its reverse map, if it holds none: one pass
+// over the mapping table builds it, and those of the closed groups with
+// the fewest valid units on each die (each die collects its own
+// victims), up to the budget.
+func (f *FTL) revEnsure(g int) {
+	r := f.rev
+	if r == nil || r.tags[g] != nil {
+		return
+	}
+	r.passes++
+	f.revAttach(g)
+	r.target[g] = true
+	quota := max(1, r.budget/f.dies)
+	type cand struct{ valid, group int32 }
+	var cs []cand
+	for d := range f.dies {
+		cs = cs[:0]
+		held := 0 // closed groups of the die holding one from an earlier pass
+		for grp := d * f.gpd; grp < (d+1)*f.gpd; grp++ {
+			switch {
+			case r.tags[grp] != nil:
+				if !f.busy[grp] {
+					held++
+				}
+			case f.groupWP(int32(grp)) > 0:
+				if v := f.Valid(grp); v > 0 {
+					cs = append(cs, cand{int32(v), int32(grp)})
+				}
+			}
+		}
+		n := min(len(cs), max(0, quota-held))
+		if n == 0 {
+			continue
+		}
+		slices.SortFunc(cs, func(a, b cand) int {
+			if a.valid != b.valid {
+				return int(a.valid - b.valid)
+			}
+			return int(a.group - b.group)
+		})
+		for _, c := range cs[:n] {
+			f.revAttach(int(c.group))
+			r.target[c.group] = true
+		}
+	}
+	upg := int64(f.upg)
+	for lba, u := range f.l2p {
+		if u == Unmapped {
+			continue
+		}
+		var grp int64
+		if f.pow2 {
+			grp = int64(u) >> f.upgShift
+		} else {
+			grp = int64(u) / upg
+		}
+		if !r.target[grp] {
+			continue
+		}
+		t, off := r.tags[grp], int64(u)-grp*upg
+		n := int64(1)
+		if f.size != nil {
+			n = int64(f.size[lba]) // every slot of the unit carries its tag
+		}
+		for i := range n {
+			t[off+i] = uint32(lba)
+		}
+	}
+	clear(r.target)
+}
+
+// revReset lets go of every reverse map (the device was erased).
+func (f *FTL) revReset() {
+	if f.rev == nil {
+		return
+	}
+	for g := range f.rev.tags {
+		f.revDrop(g)
+	}
+}
+
+// ReverseMapPasses is the number of passes over the mapping table made
+// to find the logical units of victims on a device that keeps no tags
+// (nand.Config.DropTags); 0 on one that does.
+func (f *FTL) ReverseMapPasses() int64 {
+	if f.rev == nil {
+		return 0
+	}
+	return f.rev.passes
+}

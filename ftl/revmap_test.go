@@ -1,0 +1,77 @@
+package ftl
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ftlsim/ftlsim/nand"
+)
+
+// TestReverseMapOnDeviceWithoutTags runs the same writes, trims and
+// reads on two FTLs, one over a device that keeps its OOB tags and one
+// over a device that keeps none (nand.Config.DropTags), which keeps its
+// own reverse map of a few groups: every decision, counter and mapping
+// entry is the same. A small budget makes the second pass over its
+// mapping table often.
+func TestReverseMapOnDeviceWithoutTags(t *testing.T) {
+	cases := []struct {
+		name   string
+		cfg    Config
+		slots  int // device units a write takes, at most (compression)
+		budget int // groups a pass gives a reverse map to
+	}{
+		{"greedy", Config{Victim: Greedy{}}, 1, 0},
+		{"greedy, budget of one", Config{Victim: Greedy{}}, 1, 1},
+		{"fifo, safe erase", Config{Victim: FIFO{}, SafeErase: true}, 1, 3},
+		{"cost-benefit, compressed units", Config{Victim: CostBenefit{}, UnitSlots: 2}, 2, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := geometry(2, 2, 32, 8)
+			tc.cfg.UserUnits = userUnitsFor(g, 0.15) / int64(max(tc.cfg.UnitSlots, 1))
+			tc.cfg.Seed = 3
+			var fs [2]*FTL
+			for i, drop := range []bool{false, true} {
+				dev, err := nand.New(nand.Config{Geometry: g, Timing: timing, DropTags: drop})
+				require.NoError(t, err)
+				fs[i], err = New(dev, tc.cfg)
+				require.NoError(t, err)
+			}
+			tagged, untagged := fs[0], fs[1]
+			require.Nil(t, tagged.rev)
+			require.NotNil(t, untagged.rev)
+			if tc.budget > 0 {
+				untagged.rev.budget = tc.budget
+			}
+			n := tagged.UserUnits()
+			r := rand.New(rand.NewPCG(5, 9))
+			for i := range 20 * n {
+				lba := r.Int64N(n)
+				switch x := r.IntN(100); {
+				case x < 3:
+					k := min(1+r.Int64N(8), n-lba)
+					require.Equal(t, tagged.Trim(lba, k), untagged.Trim(lba, k))
+				case x < 10:
+					a, errA := tagged.Read(lba)
+					b, errB := untagged.Read(lba)
+					require.Equal(t, errA, errB)
+					require.Equal(t, a, b)
+				default:
+					slots := 1 + r.IntN(tc.slots)
+					require.NoError(t, tagged.WriteOn(AnyDie, lba, uint32(i), slots))
+					require.NoError(t, untagged.WriteOn(AnyDie, lba, uint32(i), slots))
+				}
+			}
+			require.Equal(t, tagged.Counters(), untagged.Counters())
+			require.Equal(t, tagged.l2p, untagged.l2p)
+			require.NoError(t, untagged.CheckInvariants())
+			require.Positive(t, tagged.Counters().GCCopiedUnits, "collection ran")
+			require.Positive(t, untagged.ReverseMapPasses())
+			t.Logf("%d GC runs, %d passes over the mapping table, %d groups hold a reverse map (budget %d)",
+				untagged.Counters().GCRuns, untagged.ReverseMapPasses(), untagged.rev.held, untagged.rev.budget)
+			require.LessOrEqual(t, untagged.rev.held, untagged.rev.budget+4*g.Dies(), "beside the budget, only the groups being programmed")
+		})
+	}
+}

@@ -1,0 +1,255 @@
+package workload
+
+// The options of zoned block devices (fio's zonemode=zbd and its zone
+// options) and of data placement (fio's fdp, dataplacement, plids,
+// plid_select), and their checks against what the drive reports.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ZoneLayout is a zoned drive's namespace as a host sees it (Identify
+// Namespace and Report Zones): what zonemode=zbd jobs are checked
+// against and lay their zones out by.
+type ZoneLayout struct {
+	// ZoneBytes is the zone size (ZSZE), CapacityBytes the writable part
+	// of each zone from its start (ZCAP).
+	ZoneBytes, CapacityBytes int64
+	// Zones is how many there are, from offset 0.
+	Zones int
+	// MaxOpen and MaxActive are the open and active zone limits (MOR+1,
+	// MAR+1); 0: no limit.
+	MaxOpen, MaxActive int
+}
+
+// PlacementMode is the directive a job's writes carry (fio's
+// dataplacement).
+type PlacementMode uint8
+
+// Placement modes; the device side sends FDP's as NVMe's DTYPE 2h
+// (Data Placement) and streams' as DTYPE 1h.
+const (
+	PlacementNone PlacementMode = iota
+	PlacementFDP
+	PlacementStreams
+)
+
+// ZBD is how a zonemode=zbd job uses a zoned drive, as fio's zbd.c does:
+// sequential writes within each zone at its write pointer, random across
+// zones; reads below the write pointer; a trim resets a zone.
+type ZBD struct {
+	// On is zonemode=zbd.
+	On bool
+	// ZoneCapacity is fio's zonecapacity: the writable part of a zone
+	// when the drive does not report one (ignored on a zoned drive,
+	// which does, as in fio); 0: the zone size.
+	ZoneCapacity int64
+	// ReadBeyondWP lets reads go past the write pointer (fio's
+	// read_beyond_wp); by default reads stay in written data.
+	ReadBeyondWP bool
+	// MaxOpenZones limits the zones all jobs write at once (fio's
+	// max_open_zones; 0: the drive's limit), JobMaxOpenZones those this
+	// job writes at once (0: none). IgnoreZoneLimits lets MaxOpenZones
+	// exceed the drive's limit (fio's ignore_zone_limits).
+	MaxOpenZones, JobMaxOpenZones int
+	IgnoreZoneLimits              bool
+	// ResetThreshold and ResetFrequency are fio's zone_reset_threshold
+	// and zone_reset_frequency: once the valid data in the write zones of
+	// the range passes ResetThreshold of its size, one write in every
+	// 1/ResetFrequency resets its zone first.
+	ResetThreshold, ResetFrequency float64
+	// Host is the host's view of the drive's zones, shared by the zbd
+	// jobs of a run (NewZoneHost); set once the drive is known.
+	Host       *ZoneHost
+	maxOpenSet bool
+}
+
+// Placement is how a job's writes carry placement identifiers (fio's
+// dataplacement, plids, plid_select).
+type Placement struct {
+	// Mode is the directive writes carry (fio's dataplacement: fdp,
+	// streams; none by default).
+	Mode PlacementMode
+	// IDs are indices into the placement identifiers the drive reports
+	// (fio's plids, fdp_pli): for FDP, not the identifiers themselves;
+	// nil: all the drive reports.
+	IDs []int
+	// Random picks one of IDs at random for each write (fio's
+	// plid_select=random); else they are taken in turn (roundrobin).
+	Random bool
+}
+
+// maxPlacementIDs is fio's FIO_MAX_DP_IDS: the most identifiers a job
+// uses.
+const maxPlacementIDs = 128
+
+var zoneOptions = []Option{
+	{Name: "read_beyond_wp", Kind: KindBool, Values: "0|1", Field: "Target.ZBD.ReadBeyondWP", WorkloadOnly: true,
+		Help:      "zonemode=zbd: let reads go past a zone's write pointer (default: reads stay in written data)",
+		boolField: func(j *Job) *bool { return &j.ZBD.ReadBeyondWP }},
+	{Name: "zonecapacity", Kind: KindSize, Field: "Target.ZBD.ZoneCapacity",
+		Help: "zonemode=zbd: the writable part of each zone when the drive reports none (a zoned drive reports its own)",
+		set:  func(j *Job, v string) error { return setPositiveSize(&j.ZBD.ZoneCapacity, v) }},
+	{Name: "max_open_zones", Kind: KindInt, Min: 0, Max: 4096, Field: "Target.ZBD.MaxOpenZones",
+		Help: "zonemode=zbd: zones written at once by all jobs (default the drive's limit, at most it unless ignore_zone_limits; 0..4096)",
+		set: func(j *Job, v string) error {
+			j.ZBD.maxOpenSet = true
+			return setInt(&j.ZBD.MaxOpenZones, v, 0, 4096)
+		}},
+	{Name: "job_max_open_zones", Kind: KindInt, Min: 0, Max: 4096, Field: "Target.ZBD.JobMaxOpenZones",
+		Help:     "zonemode=zbd: zones this job writes at once (0: no limit of its own; needs a global limit)",
+		intField: func(j *Job) *int { return &j.ZBD.JobMaxOpenZones }},
+	{Name: "ignore_zone_limits", Kind: KindBool, Values: "0|1", Field: "Target.ZBD.IgnoreZoneLimits",
+		Help:      "zonemode=zbd: let max_open_zones exceed the drive's open-zone limit",
+		boolField: func(j *Job) *bool { return &j.ZBD.IgnoreZoneLimits }},
+	{Name: "zone_reset_threshold", Kind: KindText, Values: "a ratio in [0, 1]", Field: "Target.ZBD.ResetThreshold", WorkloadOnly: true,
+		Help: "zonemode=zbd: the share of the range's size the valid data of its write zones must pass before zone_reset_frequency resets zones",
+		set:  func(j *Job, v string) error { return setRatio(&j.ZBD.ResetThreshold, v) }},
+	{Name: "zone_reset_frequency", Kind: KindText, Values: "a ratio in [0, 1]", Field: "Target.ZBD.ResetFrequency", WorkloadOnly: true,
+		Help: "zonemode=zbd: past zone_reset_threshold, reset the zone of one write in every 1/f first",
+		set:  func(j *Job, v string) error { return setRatio(&j.ZBD.ResetFrequency, v) }},
+}
+
+var placementOptions = []Option{
+	{Name: "dataplacement", Aliases: []string{"data_placement"}, Kind: KindChoice, Values: "none|fdp|streams", Field: "Target.Placement.Mode",
+		Help: "none, fdp (writes carry FDP placement identifiers) or streams (stream identifiers)",
+		set: func(j *Job, v string) error {
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "none":
+				j.Placement.Mode = PlacementNone
+			case "fdp":
+				j.Placement.Mode = PlacementFDP
+			case "streams":
+				j.Placement.Mode = PlacementStreams
+			default:
+				return fmt.Errorf("%q: allowed none, fdp, streams", v)
+			}
+			return nil
+		}},
+	{Name: "fdp", Kind: KindBool, Values: "0|1", Field: "Target.Placement.Mode",
+		Help: "1: dataplacement=fdp", set: func(j *Job, v string) error {
+			var on bool
+			if err := setBool(&on, v); err != nil {
+				return err
+			}
+			j.Placement.Mode = PlacementNone
+			if on {
+				j.Placement.Mode = PlacementFDP
+			}
+			return nil
+		}},
+	{Name: "plids", Aliases: []string{"fdp_pli"}, Kind: KindList, Values: "indices and ranges: 0,2-4,7", Field: "Target.Placement.IDs",
+		Help: "the placement identifiers writes use, as indices into those the drive reports (default all, at most 128)",
+		set: func(j *Job, v string) (err error) {
+			j.Placement.IDs, err = parseIndexList(v, maxPlacementIDs)
+			return
+		}},
+	{Name: "plid_select", Aliases: []string{"fdp_pli_select"}, Kind: KindChoice, Values: "roundrobin|random", Field: "Target.Placement.Random",
+		Help: "which of plids each write takes: in turn (roundrobin, the default) or at random", set: func(j *Job, v string) error {
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "roundrobin":
+				j.Placement.Random = false
+			case "random":
+				j.Placement.Random = true
+			case "scheme":
+				return fmt.Errorf("%q: plid_select=scheme (placement by offset from a dp_scheme file) is not modelled; allowed roundrobin, random", v)
+			default:
+				return fmt.Errorf("%q: allowed roundrobin, random", v)
+			}
+			return nil
+		}},
+}
+
+// setRatio sets a ratio in [0, 1].
+func setRatio(p *float64, v string) error {
+	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || x < 0 || x > 1 {
+		return fmt.Errorf("%q: must be a number in [0, 1]", v)
+	}
+	*p = x
+	return nil
+}
+
+// parseIndexList reads fio's list of indices and ranges (1,2-4,5), each
+// below limit; at most limit entries.
+func parseIndexList(v string, limit int) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(v, ",") {
+		p = strings.TrimSpace(p)
+		lo, hi, isRange := strings.Cut(p, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.Atoi(strings.TrimSpace(hi))
+		}
+		if err != nil || a < 0 || b < a {
+			return nil, fmt.Errorf("%q: want indices and ranges such as 0,2-4", p)
+		}
+		for i := a; i <= b; i++ {
+			if i >= limit || len(out) >= limit {
+				return nil, fmt.Errorf("%q: at most %d identifiers, each below %d", v, limit, limit)
+			}
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+// CheckZones checks a zonemode=zbd job against the zones the drive
+// reports (nil: a conventional drive), as fio's zbd.c checks them, and
+// fixes the job's open-zone limit. The errors are fio's.
+func (j *Job) CheckZones(z *ZoneLayout) error {
+	if !j.ZBD.On {
+		return nil
+	}
+	if z == nil {
+		return fmt.Errorf("%w: zonemode=zbd: the drive is conventional, not a zoned block device", ErrOption)
+	}
+	if j.set["zonesize"] && j.ZoneSize != z.ZoneBytes {
+		return fmt.Errorf("%w: zonesize=%d: does not match the device zone size %d", ErrOption, j.ZoneSize, z.ZoneBytes)
+	}
+	j.ZoneSize = z.ZoneBytes
+	if j.ZoneSkip%z.ZoneBytes != 0 {
+		return fmt.Errorf("%w: zoneskip=%d: must be a multiple of the zone size %d in zonemode=zbd", ErrOption, j.ZoneSkip, z.ZoneBytes)
+	}
+	switch {
+	case !j.ZBD.maxOpenSet:
+		j.ZBD.MaxOpenZones = z.MaxOpen
+	case z.MaxOpen > 0 && !j.ZBD.IgnoreZoneLimits && j.ZBD.MaxOpenZones > z.MaxOpen:
+		return fmt.Errorf("%w: max_open_zones=%d: larger than the device's %d (ignore_zone_limits=1 allows it)", ErrOption, j.ZBD.MaxOpenZones, z.MaxOpen)
+	case j.ZBD.MaxOpenZones == 0 && z.MaxOpen > 0 && !j.ZBD.IgnoreZoneLimits:
+		j.ZBD.MaxOpenZones = z.MaxOpen
+	}
+	if j.ZBD.JobMaxOpenZones > 0 && j.ZBD.MaxOpenZones == 0 {
+		return fmt.Errorf("%w: job_max_open_zones=%d: cannot be used without a global open zones limit (max_open_zones)", ErrOption, j.ZBD.JobMaxOpenZones)
+	}
+	return nil
+}
+
+// CheckPlacement checks a job's placement identifiers against the n the
+// drive reports (fio's "PID index must be smaller than"). On a drive
+// with none (not an FDP drive) the job runs without them, with a note
+// saying so.
+func (j *Job) CheckPlacement(n int) error {
+	if j.Placement.Mode == PlacementNone {
+		return nil
+	}
+	if n == 0 {
+		j.Notes = append(j.Notes, "dataplacement: the drive reports no placement identifiers (it has no FDP): the writes carry none")
+		j.Placement = Placement{}
+		return nil
+	}
+	for _, i := range j.Placement.IDs {
+		if i >= n {
+			return fmt.Errorf("%w: plids: PID index %d must be smaller than %d, the identifiers the drive reports", ErrOption, i, n)
+		}
+	}
+	if j.Placement.IDs == nil {
+		for i := range min(n, maxPlacementIDs) {
+			j.Placement.IDs = append(j.Placement.IDs, i) // fio: all the drive reports
+		}
+	}
+	return nil
+}
