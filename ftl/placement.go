@@ -54,6 +54,11 @@ type fdpState struct {
 	host       []stage   // per handle: its host stage (the served one's is in FTL.host)
 	hostOpen   [][]int32 // per handle: its open host group per die (the served one's is FTL.open[HostStream])
 	active     int       // handle served by FTL.host
+	// nextDie is, per handle, the die its next host page goes to (the
+	// served one's is FTL.nextDie): each handle stripes its pages over
+	// the dies on its own, as a reclaim unit spans them, so that the
+	// dies hold even shares of every handle's data.
+	nextDie []int
 	// gc is, per GC owner (0: the shared point; 1+h: persistently
 	// isolated handle h), per die, its GC write point; gcActive is, per
 	// die, the owner whose point is in FTL.gc[d] and FTL.open[GCStream][d].
@@ -81,7 +86,7 @@ func (f *FTL) newFDP() error {
 		return fmt.Errorf("%w: placement handles with an SLC cache or SafeErase are not supported", ErrConfig)
 	}
 	p := &fdpState{persistent: make([]bool, n), owner: make([]uint8, len(f.busy)),
-		host: make([]stage, n), hostOpen: make([][]int32, n), gcActive: make([]int, f.dies),
+		host: make([]stage, n), hostOpen: make([][]int32, n), nextDie: make([]int, n), gcActive: make([]int, f.dies),
 		stats: make([]HandleStats, n+1)}
 	for h := range n {
 		p.persistent[h] = h < np
@@ -173,8 +178,8 @@ func (f *FTL) useHost(h int) {
 	if p.active == h {
 		return
 	}
-	p.host[p.active], p.hostOpen[p.active] = f.host, f.open[HostStream]
-	f.host, f.open[HostStream] = p.host[h], p.hostOpen[h]
+	p.host[p.active], p.hostOpen[p.active], p.nextDie[p.active] = f.host, f.open[HostStream], f.nextDie
+	f.host, f.open[HostStream], f.nextDie = p.host[h], p.hostOpen[h], p.nextDie[h]
 	p.active = h
 }
 
