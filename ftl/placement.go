@@ -319,3 +319,48 @@ func (f *FTL) dropIdle() {
 		}
 	}
 }
+
+// idleOpen reports whether g is the open group of a write point of die d
+// not being served.
+func (f *FTL) idleOpen(d int, g int32) bool {
+	p := f.fdp
+	for h := range p.hostOpen {
+		if h != p.active && p.hostOpen[h][d] == g {
+			return true
+		}
+	}
+	for o := range p.gc {
+		if p.gc[o] != nil && o != p.gcActive[d] && p.gc[o][d].open == g {
+			return true
+		}
+	}
+	return false
+}
+
+// hostStaged counts the host's slots waiting in the host stages.
+func (f *FTL) hostStaged() int64 {
+	n := int64(f.host.n)
+	if f.fdp != nil {
+		for h := range f.fdp.host {
+			if h != f.fdp.active {
+				n += int64(f.fdp.host[h].n)
+			}
+		}
+	}
+	return n
+}
+
+// idleGCStaged counts the moved units waiting in the GC stages not being
+// served.
+func (f *FTL) idleGCStaged() int64 {
+	var n int64
+	p := f.fdp
+	for o := range p.gc {
+		for d := range p.gc[o] {
+			if o != p.gcActive[d] {
+				n += int64(p.gc[o][d].st.n)
+			}
+		}
+	}
+	return n
+}

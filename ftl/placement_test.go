@@ -35,7 +35,7 @@ func checkIsolation(t require.TestingT, f *FTL, writer []int) {
 }
 
 // TestPlacementIsolationProperty writes, trims and flushes at random
-// through handles of both isolation types, under every victim policy,
+// and secure-erases through handles of both isolation types, under every victim policy,
 // and checks after each step that no group mixes a persistently isolated
 // handle's data with another handle's, and that every unit reads back
 // the data last written.
@@ -77,10 +77,19 @@ func TestPlacementIsolationProperty(t *testing.T) {
 						lba := rapid.Int64Range(0, n-1).Draw(rt, "trim")
 						require.NoError(rt, f.Trim(lba, 1))
 						writer[lba], token[lba] = -1, 0
-					default:
+					case op < 99:
 						require.NoError(rt, f.Flush())
+					default:
+						f.SecureErase()
+						for lba := range writer {
+							writer[lba], token[lba] = -1, 0
+						}
+					}
+					if i%256 == 0 {
+						require.NoError(rt, f.CheckInvariants())
 					}
 				}
+				require.NoError(rt, f.CheckInvariants())
 				checkIsolation(rt, f, writer)
 				for lba := range n {
 					loc, err := f.Read(lba)
