@@ -30,7 +30,7 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 	}
 	defer f.Close()
 	jf, err := workload.ParseJobFileWith(o.traceFile, f, workload.ParseOptions{
-		LookupEnv: os.LookupEnv, Host: workload.ThisHost(), Sections: o.sections, Defaults: o.fileDefaults})
+		LookupEnv: os.LookupEnv, Host: workload.ThisHost(), ReadFile: workload.ReadIncludedFile, Sections: o.sections, Defaults: o.fileDefaults})
 	if err != nil {
 		return usageError{err} // the file's content, or reading it
 	}

@@ -39,7 +39,7 @@ func (p *jobFile) Key() string { return p.key }
 // parse parses the job file with the recovered variables.
 func (p *jobFile) parse() (*workload.JobFile, error) {
 	return workload.ParseJobFileWith(p.file, bytes.NewReader(p.text), workload.ParseOptions{
-		Getenv: func(k string) string { return p.env[k] }, Host: workload.ThisHost()})
+		Getenv: func(k string) string { return p.env[k] }, Host: workload.ThisHost(), ReadFile: workload.ReadIncludedFile})
 }
 
 // Run runs the job file's groups in order after a secure erase, as

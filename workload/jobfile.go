@@ -54,13 +54,13 @@ func ParseJobFileName(file string) (*JobFile, error) {
 // machine's values, as fio does (see ParseOptions). Errors name the file
 // and line.
 func ParseJobFile(name string, r io.Reader) (*JobFile, error) {
-	return ParseJobFileWith(name, r, ParseOptions{LookupEnv: os.LookupEnv, Host: ThisHost()})
+	return ParseJobFileWith(name, r, ParseOptions{LookupEnv: os.LookupEnv, Host: ThisHost(), ReadFile: ReadIncludedFile})
 }
 
 // ParseJobFileEnv is ParseJobFile with the environment given: getenv
 // returns the value of a variable ("" when unset).
 func ParseJobFileEnv(name string, r io.Reader, getenv func(string) string) (*JobFile, error) {
-	return ParseJobFileWith(name, r, ParseOptions{Getenv: getenv, Host: ThisHost()})
+	return ParseJobFileWith(name, r, ParseOptions{Getenv: getenv, Host: ThisHost(), ReadFile: ReadIncludedFile})
 }
 
 // ParseOptions are what a job file is read with besides its text.
@@ -77,6 +77,9 @@ type ParseOptions struct {
 	// Sections, when not empty, runs only the job sections of these names
 	// (fio's --section); [global] sections always apply.
 	Sections []string
+	// ReadFile reads a file an include directive names (os.ReadFile);
+	// nil: include directives are refused.
+	ReadFile func(name string) ([]byte, error)
 	// Defaults are options set before the file's first line, as fio's
 	// command-line job options are: the file's own options override
 	// them. Host-side ones are reported as not applied, like the file's.

@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -278,4 +280,48 @@ func TestJobFileDescription(t *testing.T) {
 	require.Empty(t, jf.Ignored)
 	require.Equal(t, "the kit", jf.Jobs[0].Options["description"])
 	require.Equal(t, "4k random writes", jf.Jobs[1].Options["description"])
+}
+
+// TestJobFileInclude: an include directive reads another file where it
+// stands, as fio does — a relative path from the including file's
+// directory, its options in the section it is in or sections of its
+// own — and an error in it names the included file and its line; a file
+// that includes itself, and include without a file system, are refused.
+func TestJobFileInclude(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	write("inc/common.fio", "bs=8k\nrw=randwrite\n")
+	write("inc/more.fio", "[b]\nsize=1m\n")
+	main := write("inc/main.fio", "[global]\ninclude common.fio\nsize=2m\n[a]\ninclude\tmore.fio\n")
+	jf, err := ParseJobFileName(main)
+	require.NoError(t, err)
+	require.Len(t, jf.Jobs, 2)
+	for _, fj := range jf.Jobs {
+		require.Equal(t, int64(8192), fj.Job.BS[0].Bytes, fj.Job.Name)
+	}
+
+	write("bad/inner.fio", "bs=8k\nrw=sideways\n")
+	bad := write("bad/main.fio", "[a]\nsize=1m\ninclude inner.fio\n")
+	_, err = ParseJobFileName(bad)
+	require.ErrorContains(t, err, filepath.Join(dir, "bad", "inner.fio")+":2:")
+
+	loop := write("loop/main.fio", "[a]\ninclude main.fio\n")
+	_, err = ParseJobFileName(loop)
+	require.ErrorContains(t, err, "includes itself")
+
+	_, err = ParseJobFileWith("x.fio", strings.NewReader("[a]\ninclude y.fio\n"), ParseOptions{})
+	require.ErrorContains(t, err, "x.fio:2:")
+}
+
+// TestJobFileIncludeRefusesDevices: include of a device is refused, not
+// read without end.
+func TestJobFileIncludeRefusesDevices(t *testing.T) {
+	_, err := ParseJobFile("d.fio", strings.NewReader("[a]\ninclude /dev/zero\n"))
+	require.ErrorContains(t, err, "d.fio:2:")
+	require.ErrorContains(t, err, "not a regular file")
 }

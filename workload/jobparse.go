@@ -5,9 +5,12 @@ package workload
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +25,7 @@ type setting struct {
 	key, val string
 	raw      string // the value as written, before ${VAR} was expanded
 	line     int
+	file     string // the included file the line is in ("" for the job file itself)
 	// unset are the ${VAR}s of the line that the environment does not
 	// set (or sets empty): they read as empty, as in fio, and an error
 	// on the line names them.
@@ -40,6 +44,9 @@ type section struct {
 func (s setting) where(file string) string {
 	if s.line == 0 {
 		return "command line --" + s.key
+	}
+	if s.file != "" {
+		file = s.file
 	}
 	return file + ":" + strconv.Itoa(s.line)
 }
@@ -95,60 +102,117 @@ func (po ParseOptions) lookupEnv() func(string) (string, bool) {
 	return func(string) (string, bool) { return "", false }
 }
 
+// maxIncludeDepth is how deeply include directives may nest.
+const maxIncludeDepth = 16
+
+// sectionReader reads the lines of a job file, and of the files it
+// includes, into sections.
+type sectionReader struct {
+	po     ParseOptions
+	lookup func(string) (string, bool)
+	secs   []*section
+	cur    *section
+	chain  []string // the files being read, outermost first
+}
+
 // readSections reads the lines of a job file into its sections.
 func readSections(name string, r io.Reader, po ParseOptions) ([]*section, error) {
-	lookup := po.lookupEnv()
+	sr := &sectionReader{po: po, lookup: po.lookupEnv()}
+	if err := sr.read(name, "", r); err != nil {
+		return nil, err
+	}
+	return sr.secs, nil
+}
+
+// read reads the lines of file name (shown as shown, "" for the job
+// file itself) from r.
+func (sr *sectionReader) read(name, shown string, r io.Reader) error {
+	sr.chain = append(sr.chain, name)
+	defer func() { sr.chain = sr.chain[:len(sr.chain)-1] }()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxJobFileLine)
-	var secs []*section
-	var cur *section
 	ln := 0
 	for sc.Scan() {
 		ln++
-		text := sc.Text()
-		if i := strings.IndexAny(text, ";#"); i >= 0 {
-			text = text[:i]
+		if err := sr.line(name, shown, ln, sc.Text()); err != nil {
+			return err
 		}
-		expanded, unset, empty := expandEnv(text, lookup)
-		line := strings.TrimSpace(expanded)
-		if line == "" {
-			continue
-		}
-		s := setting{line: ln, unset: unset, empty: empty}
-		if line[0] == '[' {
-			end := strings.IndexByte(line, ']')
-			if end < 2 {
-				err := fmt.Errorf("%s:%d: %w: malformed section header %q", name, ln, ErrOption, line)
-				if note := envNote(unset, empty); note != "" {
-					err = fmt.Errorf("%w (%s)", err, note)
-				}
-				return nil, err
-			}
-			cur = &section{name: strings.TrimSpace(line[1:end]), line: ln}
-			secs = append(secs, cur)
-			continue
-		}
-		if cur == nil {
-			return nil, fmt.Errorf("%s:%d: %w: option %q before any [section]", name, ln, ErrOption, line)
-		}
-		key, raw, _ := strings.Cut(line, "=")
-		s.key, raw = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(raw)
-		_, s.raw, _ = strings.Cut(strings.TrimSpace(text), "=")
-		s.raw, s.val = strings.TrimSpace(s.raw), raw
-		val, err := expandValue(raw, po.Host)
-		if err != nil {
-			return nil, s.fail(name, err)
-		}
-		s.val = val
-		cur.opts = append(cur.opts, s)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%s:%d: %w: line too long, allowed at most %d bytes (1 MiB) a line", name, ln+1, ErrOption, maxJobFileLine)
+			return fmt.Errorf("%s:%d: %w: line too long, allowed at most %d bytes (1 MiB) a line", name, ln+1, ErrOption, maxJobFileLine)
 		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	return secs, nil
+	return nil
+}
+
+// line reads line ln of file name.
+func (sr *sectionReader) line(name, shown string, ln int, text string) error {
+	if i := strings.IndexAny(text, ";#"); i >= 0 {
+		text = text[:i]
+	}
+	expanded, unset, empty := expandEnv(text, sr.lookup)
+	line := strings.TrimSpace(expanded)
+	if line == "" {
+		return nil
+	}
+	s := setting{line: ln, file: shown, unset: unset, empty: empty}
+	if line[0] == '[' {
+		end := strings.IndexByte(line, ']')
+		if end < 2 {
+			err := fmt.Errorf("%s:%d: %w: malformed section header %q", name, ln, ErrOption, line)
+			if note := envNote(unset, empty); note != "" {
+				err = fmt.Errorf("%w (%s)", err, note)
+			}
+			return err
+		}
+		sr.cur = &section{name: strings.TrimSpace(line[1:end]), line: ln}
+		sr.secs = append(sr.secs, sr.cur)
+		return nil
+	}
+	if inc, ok := strings.CutPrefix(line, "include"); ok && inc != "" && (inc[0] == ' ' || inc[0] == '\t') {
+		return sr.include(name, ln, strings.TrimSpace(inc))
+	}
+	if sr.cur == nil {
+		return fmt.Errorf("%s:%d: %w: option %q before any [section]", name, ln, ErrOption, line)
+	}
+	key, raw, _ := strings.Cut(line, "=")
+	s.key, raw = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(raw)
+	_, s.raw, _ = strings.Cut(strings.TrimSpace(text), "=")
+	s.raw, s.val = strings.TrimSpace(s.raw), raw
+	val, err := expandValue(raw, sr.po.Host)
+	if err != nil {
+		return s.fail(name, err)
+	}
+	s.val = val
+	sr.cur.opts = append(sr.cur.opts, s)
+	return nil
+}
+
+// include reads the file an include directive at line ln of file name
+// names, as fio does: its lines go where the directive is (they may set
+// options of the section the directive is in, or start sections), and a
+// relative path is taken from the directory of the file that includes
+// it.
+func (sr *sectionReader) include(name string, ln int, file string) error {
+	if sr.po.ReadFile == nil {
+		return fmt.Errorf("%s:%d: %w: include %s: included files are not read here (ParseOptions.ReadFile is not set)", name, ln, ErrOption, file)
+	}
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(filepath.Dir(name), file)
+	}
+	if slices.Contains(sr.chain, file) {
+		return fmt.Errorf("%s:%d: %w: include %s: the file includes itself (%s)", name, ln, ErrOption, file, strings.Join(append(sr.chain, file), " → "))
+	}
+	if len(sr.chain) > maxIncludeDepth {
+		return fmt.Errorf("%s:%d: %w: include %s: includes nested more than %d deep", name, ln, ErrOption, file, maxIncludeDepth)
+	}
+	b, err := sr.po.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("%s:%d: %w: include: %w", name, ln, ErrOption, err)
+	}
+	return sr.read(file, file, bytes.NewReader(b))
 }
 
 // fileJob is a job section's job with the job file's own options.
@@ -365,4 +429,29 @@ func expandEnv(s string, lookup func(string) (string, bool)) (out string, unset 
 	}
 	b.WriteString(s)
 	return b.String(), unset, empty && len(unset) > 0
+}
+
+// maxIncludedFile is the largest file an include directive reads.
+const maxIncludedFile = 64 << 20
+
+// ReadIncludedFile reads a file an include directive names, for
+// ParseOptions.ReadFile: a regular file of at most 64 MiB (a device or a
+// pipe named by a hostile job file is refused, not read without end).
+func ReadIncludedFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	if st.Size() > maxIncludedFile {
+		return nil, fmt.Errorf("%s: %d bytes, allowed at most %d (64 MiB)", name, st.Size(), maxIncludedFile)
+	}
+	return io.ReadAll(io.LimitReader(f, maxIncludedFile+1))
 }
