@@ -180,7 +180,9 @@ type Firmware struct {
 	// (ftl.ReserveSpare), so that the write points and the reserve hold
 	// at most a quarter of the spare where collection allows.
 	// Zoned makes the drive a zoned namespace (see Zoned).
-	Zoned     Zoned  `yaml:"zoned,omitempty" doc:"a zoned namespace (NVMe ZNS): zone size, capacity and limits"`
+	Zoned Zoned `yaml:"zoned,omitempty" doc:"a zoned namespace (NVMe ZNS): zone size, capacity and limits"`
+	// FDP is flexible data placement (see FDP).
+	FDP       FDP    `yaml:"fdp,omitempty" doc:"flexible data placement (NVMe FDP): reclaim unit handles and their isolation"`
 	GCReserve string `yaml:"gc_reserve,omitempty" layer:"firmware" range:"fixed|spare" default:"fixed" doc:"how the gc_* free-group thresholds are sized: as given on every die, or from the spare area"`
 	// PowerLossProtection is capacitors that hold the drive up long enough,
 	// on a power cut, to finish the flash operations under way and program

@@ -34,6 +34,8 @@ type Controller struct {
 	cap  int64      // user bytes
 	rng  *rand.Rand // the dedupe draws
 
+	fdpStats *fdpEvents // FDP's events (nil: no FDP)
+
 	raise  raise  // RAISE parity (raise.go)
 	maps   region // mapping pages written back from the cache, and checkpoints
 	ckpt   checkpoints
@@ -114,6 +116,9 @@ func New(cfg Config) (*Controller, error) {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		c.cap = int64(c.zones.Config().Zones) * int64(cfg.Firmware.Zoned.ZoneSize)
+	}
+	if cfg.Firmware.FDP.On() {
+		c.fdpStats = &fdpEvents{}
 	}
 	c.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5851f42d4c957f2d))
 	g := cfg.NAND.Geometry

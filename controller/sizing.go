@@ -145,6 +145,9 @@ func (c *Config) resolve() (Resolved, error) {
 	if err := built.validateZoned(); err != nil {
 		return Resolved{}, err
 	}
+	if err := built.validateFDP(); err != nil {
+		return Resolved{}, err
+	}
 	built.Sizing = SizeSpare
 	built.origin = nil // the drive as built is not the text read
 	return Resolved{Config: built, SparePercent: spareOf(g.Bytes(), built.Firmware.RaiseStripe, built.Capacity), Warnings: built.spareWarnings()}, nil

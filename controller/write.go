@@ -68,11 +68,12 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 			} else {
 				// A new host page goes to the die that frees up first,
 				// chosen once the work before it is booked.
+				h := c.handleOf(r)
 				die := ftl.AnyDie
-				if c.ftl.OpensPage(1) {
+				if c.ftl.OpensPageHandle(h, 1) {
 					die = c.hostDie()
 				}
-				err := c.ftl.WriteOn(die, lba, tok, 1)
+				err := c.ftl.WriteHandle(h, die, lba, tok, 1)
 				if len(c.ftl.Ready().Ops) > 0 {
 					c.drain(at)
 				}

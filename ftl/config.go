@@ -78,6 +78,16 @@ type Config struct {
 	// waiting victims as free; a die that needs a group with none free
 	// programs its GC page padded and closes its word lines.
 	SafeErase bool
+	// Handles is the number of reclaim unit handles (NVMe FDP) writes may
+	// name (WriteHandle): each has its own write point, and no group holds
+	// the data of two handles as written. 0: no placement. At most
+	// MaxHandles; not with an SLC cache or SafeErase.
+	Handles int
+	// PersistentHandles is how many of the handles, the first ones, are
+	// persistently isolated: collection moves their data only into groups
+	// holding the same handle's data. The others are initially isolated:
+	// their moved data may share groups. 0..Handles.
+	PersistentHandles int
 	// GCHighWater is the number of free groups per die that background
 	// collection restores while the host is idle. Default 2*GCLowWater+2.
 	GCHighWater int

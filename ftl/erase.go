@@ -44,6 +44,9 @@ func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
 		return nil
 	}
 	f.keepErased(g)
+	if f.fdp != nil {
+		f.noteErase(g)
+	}
 	failed := false
 	for p := 0; p < f.np; p++ {
 		err := f.dev.Erase(int(g)*f.np + p)

@@ -16,7 +16,10 @@ import (
 // is durable. With SafeErase it also closes every half programmed word
 // line of the host's groups, padding its remaining pages, so that no
 // later program can destroy what the flush made durable.
-func (f *FTL) Flush() error {
+func (f *FTL) Flush() error { return f.eachPoint(f.flush) }
+
+// flush is Flush of the write points being served.
+func (f *FTL) flush() error {
 	if f.readOnly {
 		// Nothing can be programmed: what is staged stays in controller
 		// memory, and on a one-shot part the pages of a half programmed

@@ -134,6 +134,8 @@ type FTL struct {
 	alphaSum, alphaN float64
 	budget           SpareBudget
 	paceGain         float64 // GCPacePercent/100
+
+	fdp *fdpState // placement handles' write points (Config.Handles; nil: none)
 }
 
 // New builds an FTL over dev, which it secure-erases; dev must not be nil.
@@ -212,6 +214,9 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 		f.parked = make([]int32, f.dies)
 	}
 	f.reset()
+	if err := f.newFDP(); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -415,6 +420,9 @@ func (f *FTL) reset() {
 // SecureErase erases every block and forgets every mapping. Staged data
 // is dropped (counted in DiscardedUnits).
 func (f *FTL) SecureErase() {
+	if f.fdp != nil {
+		f.dropIdle()
+	}
 	f.cnt.DiscardedUnits += int64(f.host.host)
 	f.cnt.DiscardedSlots += int64(f.host.n)
 	f.cnt.DiscardedMoved += f.gcStaged()
@@ -469,6 +477,9 @@ func (f *FTL) stageOf(u uint32) *stage {
 	}
 	if s := &f.gc[int(g)/f.gpd]; s.group == g && s.page == page {
 		return s
+	}
+	if f.fdp != nil {
+		return f.idleStageOf(g, page)
 	}
 	return nil
 }

@@ -163,6 +163,9 @@ func (f *FTL) countCopied(cause Stream, n int) {
 func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 	c := &f.clean[d]
 	g := int(c.group)
+	if f.fdp != nil && g >= 0 {
+		f.useGC(d, f.gcOwner(f.fdp.owner[g]))
+	}
 	gs := &f.gc[d]
 	base := int64(g) * int64(f.upg)
 	moved := 0.0
@@ -315,7 +318,7 @@ func (f *FTL) payCredit(d int, units float64) error {
 // isOpen reports whether g is a stream's open group.
 func (f *FTL) isOpen(g int32) bool {
 	d := f.dieOf(g)
-	return f.open[HostStream][d] == g || f.open[GCStream][d] == g || (f.parked != nil && f.parked[d] == g)
+	return f.open[HostStream][d] == g || f.open[GCStream][d] == g || (f.parked != nil && f.parked[d] == g) || (f.fdp != nil && f.idleOpen(d, g))
 }
 
 // candidate reports whether g may become a victim: full, not open and not

@@ -118,9 +118,9 @@ func (f *FTL) CheckInvariants() error {
 	// Every unit the host wrote is either programmed or staged.
 	moved := f.cnt.GCCopiedUnits + f.cnt.WLCopiedUnits + f.cnt.FoldedUnits - f.gcStaged() - f.cnt.DiscardedMoved
 	hostProgrammed := f.cnt.ProgramUnits - f.cnt.PaddedUnits - moved - f.cnt.FailedProgramUnits
-	if hostProgrammed+int64(f.host.n)+f.cnt.DiscardedSlots != f.cnt.HostSlots {
+	if staged := f.hostStaged(); hostProgrammed+staged+f.cnt.DiscardedSlots != f.cnt.HostSlots {
 		return fmt.Errorf("ftl invariant: %d host slots written, %d programmed, %d staged and %d discarded",
-			f.cnt.HostSlots, hostProgrammed, f.host.n, f.cnt.DiscardedSlots)
+			f.cnt.HostSlots, hostProgrammed, staged, f.cnt.DiscardedSlots)
 	}
 	for g := 0; g < groups; g++ {
 		want := f.isOpen(int32(g)) || f.clean[f.dieOf(int32(g))].group == int32(g) || slices.Contains(f.pendingErase[f.dieOf(int32(g))], int32(g))
@@ -145,6 +145,9 @@ func (f *FTL) gcStaged() int64 {
 	var n int64
 	for d := range f.gc {
 		n += int64(f.gc[d].n)
+	}
+	if f.fdp != nil {
+		n += f.idleGCStaged()
 	}
 	return n
 }

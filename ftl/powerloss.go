@@ -113,6 +113,9 @@ type Recovery struct {
 // there.
 func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 	var rec Recovery
+	if f.fdp != nil {
+		return rec, fmt.Errorf("%w: a power-loss rebuild with placement handles is not supported", ErrPlacement)
+	}
 	if !f.dev.Config().TrackData {
 		return rec, fmt.Errorf("%w: a power-loss rebuild needs the device to track data (nand.Config.TrackData)", ErrConfig)
 	}

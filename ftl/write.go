@@ -36,7 +36,12 @@ func (f *FTL) unmap(lba int64) error {
 // Write maps logical unit lba to new data carrying token (an opaque payload
 // the device keeps when it tracks data), stored uncompressed; a new host
 // page goes to the next die in turn (see WriteOn).
-func (f *FTL) Write(lba int64, token uint32) error { return f.write(lba, token, f.k, AnyDie) }
+func (f *FTL) Write(lba int64, token uint32) error {
+	if f.fdp != nil {
+		return f.WriteHandle(0, AnyDie, lba, token, f.k)
+	}
+	return f.write(lba, token, f.k, AnyDie)
+}
 
 // WriteSlots is Write for data that takes n device units once stored
 // (compressed), 1 ≤ n ≤ UnitSlots. A unit never straddles two pages: when
@@ -52,6 +57,9 @@ func (f *FTL) WriteSlots(lba int64, token uint32, n int) error {
 // and AnyDie leaves it to the FTL. A die whose groups all hold valid
 // data cannot take the page; it then goes to the next die that can.
 func (f *FTL) WriteOn(die int, lba int64, token uint32, n int) error {
+	if f.fdp != nil {
+		return f.WriteHandle(0, die, lba, token, n)
+	}
 	return f.write(lba, token, n, die)
 }
 
@@ -207,6 +215,9 @@ func (f *FTL) program(s *stage, cause Stream) error {
 	}
 	die := g / f.gpd
 	slc := f.slc != nil && f.slc[g]
+	if f.fdp != nil {
+		f.noteProgram(s)
+	}
 	f.cnt.ProgramUnits += int64(f.pageUnits)
 	f.seq += uint64(f.pageUnits)
 	if f.wl > 1 && !slc {

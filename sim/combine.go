@@ -58,6 +58,12 @@ func Combine(parts []*Result) *Result {
 		energy += r.Power.EnergyJ
 		out.Device.Counters = out.Device.Counters.Add(r.Device.Counters)
 		out.Device.FreeBlocksMin = min(out.Device.FreeBlocksMin, r.Device.FreeBlocksMin)
+		if f := r.Device.FDP; f != nil {
+			if out.Device.FDP == nil {
+				out.Device.FDP = &FDPStats{}
+			}
+			out.Device.FDP.add(f)
+		}
 		if z := r.Device.Zones; z != nil {
 			if out.Device.Zones == nil {
 				out.Device.Zones = &ZoneStats{}

@@ -124,6 +124,9 @@ type Device struct {
 	// Zones is what zone management did during the run, on a zoned drive
 	// (nil on a conventional one).
 	Zones *ZoneStats
+	// FDP is the FDP statistics log over the run, on an FDP drive (nil
+	// otherwise).
+	FDP *FDPStats
 }
 
 // ZoneStats is a zoned drive's zone management over a run.
@@ -171,6 +174,7 @@ func (d *Device) derive() {
 	if d.NANDReadBytes > 0 {
 		d.FlashUBER = float64(d.UncorrectableReads) / (8 * float64(d.NANDReadBytes))
 	}
+	d.deriveFDP()
 }
 
 // Geometry describes the simulated drive.
@@ -275,6 +279,7 @@ type metrics struct {
 	busyAt        int64
 	c0            ftl.Counters
 	z0            ftl.ZoneCounters
+	f0            controller.FDPCounters
 	// current interval
 	ivStart   int64
 	iv        Interval
@@ -304,6 +309,7 @@ func newMetrics(c *controller.Controller, start int64, o Options) *metrics {
 	c.FTL().ResetFreeGroupsMin()
 	m.c0 = c.Counters()
 	m.z0 = c.ZoneCounters()
+	m.f0, _ = c.FDPCounters()
 	m.ivStart = start
 	m.ivCounter = m.c0
 	iv := o.IntervalNs
@@ -534,6 +540,7 @@ func (m *metrics) finish(end int64) *Result {
 		r.Device.Zones = &ZoneStats{Resets: z.Resets - m.z0.Resets, Finishes: z.Finishes - m.z0.Finishes,
 			AutoCloses: z.AutoCloses - m.z0.AutoCloses, Refused: z.Refused - m.z0.Refused}
 	}
+	r.Device.FDP = fdpStats(m.c, m.f0)
 	r.Device.derive()
 	pw := m.c.Config().Power
 	g := m.c.Config().NAND.Geometry

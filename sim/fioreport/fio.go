@@ -180,6 +180,9 @@ type Device struct {
 	// Zones is a zoned drive's zone management during the job (absent
 	// on a conventional drive).
 	Zones *sim.ZoneStats `json:"zones,omitempty"`
+	// FDP is an FDP drive's FDP statistics log during the job (absent
+	// otherwise).
+	FDP *sim.FDPStats `json:"fdp,omitempty"`
 }
 
 // Power is ftlsim's account of a job's power.
@@ -448,7 +451,7 @@ func JobOf(r *sim.Result, options map[string]string) Job {
 		EraseCountMin: d.Wear.Min, EraseCountMax: d.Wear.Max, EraseCountMean: round(d.Wear.Mean),
 		LifeUsed: math.Round(d.Wear.Life*1e6) / 1e6, EffectiveAlpha: math.Round(d.EffectiveAlpha*1e6) / 1e6,
 		CompressionRatio: round(d.CompressionRatio()), ParityBytes: d.ParityBytes, MapReads: d.MapReads,
-		MapWrites: d.MapWrites, UBER: d.UBER, FlashUBER: d.FlashUBER, Zones: d.Zones,
+		MapWrites: d.MapWrites, UBER: d.UBER, FlashUBER: d.FlashUBER, Zones: d.Zones, FDP: d.FDP,
 	}
 	j.Geometry = Geometry{
 		Drive: g.Drive, Channels: g.Channels, Dies: g.Dies, Planes: g.Planes, Blocks: g.Blocks,
