@@ -201,8 +201,8 @@ func TestStateOptionsRefused(t *testing.T) {
 
 // The long tier's claim: bp4-240 at full size, filled and tortured for
 // 30 minutes as the reviews do, saved, loaded and run gives the JSON of
-// the unbroken run, and loading takes under a tenth of the time the fill
-// and torture took.
+// the unbroken run. (How long loading takes against preparing is logged,
+// not asserted: speed is measured by benchmarks, not timed tests.)
 func TestStateBP4FullSize(t *testing.T) {
 	testtier.Long(t)
 	args := []string{"--drive=bp4-240", "--precondition=torture:30m", "--rw=randwrite", "--bs=4k", "--iodepth=32",
@@ -217,7 +217,6 @@ func TestStateBP4FullSize(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	load := time.Since(start)
 	t.Logf("fill, torture and save %v; load and one I/O %v", prepare, load)
-	require.Less(t, load, prepare/10)
 	require.Contains(t, loaded, `"precondition": "torture:1800s"`)
 
 	code, plain, errOut := runCmd(t, args...)
