@@ -285,6 +285,13 @@ func (f *FTL) unerase(g int32) error {
 	if f.gc[d].group == g {
 		f.gc[d].group = -1
 	}
+	if f.bad[g] {
+		// The erase went bad in the model, but it never ran: the group
+		// is good again (nand.Device.Restore clears the block's mark).
+		f.bad[g] = false
+		f.nbadUsable--
+		f.cnt.GrownBadGroups--
+	}
 	f.busy[g] = false
 	f.closedAt[g] = f.seq
 	if f.wlOpen != nil && f.wlOpen[g] != 0 {

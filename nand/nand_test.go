@@ -365,3 +365,36 @@ func TestSuspendLimit(t *testing.T) {
 	r4 := tl.ReadSuspending(0, 1, 4096, r3, 20_000)
 	require.Less(t, r4, tl.DieFree(0), "the count started again")
 }
+
+// TestRestoreUndoesAFailedErase: an erase a power cut stopped never ran,
+// so it cannot have failed: restoring the block makes it good again, its
+// data back and its erase not counted.
+func TestRestoreUndoesAFailedErase(t *testing.T) {
+	g := Geometry{Channels: 1, TargetsPerChannel: 1, DiesPerTarget: 1, PlanesPerDie: 1, BlocksPerPlane: 4, PagesPerBlock: 2, PageBytes: 4096, UnitBytes: 4096}
+	tm := Timing{Cell: MLC, ReadNs: 1, ProgLSBNs: 1, ProgMSBNs: 1, EraseNs: 1, BusMBps: 1, RatedCycles: 3, GrownBadPermille: 999}
+	d, err := New(Config{Geometry: g, Timing: tm, Seed: 3, TrackData: true})
+	require.NoError(t, err)
+	const pb = 1
+	tags, seqs, data := make([]uint32, 2), make([]uint32, 2), make([]uint32, 2)
+	for i := 1; ; i++ {
+		require.Less(t, i, 1000, "the block never went bad")
+		require.NoError(t, d.Program(pb, 0, []uint32{7}, []uint32{70}))
+		for u := range tags {
+			tags[u], seqs[u], data[u] = d.Tag(int64(u)+d.Unit(pb, 0, 0)), d.Seq(d.Unit(pb, 0, 0)+int64(u)), d.Data(d.Unit(pb, 0, 0)+int64(u))
+		}
+		require.NoError(t, d.SetValid(d.Unit(pb, 0, 0), false))
+		wear := d.EraseCount(pb)
+		err := d.Erase(pb)
+		if err == nil {
+			continue
+		}
+		require.ErrorIs(t, err, ErrEraseFailed)
+		require.Equal(t, 1, d.GrownBadBlocks())
+		require.NoError(t, d.Restore(pb, 1, false, tags, seqs, data))
+		require.False(t, d.IsBad(pb), "restored: the erase never ran")
+		require.Equal(t, 0, d.GrownBadBlocks())
+		require.Equal(t, wear, d.EraseCount(pb))
+		require.Equal(t, uint32(7), d.Tag(d.Unit(pb, 0, 0)))
+		return
+	}
+}

@@ -30,7 +30,9 @@ func (d *Device) Corrupt(pb, page int) error {
 // write sequences and payload tokens are given for the block's whole
 // plane group (indexed by unit within the group), every unit invalid (a
 // rebuild decides which are live), and its erase is not counted. slc is
-// the mode the block was in (SetSLC).
+// the mode the block was in (SetSLC). A block that went bad on that erase
+// is good again: the erase, and so its failure, never happened (a bad
+// block is never erased, so its mark can only have come from this one).
 func (d *Device) Restore(pb, wp int, slc bool, tags, seqs, data []uint32) error {
 	if pb < 0 || pb >= d.nblk || wp < 0 || wp > d.ppb || len(tags) != d.upg || len(seqs) != d.upg || len(data) != d.upg {
 		return fmt.Errorf("%w: restore block %d to %d pages", ErrRange, pb, wp)
@@ -61,6 +63,10 @@ func (d *Device) Restore(pb, wp int, slc bool, tags, seqs, data []uint32) error 
 	}
 	d.valid[pb] = 0
 	d.wp[pb] = uint16(wp)
+	if d.bad != nil && d.bad[pb] {
+		d.bad[pb] = false
+		d.grown--
+	}
 	if d.slc != nil && d.slc[pb] {
 		if d.slcErases[pb] > 0 {
 			d.slcErases[pb]--
