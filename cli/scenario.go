@@ -57,9 +57,9 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 	}
 	var jobs []*workload.Job
 	for _, st := range steps {
-		if st.Kind == workload.RunJob {
-			jobs = append(jobs, st.Job)
-			o.trackData = o.trackData || st.Job.Verify || len(st.Job.PowerLossNs) > 0
+		for _, j := range st.Jobs() {
+			jobs = append(jobs, j)
+			o.trackData = o.trackData || j.Verify || len(j.PowerLossNs) > 0
 		}
 	}
 	c, err := buildDrive(o, jobs, sim.Second) // scenarios' series are at the default interval
@@ -227,9 +227,11 @@ func scenarioSteps(sc workload.Scenario, overrides map[string]string, o *options
 	if o.seedGiven {
 		mixed := map[*workload.Job]bool{} // a job two steps share is mixed once
 		for _, st := range steps {
-			if st.Job != nil && !mixed[st.Job] {
-				st.Job.RandSeed = mixSeed(o.job.RandSeed, st.Job.RandSeed)
-				mixed[st.Job] = true
+			for _, j := range append([]*workload.Job{st.Job}, st.With...) {
+				if j != nil && !mixed[j] {
+					j.RandSeed = mixSeed(o.job.RandSeed, j.RandSeed)
+					mixed[j] = true
+				}
 			}
 		}
 	}

@@ -12,12 +12,6 @@ import (
 	"github.com/ftlsim/ftlsim/workload"
 )
 
-// placementDrive is what an FDP drive provides its host (the device
-// side, controller.Controller, once it has FDP): the placement
-// identifiers it reports (I/O Management Receive, Reclaim Unit Handle
-// Status); 0 on a drive without FDP.
-type placementDrive interface{ PlacementIDs() int }
-
 // zonedPresets are the presets whose drives are zoned, sorted.
 func zonedPresets() []string {
 	var out []string
@@ -68,10 +62,7 @@ func layoutOf(c *controller.Controller) *workload.ZoneLayout {
 // with a line naming the zoned presets.
 func checkZonedJobs(jf *workload.JobFile, c *controller.Controller, drive string) error {
 	layout := layoutOf(c)
-	pids := 0
-	if p, ok := any(c).(placementDrive); ok {
-		pids = p.PlacementIDs()
-	}
+	pids := c.PlacementIDs() // the reclaim unit handle status, as fio reads it
 	for _, j := range jf.Jobs {
 		where := fmt.Sprintf("%s:%d: [%s]", jf.Name, j.Line, j.Job.Name)
 		if j.Job.ZBD.On && layout == nil {
@@ -83,6 +74,9 @@ func checkZonedJobs(jf *workload.JobFile, c *controller.Controller, drive string
 				where, workload.ErrOption, drive, presets)
 		}
 		if err := j.Job.CheckZones(layout); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		if err := j.Job.ReadPlacementScheme(workload.ReadIncludedFile); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
 		if err := j.Job.CheckPlacement(pids); err != nil {
