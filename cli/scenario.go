@@ -147,6 +147,9 @@ func writeScenarioText(out io.Writer, c *controller.Controller, sc workload.Scen
 		if l := faultLine(m.Result); l != "" {
 			fmt.Fprintf(out, "%s: faults: %s\n", m.Label, l)
 		}
+		if f := m.Result.Device.FDP; f != nil {
+			fmt.Fprintf(out, "%s: fdp: %s\n", m.Label, fdpLine(f))
+		}
 	}
 	if sc.Name == "desktop-suite" {
 		desktopSummary(out, ms)

@@ -151,13 +151,13 @@ func TestFDPTenantsStudy(t *testing.T) {
 	s, err := sweep.Load("fdp-tenants.yaml")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"handles", "bs"}, s.AxisNames())
-	assert.Equal(t, 16, s.NumPoints())
+	assert.Equal(t, 12, s.NumPoints())
 	var out, errb bytes.Buffer
 	require.Equal(t, 0, cli.Main([]string{"sweep", "fdp-tenants.yaml", "--list"}, &out, &errb), errb.String())
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	require.Len(t, lines, 16)
+	require.Len(t, lines, 12)
 	assert.Contains(t, lines[0], "ftlsim scenario tenants --drive=generic-nvme-fdp")
 	assert.Contains(t, lines[0], "--handles=0")
-	assert.Contains(t, lines[15], "--handles=4")
-	assert.Contains(t, lines[15], "--bs=4k,4k,4k,256k")
+	assert.Contains(t, lines[11], "--handles=4")
+	assert.Contains(t, lines[11], "--bs=4k,4k,4k,256k")
 }
