@@ -106,16 +106,18 @@ func TestFourTenants(t *testing.T) {
 // does not hold: α_hot = (α − (1 − h))/h for hot share h of the LBAs, and
 // the mix's WA is s·WA_FIFO(α_hot) + (1 − s) for the hot share s of the
 // writes (Desnoyers' FIFO model, SYSTOR 2012, eq. 5, an upper bound for
-// greedy cleaning); through one handle the cold data is collected with the
-// hot and the WA is higher (see ftl's TestHotColdSeparation for the same
-// at the FTL).
+// greedy cleaning on many blocks); through one handle the cold data is
+// collected with the hot and the WA is higher (ftl's
+// TestHotColdSeparation shows the same at the FTL, in the default tier).
+// On 8 of the preset's dies at 16 GiB and 28 % spare: 329 blocks a
+// plane, as the preset's 32 dies have at 64 GiB. With fewer blocks a
+// die the model holds less well: 1.249 against 1.159 at 82 blocks a
+// plane (16 GiB on 32 dies), 1.131 against 1.114 at 329 (64 GiB).
 func TestHotColdScenario(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs millions of writes")
-	}
-	cfg := fdpPreset(t, testtier.Pick[controller.Size](16<<30, 64<<30), 28, 32, true)
+	testtier.Long(t)
+	cfg := fdpPreset(t, 16<<30, 28, 8, true)
 	p := func(handles string) map[string]string {
-		return map[string]string{"handles": handles, "time": testtier.Pick("40s", "120s"), "warmup": testtier.Pick("60s", "180s")}
+		return map[string]string{"handles": handles, "time": "300s", "warmup": "600s"}
 	}
 	mixed := runTenants(t, cfg, "hot-cold", p("1"))
 	sep := runTenants(t, cfg, "hot-cold", p("2"))
@@ -129,5 +131,5 @@ func TestHotColdScenario(t *testing.T) {
 	t.Logf("hot/cold: WA one handle %.3f, two handles %.3f; hot share of writes %.3f, α %.4f, hot α %.3f, two-stream model %.3f",
 		mixed.Device.WriteAmplification, sep.Device.WriteAmplification, s, alpha, alphaHot, bound)
 	assert.InEpsilon(t, bound, sep.Device.WriteAmplification, 0.05, "separated streams against the two-stream model")
-	assert.Greater(t, mixed.Device.WriteAmplification, 1.2*sep.Device.WriteAmplification, "separating the streams lowers WA")
+	assert.Greater(t, mixed.Device.WriteAmplification, 1.5*sep.Device.WriteAmplification, "separating the streams lowers WA")
 }
