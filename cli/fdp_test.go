@@ -126,4 +126,8 @@ func TestTenantScenariosFromTheCommand(t *testing.T) {
 	assert.Positive(t, f.Handles[0].Host, "hot")
 	assert.Positive(t, f.Handles[1].Host, "cold")
 	assert.InEpsilon(t, f.Handles[0].Host, f.Handles[1].Host, 0.2, "the two streams write about as much")
+
+	code, _, errs := runCmd(t, "scenario", "tenants", "--drive=generic-nvme", "--capacity=64GiB", "--handles=4", "--time=200ms", "--warmup=0s", "--fill=0")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "has no FDP")
 }

@@ -66,6 +66,9 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 	if err != nil {
 		return err
 	}
+	if err := checkScenarioPlacement(sc, jobs, c, o.drive); err != nil {
+		return err
+	}
 	outs, err := newOutputs(o, stdout)
 	if err != nil {
 		return err

@@ -85,3 +85,20 @@ func checkZonedJobs(jf *workload.JobFile, c *controller.Controller, drive string
 	}
 	return nil
 }
+
+// checkScenarioPlacement refuses a scenario whose writers use placement
+// handles on drive c (named drive) when it has no FDP, as fio fails
+// without the drive's reclaim unit handle status (a job file's job runs
+// without, with a note).
+func checkScenarioPlacement(sc workload.Scenario, jobs []*workload.Job, c *controller.Controller, drive string) error {
+	if c.PlacementIDs() != nil {
+		return nil
+	}
+	for _, j := range jobs {
+		if j.Placement.Mode == workload.PlacementFDP {
+			return fmt.Errorf("%w: scenario %s: its writers use placement handles (--handles), but drive %s has no FDP (%s is 0): --handles=0, or an FDP drive (generic-nvme-fdp)",
+				workload.ErrOption, sc.Name, drive, "firmware.fdp.handles")
+		}
+	}
+	return nil
+}
