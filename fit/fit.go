@@ -34,6 +34,11 @@ type Options struct {
 	// interrupted continues with Resume.
 	Journal string
 	Resume  bool
+	// PrepareEach prepares every evaluation's drive afresh instead of
+	// forking one prepared drive per distinct preparation (see fork.go's
+	// notes); the figures differ by what the preparation's own costs
+	// left (the times it booked), the search is slower.
+	PrepareEach bool
 	// Progress, when set, is called after each evaluation; the
 	// leave-one-out refits call it from several goroutines at once.
 	Progress func(Progress)
@@ -71,8 +76,11 @@ type Result struct {
 	// LeaveOneOut is, for each target, the relative error of its figure
 	// predicted by a refit without it (NaN when not computed).
 	LeaveOneOut []float64
-	// Evaluations and Runs count evaluations and the drives run.
-	Evaluations, Runs int
+	// Evaluations and Runs count evaluations and the drives run;
+	// Preparations the drives prepared, and Forked the procedure runs
+	// that started from one of them.
+	Evaluations, Runs    int
+	Preparations, Forked int
 }
 
 // FlatShare is the change of a figure below which a parameter's effect
@@ -107,12 +115,15 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	if o.MaxEvaluations <= 0 {
 		o.MaxEvaluations = max(60, 30*len(params))
 	}
-	fp, err := fingerprint(o.Base, params, o.Targets)
+	fp, err := fingerprint(o.Base, params, o.Targets, !o.PrepareEach)
 	if err != nil {
 		return nil, err
 	}
 	ev := &evaluator{ctx: ctx, base: o.Base, params: params, targets: o.Targets, done: map[string]*entry{},
 		slots: make(chan struct{}, o.Jobs)}
+	if !o.PrepareEach {
+		ev.preps = &prepCache{base: o.Base, limit: len(o.Targets.Procedures) + o.Jobs, m: map[string]*prepEntry{}}
+	}
 	if err := ev.openJournal(o.Journal, o.Resume, fp); err != nil {
 		return nil, err
 	}
@@ -194,6 +205,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	}
 	runs, looked := ev.counts()
 	res.Evaluations, res.Runs = runs+looked, runs
+	res.Preparations, res.Forked = ev.preps.counts()
 	return res, nil
 }
 
