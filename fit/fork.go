@@ -24,9 +24,11 @@ import (
 // The preparation is run with the base drive's values of those fields,
 // whichever evaluation needs it first, so that every evaluation measures
 // the same drive whatever order they run in: the fit stays deterministic.
-// When that preparation collected (the fill ran garbage collection),
-// the collection values shaped it, and evaluations with other collection
-// values prepare their own, again with the base's costs.
+// When that preparation collected (the fill ran garbage collection), the
+// collection values shaped it and the costs may have (collection
+// interleaves with the host's writes by their times): then only the
+// drive it was prepared on starts from it, and every other evaluation
+// prepares its own.
 
 // stagedProcedure is a procedure whose leading steps prepare the drive.
 type stagedProcedure interface {
@@ -104,7 +106,11 @@ func descriptionKey(cfg controller.Config) (string, error) {
 	return string(s[:]), nil
 }
 
-// state returns the prepared drive procedure p starts drive cfg from.
+// state returns the prepared drive procedure p starts drive cfg from,
+// or nil when cfg must prepare its own: the preparation collected, so
+// the values that act only once collection has begun shaped it, and the
+// costs may have too (collection interleaves with the host's writes by
+// their times).
 func (pc *prepCache) state(ctx context.Context, p stagedProcedure, cfg controller.Config) (*sim.State, error) {
 	c1 := pc.canonical(cfg, true)
 	k1, err := descriptionKey(c1)
@@ -112,18 +118,14 @@ func (pc *prepCache) state(ctx context.Context, p stagedProcedure, cfg controlle
 		return nil, err
 	}
 	e := pc.entry(ctx, p.Key()+"\x00"+k1, p, c1)
-	if e.err == nil && e.collected {
-		c2 := pc.canonical(cfg, false)
-		k2, err := descriptionKey(c2)
-		if err != nil {
-			return nil, err
-		}
-		if k2 != k1 {
-			e = pc.entry(ctx, p.Key()+"\x00"+k2, p, c2)
-		}
-	}
 	if e.err != nil {
 		return nil, e.err
+	}
+	if e.collected {
+		k, err := descriptionKey(cfg)
+		if err != nil || k != k1 {
+			return nil, err
+		}
 	}
 	pc.mu.Lock()
 	pc.restore++
@@ -220,7 +222,12 @@ func runProcedure(ctx context.Context, pc *prepCache, p Procedure, cfg controlle
 	if err != nil {
 		return nil, err
 	}
-	if err := e.Restore(st); err != nil {
+	if st == nil {
+		err = prep(ctx, e)
+	} else {
+		err = e.Restore(st)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := measure(ctx, e); err != nil {
