@@ -119,7 +119,7 @@ func fitCmd(args []string, stdout, stderr io.Writer, set settings) error {
 		}})
 	fmt.Fprintln(stderr)
 	if err == nil && !*prepareEach {
-		fmt.Fprintf(stderr, "ftlsim fit: %d evaluations (%d run); %d prepared drives, forked for %d procedure runs\n", res.Evaluations, res.Runs, res.Preparations, res.Forked)
+		fmt.Fprintf(stderr, "ftlsim fit: %d evaluations (%d run); drives prepared: %d, forked for %d procedure runs\n", res.Evaluations, res.Runs, res.Preparations, res.Forked)
 	}
 	if err != nil {
 		if errors.Is(err, fit.ErrJournalExists) {
