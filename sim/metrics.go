@@ -261,12 +261,21 @@ type Result struct {
 	// neither ECC nor parity could recover: controller.ErrUncorrectable);
 	// they count among the completed I/Os too.
 	IOErrors int64
+	// ZoneError is, when the drive refused one of the job's commands with
+	// a zone status (which ended the job), fio's error lines for it, and
+	// ZoneErrno the error Linux reports (EOVERFLOW for Too Many Active
+	// Zones, ETOOMANYREFS for Too Many Open Zones, EIO for a write off
+	// the write pointer or past the capacity).
+	ZoneError string
+	ZoneErrno int
 }
 
 type metrics struct {
 	powerLosses   []controller.PowerLossReport
 	aborted       int64
 	ioErrors      int64
+	zoneErr       string
+	zoneErrno     int
 	verify        VerifyStats
 	rateMinFailed string
 	c             *controller.Controller
@@ -509,7 +518,7 @@ func (m *metrics) finish(end int64) *Result {
 		Read: m.dir[0].stats(measured, pcts), Write: m.dir[1].stats(measured, pcts), Trim: m.dir[2].stats(measured, pcts),
 		Sync:           m.sync.stats(measured, pcts),
 		LatPercentiles: m.o.LatPercentiles, NoPercentiles: m.o.NoPercentiles, RateMinFailed: m.rateMinFailed,
-		PowerLosses: m.powerLosses, AbortedIOs: m.aborted, IOErrors: m.ioErrors,
+		PowerLosses: m.powerLosses, AbortedIOs: m.aborted, IOErrors: m.ioErrors, ZoneError: m.zoneErr, ZoneErrno: m.zoneErrno,
 		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued, SteadyState: m.ss.result(), Verify: m.verify,
 		// Copies: a slice of the metrics' arrays would keep the metrics,
 		// and through them the whole drive, alive as long as the result.

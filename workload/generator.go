@@ -46,7 +46,8 @@ type Generator struct {
 	passIssued, passBytes int64
 	spr                   *sprState // sprandom
 	zbd                   *zbdState // zonemode=zbd
-	zbdReadPos            int64     // zonemode=zbd: a sequential read's position in the range
+	zbdEnd                bool      // zonemode=zbd: no zone takes the job's next I/O (its pass ended there)
+	zbdEndAt              int64     // zonemode=zbd: the I/Os of the pass when it did
 	err                   error     // the job cannot be run (Err)
 }
 
@@ -106,6 +107,18 @@ func NewGenerator(j *Job) *Generator {
 
 // Next implements Source.
 func (g *Generator) Next(it *Item) bool {
+	if g.zbd == nil {
+		return g.next(it)
+	}
+	g.zbd.stalled = false
+	ok := g.next(it)
+	if ok {
+		g.zbdIssue(it)
+	}
+	return ok
+}
+
+func (g *Generator) next(it *Item) bool {
 	if g.err != nil {
 		return false
 	}
@@ -115,7 +128,7 @@ func (g *Generator) Next(it *Item) bool {
 		g.flush(it)
 		return true
 	}
-	if g.verifying || (j.NumberIOs > 0 && g.issued-g.passIssued >= j.NumberIOs) ||
+	if g.verifying || g.zbdEnd || (j.NumberIOs > 0 && g.issued-g.passIssued >= j.NumberIOs) ||
 		((!j.TimeBased || j.Verify) && j.NumberIOs == 0 && g.bytes-g.passBytes >= j.IOSize) {
 		if g.w != nil {
 			if g.verifyRead(it) {
@@ -126,7 +139,13 @@ func (g *Generator) Next(it *Item) bool {
 				// until the runtime ends.
 				g.passIssued, g.passBytes = g.issued, g.bytes
 				g.w = newWritten()
-				return g.Next(it)
+				if g.zbd != nil {
+					if g.zbdEnd && g.zbdEndAt == 0 {
+						return false // the pass wrote nothing: no zone takes a write
+					}
+					g.zbdEnd, g.zbd.started = false, false // fio resets the zones again
+				}
+				return g.next(it)
 			}
 		}
 		if j.EndFsync && !g.endFlushed && g.writes > 0 {
@@ -138,6 +157,14 @@ func (g *Generator) Next(it *Item) bool {
 	}
 	op, n, off, implicit, ok := g.pick()
 	if !ok {
+		if g.zbd != nil && !g.zbd.stalled && !g.zbdEnd {
+			// No zone takes the job's next I/O: it ends, then verifies
+			// what it wrote (fio's io_u_eof).
+			g.zbdEnd, g.zbdEndAt = true, g.issued-g.passIssued
+			if g.w != nil {
+				return g.next(it)
+			}
+		}
 		return false
 	}
 	if op == blockio.Trim && j.NumRange > 1 && g.zbd == nil {
@@ -220,10 +247,10 @@ func (g *Generator) Next(it *Item) bool {
 // has run out.
 func (g *Generator) pick() (op blockio.Op, n, off int64, implicit, ok bool) {
 	j := g.j
-	if z := g.zbd; z != nil && z.pendingLen > 0 {
-		op, off, n = blockio.Write, z.pendingOff, z.pendingLen
-		z.pendingLen = 0
-		return op, n, off, false, true
+	if g.zbd != nil {
+		if op, n, off, implicit, ok, done := g.zbdPrelude(); done {
+			return op, n, off, implicit, ok
+		}
 	}
 	switch j.Pattern {
 	case SeqRead, RandRead:
@@ -244,6 +271,9 @@ func (g *Generator) pick() (op blockio.Op, n, off int64, implicit, ok bool) {
 			op = blockio.Write
 		}
 	}
+	if g.zbd != nil {
+		op = g.zbdAdjustDir(op)
+	}
 	sizes, cum := j.BS, g.cum[0]
 	if d := int(min(op, blockio.Trim)); j.BSDir[d] != nil {
 		sizes, cum = j.BSDir[d], g.cum[d]
@@ -259,34 +289,10 @@ func (g *Generator) pick() (op blockio.Op, n, off int64, implicit, ok bool) {
 		}
 	}
 	if g.zbd != nil {
-		op, n, off, implicit, ok = g.zbdPlace(op, n)
-		return op, n, off, implicit, ok
+		return g.zbdDraw(op, n)
 	}
 	off, ok = g.offset(op, n)
 	return op, n, off, false, ok
-}
-
-// zbdPlace places an I/O of a zonemode=zbd job (see zbd.go).
-func (g *Generator) zbdPlace(op blockio.Op, n int64) (blockio.Op, int64, int64, bool, bool) {
-	z := g.zbd
-	switch op {
-	case blockio.Write:
-		off, l, reset := z.write(g.j, g.rng, n, g.minBS)
-		if reset {
-			z.pendingOff, z.pendingLen = off, l
-			zs := z.h.l.ZoneBytes
-			return blockio.ZoneManage, 0, off / zs * zs, true, true // Length is ignored: not an I/O of the job
-		}
-		return op, l, off, false, true
-	case blockio.Read:
-		off, ok := z.read(g.j, g.rng, n, g.minBS, &g.zbdReadPos)
-		if ok && off < 0 {
-			off, ok = g.offset(op, n)
-		}
-		return op, n, off, false, ok
-	}
-	off, l, ok := z.trim(g.j, g.rng)
-	return blockio.ZoneManage, l, off, false, ok
 }
 
 // offset returns the offset of the next I/O of direction op and n bytes,

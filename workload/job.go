@@ -47,6 +47,11 @@ func (p Pattern) Random() bool {
 	return p == RandRead || p == RandWrite || p == RandTrim || p == RandRW
 }
 
+// Writes reports whether the pattern writes (fio's td_write).
+func (p Pattern) Writes() bool {
+	return p == SeqWrite || p == RandWrite || p == SeqRW || p == RandRW || p == TrimWrite
+}
+
 // BlockSize is one entry of a bssplit: a size and its share in percent.
 type BlockSize struct {
 	Bytes   int64
