@@ -357,6 +357,9 @@ func (m *metrics) complete(ev event) {
 	if op == blockio.ZoneAppend {
 		op = blockio.Write // a write the drive places; zone management counts as trim (fio's zone reset)
 	}
+	if op == blockio.ZoneManage && ev.req.Length == 0 {
+		return // a reset a zbd job makes before a write: fio's ioctl, not one of its I/Os
+	}
 	d := min(int(op), 2)
 	if ev.at >= m.rampEnd {
 		m.dir[d].add(lat, ev.req.Length)
