@@ -133,6 +133,7 @@ func fileDrive(o *options, jf *workload.JobFile, stderr io.Writer, set settings)
 	for _, n := range c.Namespaces() {
 		ns = append(ns, workload.Region{Base: n.Offset, Len: n.Size, File: fmt.Sprintf("namespace %d", n.ID)})
 	}
+	jf.LayOutFlows()
 	if err := jf.LayOutNamespaces(c.CapacityBytes(), ns); err != nil {
 		return nil, fmt.Errorf("%s: %w", jf.Name, err)
 	}

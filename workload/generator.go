@@ -48,6 +48,9 @@ type Generator struct {
 	zbd                   *zbdState // zonemode=zbd
 	zbdEnd                bool      // zonemode=zbd: no zone takes the job's next I/O (its pass ended there)
 	zbdEndAt              int64     // zonemode=zbd: the I/Os of the pass when it did
+	flowIOs               int64     // flow: the job's I/Os (fio's td->flow_counter)
+	flowStalled           bool      // flow: the last Next waited for the group's ratio
+	waits                 bool      // zonemode=zbd or flow: its I/Os wait on others (Waits)
 	err                   error     // the job cannot be run (Err)
 }
 
@@ -87,6 +90,7 @@ func NewGenerator(j *Job) *Generator {
 	if j.ZBD.On && j.ZBD.Host != nil {
 		g.zbd = newZBDState(j)
 	}
+	g.waits = g.zbd != nil || j.FlowGroup != nil
 	g.zoneLo = j.Offset
 	if j.Strided {
 		g.blocks = max(1, j.ZoneRange/g.align) // random offsets within a zone
@@ -107,15 +111,35 @@ func NewGenerator(j *Job) *Generator {
 
 // Next implements Source.
 func (g *Generator) Next(it *Item) bool {
-	if g.zbd == nil {
+	if !g.waits {
 		return g.next(it)
 	}
-	g.zbd.stalled = false
+	return g.nextWaiting(it)
+}
+
+// nextWaiting is Next for a job whose I/Os wait on others: zonemode=zbd
+// (zone locks), flow (the group's ratio).
+func (g *Generator) nextWaiting(it *Item) bool {
+	g.flowStalled = false
+	if g.zbd != nil {
+		g.zbd.stalled = false
+	}
+	if f := g.j.FlowGroup; f != nil && g.flowHeld() {
+		g.flowStalled = true
+		return false
+	}
 	ok := g.next(it)
-	if ok {
+	if !ok {
+		return false
+	}
+	if f := g.j.FlowGroup; f != nil && !(it.Op == blockio.ZoneManage && it.Length == 0) {
+		f.ios++
+		g.flowIOs++
+	}
+	if g.zbd != nil {
 		g.zbdIssue(it)
 	}
-	return ok
+	return true
 }
 
 func (g *Generator) next(it *Item) bool {

@@ -154,16 +154,17 @@ func (g *Generator) zbdIssue(it *Item) {
 	}
 }
 
-// Waits reports whether the generator's requests wait on those in flight
-// (a zonemode=zbd job's: fio's zone locks): the engine then reads it no
-// further ahead than it issues, tells it of each completion (Completed)
-// and, when Next reports false and Stalled true, asks again after the
-// next completion.
-func (g *Generator) Waits() bool { return g.zbd != nil }
+// Waits reports whether the generator's requests wait on others (a
+// zonemode=zbd job's on those in flight: fio's zone locks; a flow job's
+// on its group's): the engine then reads it no further ahead than it
+// issues, tells it of each completion (Completed) and, when Next reports
+// false and Stalled true, asks again after the next completion.
+func (g *Generator) Waits() bool { return g.waits }
 
 // Stalled reports that the last Next returned false because the job
-// waits for an I/O in flight, not because it is done.
-func (g *Generator) Stalled() bool { return g.zbd != nil && g.zbd.stalled }
+// waits (for an I/O in flight, or its flow group), not because it is
+// done.
+func (g *Generator) Stalled() bool { return g.flowStalled || (g.zbd != nil && g.zbd.stalled) }
 
 // Completed is told of each of the generator's requests the drive
 // completed, or failed: it releases the request's zone (fio's
