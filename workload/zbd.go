@@ -356,6 +356,9 @@ func (z *zbdState) otherWriteZone(j *Job, zb, zone int, minBS int64) (int, zbdVe
 // first (then the write is kept until the reset completes).
 func (z *zbdState) write(j *Job, off, n, minBS int64) (woff, length int64, reset bool, v zbdVerdict) {
 	h := z.h
+	if h.l.CapacityBytes < minBS {
+		return 0, 0, false, zbdEOF // fio: "zone capacity smaller than minimum block size"
+	}
 	zone := z.placed - 1
 	if z.placed == 0 {
 		if zone, v = z.writeZone(j, off, minBS); v != zbdGo {

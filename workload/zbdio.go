@@ -7,17 +7,17 @@ import (
 	"github.com/ftlsim/ftlsim/blockio"
 )
 
-// findZone returns a zone of the range holding at least min bytes, from
+// findZone returns a zone of the range holding at least need bytes, from
 // zone zb on, and (random patterns) back from it, the nearest first
 // (fio's zbd_find_zone); it waits on a zone that has an I/O in flight.
-func (z *zbdState) findZone(j *Job, zb int, min int64) (int, zbdVerdict) {
+func (z *zbdState) findZone(j *Job, zb int, need int64) (int, zbdVerdict) {
 	h := z.h
 	for z1, z2 := zb+1, zb-1; z1 < z.hi || z2 >= z.lo; z1, z2 = z1+1, z2-1 {
 		if z1 < z.hi {
 			if h.locked(z1) {
 				return 0, zbdWait
 			}
-			if h.wp[z1] >= min {
+			if h.wp[z1] >= need {
 				return z1, zbdGo
 			}
 		} else if !j.Pattern.Random() {
@@ -27,7 +27,7 @@ func (z *zbdState) findZone(j *Job, zb int, min int64) (int, zbdVerdict) {
 			if h.locked(z2) {
 				return 0, zbdWait
 			}
-			if h.wp[z2] >= min {
+			if h.wp[z2] >= need {
 				return z2, zbdGo
 			}
 		}
