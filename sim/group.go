@@ -13,12 +13,13 @@ import (
 type group struct {
 	e           *Engine
 	ss          []*stream
-	depth, nq   int   // commands a drive queue holds; drive queues
-	outstanding int   // commands at the drive, all streams
-	idleSince   int64 // when the drive last had none
-	issued      int64 // requests issued, all streams
-	interrupted bool  // Stop was asked for
-	nextCut     int   // the next of Options.PowerLossNs
+	depth, nq   int           // commands a drive queue holds; drive queues
+	outstanding int           // commands at the drive, all streams
+	idleSince   int64         // when the drive last had none
+	issued      int64         // requests issued, all streams
+	interrupted bool          // Stop was asked for
+	nextCut     int           // the next of Options.PowerLossNs
+	done        workload.Item // the request a waiting source is told of (Completed)
 }
 
 // newGroup checks and defaults each stream's options and sets the
@@ -350,7 +351,8 @@ func (g *group) complete() error {
 	s.queued--
 	s.m.complete(ev)
 	if s.gate != nil {
-		s.gate.Completed(&ev.req)
+		g.done = ev.req // (a pointer to ev would move every completion's event to the heap)
+		s.gate.Completed(&g.done)
 		s.stalled = false
 	}
 	if max := s.o.MaxStoredIntervals; max > 0 && s.m.series.Stored() > max {
