@@ -153,20 +153,9 @@ func (c *Controller) hostDie() int {
 	if c.dieSet.n > 0 {
 		return c.zoneDie()
 	}
-	dies := c.dies
-	best, bt := c.nextDie, c.tl.DieFree(c.nextDie)
-	for d := c.nextDie + 1; d < dies; d++ {
-		if t := c.tl.DieFree(d); t < bt {
-			best, bt = d, t
-		}
-	}
-	for d := 0; d < c.nextDie; d++ {
-		if t := c.tl.DieFree(d); t < bt {
-			best, bt = d, t
-		}
-	}
+	best := c.tl.EarliestDie(c.nextDie)
 	c.nextDie = best + 1
-	if c.nextDie == dies {
+	if c.nextDie == c.dies {
 		c.nextDie = 0
 	}
 	return best

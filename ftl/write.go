@@ -132,7 +132,12 @@ func (f *FTL) write(lba int64, token uint32, n, die int) error {
 	if err := f.place(s, HostStream, lba, token, f.wseq, n); err != nil || !fills {
 		return err
 	}
-	// A host page was just programmed on die d.
+	return f.hostPageDone(d)
+}
+
+// hostPageDone paces the SLC cache's folding and collection after a host
+// page was programmed on die d.
+func (f *FTL) hostPageDone(d int) error {
 	if f.slc != nil && !f.cfg.SLCDirect {
 		if err := f.paceFold(d); err != nil {
 			return err

@@ -229,6 +229,10 @@ func (d *Device) DieOfBlock(pb int) int { return pb / d.np / d.geo.BlocksPerPlan
 
 // Unit returns the unit number of slot s of page p of physical block pb.
 func (d *Device) Unit(pb, page, slot int) int64 {
+	if d.pow2 {
+		g, pl := pb>>d.npShift, pb&(d.np-1)
+		return int64(g)<<d.upgShift + int64((page<<d.npShift+pl)<<d.uppShift+slot)
+	}
 	g, pl := pb/d.np, pb%d.np
 	return int64(g)*int64(d.upg) + int64((page*d.np+pl)*d.upp+slot)
 }

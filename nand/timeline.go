@@ -152,6 +152,8 @@ type Timeline struct {
 	// page's data: once the page before has moved into the data register
 	// and its array program has begun. nil without it.
 	regFree []int64
+	// early finds the die whose queued work ends first (EarliestDie).
+	early earliest
 }
 
 // SetSuspendLimit bounds read suspension: at most n reads in a row may
@@ -183,6 +185,7 @@ func NewTimeline(cfg Config) *Timeline {
 		wlMask:    -1,
 		closePage: -1,
 		readOne:   len(tm.ReadNsByPage) == 0,
+		early:     newEarliest(g.Dies()),
 	}
 	tl.pageXfer = tl.bus.transferNs(g.PageBytes + g.SpareBytes)
 	if tl.bus.cbsy > 0 && tm.Program == MultiPass {
@@ -216,6 +219,7 @@ func (tl *Timeline) transferNs(n int) int64 { return tl.bus.transferNs(n) }
 // program's next data waits for it too.
 func (tl *Timeline) settle(die int, done int64) {
 	tl.dieFree[die] = done
+	tl.early.touch(die)
 	if tl.regFree != nil {
 		tl.regFree[die] = done
 	}
@@ -225,6 +229,7 @@ func (tl *Timeline) settle(die int, done int64) {
 // accounting.
 func (tl *Timeline) Reset() {
 	clear(tl.dieFree)
+	tl.early.reset(len(tl.dieFree))
 	clear(tl.readFree)
 	clear(tl.dieBusy)
 	clear(tl.suspends)
@@ -244,7 +249,8 @@ func (tl *Timeline) Advance(now int64) {
 
 // MemoryBytes is the memory held by the timeline.
 func (tl *Timeline) MemoryBytes() int64 {
-	return int64(len(tl.chans))*ringSize*2 + int64(len(tl.dieFree))*16 + int64(len(tl.regFree))*8
+	return int64(len(tl.chans))*ringSize*2 + int64(len(tl.dieFree))*16 + int64(len(tl.regFree))*8 +
+		int64(len(tl.early.node))*8 + int64(cap(tl.early.dirty))*4 + int64(len(tl.early.marked))
 }
 
 // ChannelOf returns the channel of die d.
@@ -354,6 +360,7 @@ func (tl *Timeline) readSuspending(die int, tR int64, planes, n int, at, suspend
 	done := tl.transfer(c, arrEnd, tl.bus.readOutFixed+(p-1)*tl.bus.readOutPlane+tl.transferNs(n))
 	tl.dieBusy[die] += done - s
 	tl.dieFree[die] += done - s
+	tl.early.touch(die)
 	if tl.regFree != nil {
 		tl.regFree[die] = max(tl.regFree[die], done)
 	}
@@ -374,6 +381,7 @@ func (tl *Timeline) OutputSuspending(die, n int, at int64) int64 {
 	done := tl.transfer(die%tl.channels, s, tl.bus.outCmd+tl.transferNs(n))
 	tl.dieBusy[die] += done - s
 	tl.dieFree[die] += done - s
+	tl.early.touch(die)
 	if tl.regFree != nil {
 		tl.regFree[die] = max(tl.regFree[die], done)
 	}
@@ -465,6 +473,7 @@ func (tl *Timeline) cacheProgram(die, c int, tProg, p, bus, at int64) int64 {
 	tl.dieBusy[die] += done - max(start, prev)
 	tl.regFree[die] = arr
 	tl.dieFree[die] = done
+	tl.early.touch(die)
 	return done
 }
 
