@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/ftlsim/ftlsim/internal/bulk"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/nand"
 )
@@ -51,6 +52,7 @@ type FTL struct {
 	upgShift, puShift            uint // log2 of upg and pageUnits when pow2
 
 	l2p        []uint32
+	mapClean   bool     // every entry of l2p is Unmapped (nothing mapped since the last reset)
 	size       []uint8  // per logical unit: device units it takes (only when k > 1)
 	closedAt   []uint64 // per group: units programmed when it filled
 	busy       []bool   // per group: open for writing or being cleaned (not a candidate)
@@ -176,8 +178,10 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	}
 	f.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	f.l2p = make([]uint32, cfg.UserUnits)
+	bulk.Advise(f.l2p)
 	if f.k > 1 {
 		f.size = make([]uint8, cfg.UserUnits)
+		bulk.Advise(f.size)
 	}
 	f.closedAt = make([]uint64, g.Groups())
 	f.busy = make([]bool, g.Groups())
@@ -377,8 +381,9 @@ func (f *FTL) reset() {
 			f.cnt.GrownBadGroups++
 		}
 	}
-	for i := range f.l2p {
-		f.l2p[i] = Unmapped
+	if !f.mapClean {
+		bulk.Fill(f.l2p, Unmapped)
+		f.mapClean = true
 	}
 	f.revReset()
 	clear(f.closedAt)

@@ -161,15 +161,17 @@ func (f *FTL) openHostPage(die int) error {
 		}
 	}
 	g, err := f.openGroup(HostStream, d)
-	for i := 1; errors.Is(err, ErrNoVictim) && i < f.dies; i++ {
-		d = (d + 1) % f.dies
-		g, err = f.openGroup(HostStream, d)
-	}
-	if errors.Is(err, ErrNoVictim) && (f.cnt.GrownBadGroups > 0 || f.cnt.ProgramFailures > 0) {
-		return fmt.Errorf("%w: %d groups retired for blocks gone bad have used up the spare area: %w", ErrReadOnly, f.cnt.GrownBadGroups, err)
-	}
 	if err != nil {
-		return err
+		for i := 1; errors.Is(err, ErrNoVictim) && i < f.dies; i++ {
+			d = (d + 1) % f.dies
+			g, err = f.openGroup(HostStream, d)
+		}
+		if errors.Is(err, ErrNoVictim) && (f.cnt.GrownBadGroups > 0 || f.cnt.ProgramFailures > 0) {
+			return fmt.Errorf("%w: %d groups retired for blocks gone bad have used up the spare area: %w", ErrReadOnly, f.cnt.GrownBadGroups, err)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	f.host.group, f.host.page = g, int32(f.groupWP(g))
 	return nil
@@ -184,6 +186,7 @@ func (f *FTL) place(s *stage, cause Stream, lba int64, token, seq uint32, n int)
 		s.tags[k+i], s.data[k+i], s.seqs[k+i] = uint32(lba), token, seq
 	}
 	f.l2p[lba] = uint32(int64(s.group)*int64(f.upg) + int64(s.page)*int64(f.pageUnits) + int64(k))
+	f.mapClean = false
 	if f.size != nil {
 		f.size[lba] = uint8(n)
 	}
@@ -201,18 +204,15 @@ func (f *FTL) program(s *stage, cause Stream) error {
 	}
 	g, page := int(s.group), int(s.page)
 	failed := false
-	for p := 0; p < f.np; p++ {
-		lo := p * f.upp
-		if err := f.dev.Program(g*f.np+p, page, s.tags[lo:lo+f.upp], s.data[lo:lo+f.upp]); err != nil {
-			if errors.Is(err, nand.ErrProgramFailed) {
-				failed = true
-				continue
-			}
-			return err
-		}
-		f.dev.SetSeqs(g*f.np+p, page, s.seqs[lo:lo+f.upp])
+	if f.dev.ProgramGroup(g, page, s.tags, s.data) {
+		f.dev.SetGroupSeqs(g, page, s.seqs)
 		if f.rev != nil {
-			f.revProgrammed(g, page, p, s.tags[lo:lo+f.upp])
+			f.revProgrammed(g, page, 0, s.tags) // the planes' pages are consecutive units
+		}
+	} else {
+		var err error
+		if failed, err = f.programPlanes(s, g, page); err != nil {
+			return err
 		}
 	}
 	if failed {
@@ -262,6 +262,27 @@ func (f *FTL) program(s *stage, cause Stream) error {
 		s.page++
 	}
 	return nil
+}
+
+// programPlanes programs stage s's page, page of group g, one plane
+// after another, and reports whether a plane's program failed
+// (nand.ErrProgramFailed: the other planes are still programmed).
+func (f *FTL) programPlanes(s *stage, g, page int) (failed bool, err error) {
+	for p := 0; p < f.np; p++ {
+		lo := p * f.upp
+		if err := f.dev.Program(g*f.np+p, page, s.tags[lo:lo+f.upp], s.data[lo:lo+f.upp]); err != nil {
+			if errors.Is(err, nand.ErrProgramFailed) {
+				failed = true
+				continue
+			}
+			return failed, err
+		}
+		f.dev.SetSeqs(g*f.np+p, page, s.seqs[lo:lo+f.upp])
+		if f.rev != nil {
+			f.revProgrammed(g, page, p, s.tags[lo:lo+f.upp])
+		}
+	}
+	return failed, nil
 }
 
 // programFailed handles a program of stage s's page that failed on a

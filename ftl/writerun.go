@@ -40,17 +40,40 @@ func (f *FTL) writeRun(die int, lba int64, token uint32, n int) (int, error) {
 	done := 0
 	for done < n {
 		l := lba + int64(done)
-		if s.group < 0 || int(s.n) >= f.pageUnits || f.slc != nil || f.lost != nil || f.readOnly || uint64(l) >= uint64(len(f.l2p)) {
-			if err := f.write(l, token, 1, die); err != nil {
-				return done, err
-			}
-			done++
-		} else {
+		common := f.slc == nil && f.lost == nil && !f.readOnly && uint64(l) < uint64(len(f.l2p))
+		switch {
+		case common && s.group >= 0 && int(s.n) < f.pageUnits:
 			m, err := f.runPage(s, l, token, n-done)
 			done += m
 			if err != nil {
 				return done, err
 			}
+		case common && s.group < 0:
+			// write's steps for a unit that opens the host page: the old
+			// copy goes first unless it goes late (lateUnmap: runPage
+			// lets it go, with the page open).
+			if !f.lateUnmap && f.l2p[l] != Unmapped {
+				if err := f.unmap(l); err != nil {
+					return done, err
+				}
+			}
+			if err := f.openHostPage(die); err != nil {
+				return done, err
+			}
+			k := n - done
+			if len(f.ops) > 0 {
+				k = 1 // collection ran to open it: its work is carried out before the next unit
+			}
+			m, err := f.runPage(s, l, token, k)
+			done += m
+			if err != nil {
+				return done, err
+			}
+		default:
+			if err := f.write(l, token, 1, die); err != nil {
+				return done, err
+			}
+			done++
 		}
 		if s.group < 0 || len(f.ops) > 0 {
 			break
@@ -64,20 +87,23 @@ func (f *FTL) writeRun(die int, lba int64, token uint32, n int) (int, error) {
 // it; it returns how many it placed. The old copy of each goes first
 // (early and late unmapping coincide with the page open).
 func (f *FTL) runPage(s *stage, lba int64, token uint32, n int) (int, error) {
-	m := min(n, f.pageUnits-int(s.n), len(f.l2p)-int(lba))
-	base := uint32(int64(s.group)*int64(f.upg) + int64(s.page)*int64(f.pageUnits))
-	tags, data, seqs := s.tags, s.data, s.seqs
-	for j := range m {
-		l := lba + int64(j)
-		if f.l2p[l] != Unmapped {
-			if err := f.unmap(l); err != nil {
+	k0 := int(s.n)
+	m := min(n, f.pageUnits-k0, len(f.l2p)-int(lba))
+	at := uint32(int64(s.group)*int64(f.upg) + int64(s.page)*int64(f.pageUnits) + int64(k0))
+	l2p := f.l2p[lba : lba+int64(m)]
+	tags, data, seqs := s.tags[k0:k0+m], s.data[k0:k0+m], s.seqs[k0:k0+m]
+	w := f.wseq
+	f.mapClean = false
+	for j := range l2p {
+		if l2p[j] != Unmapped {
+			if err := f.unmap(lba + int64(j)); err != nil {
 				f.placed(s, j)
 				return j, err
 			}
 		}
-		k := int(s.n) + j
-		tags[k], data[k], seqs[k] = uint32(l), token, f.wseq+uint32(j)+1
-		f.l2p[l] = base + uint32(k)
+		w++
+		tags[j], data[j], seqs[j] = uint32(lba)+uint32(j), token, w
+		l2p[j] = at + uint32(j)
 	}
 	f.placed(s, m)
 	if int(s.n) < f.pageUnits {

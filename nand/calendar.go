@@ -86,8 +86,8 @@ func (c *Calendar) Book(at, n int64) int64 {
 	cal := c.cal[:ringSize]
 	s := at >> slotShift
 	off := at - s<<slotShift
-	top := c.top
-	for end := base + ringSize; s < end; s++ {
+	end, top := base+ringSize, c.top
+	for ; s < end && s < top; s++ {
 		i := s & ringMask
 		used := int64(cal[i])
 		st := max(used, off)
@@ -95,19 +95,38 @@ func (c *Calendar) Book(at, n int64) int64 {
 		if st >= slotNs {
 			continue
 		}
-		top = max(top, s+1)
 		if st+n <= slotNs {
 			cal[i] = uint16(used + n)
-			c.top = top
 			return s<<slotShift + st + n
 		}
 		cal[i] = uint16(used + slotNs - st)
 		n -= slotNs - st
 	}
+	if s < end {
+		// The slots from s on hold nothing (s ≥ top): the booking takes
+		// them one after another.
+		if off+n <= slotNs {
+			cal[s&ringMask] = uint16(n)
+			c.top = s + 1
+			return s<<slotShift + off + n
+		}
+		cal[s&ringMask] = uint16(slotNs - off)
+		n -= slotNs - off
+		off = 0
+		for s++; n > slotNs && s < end; s++ {
+			cal[s&ringMask] = slotNs
+			n -= slotNs
+		}
+		if s < end {
+			cal[s&ringMask] = uint16(n)
+			c.top = s + 1
+			return s<<slotShift + n
+		}
+	}
 	// Beyond the look-ahead the calendar keeps no slots: the resource is
 	// taken as free there, or what is booked there queues behind what was
 	// booked there before.
-	c.top = top
+	c.top = max(top, s)
 	if !c.queue {
 		return s<<slotShift + off + n
 	}
