@@ -55,7 +55,7 @@ func (c *Controller) book(op *ftl.Op, at int64) (int64, bool) {
 			done = c.tl.Program(die, int(op.Page), planes, at)
 		}
 		if op.Units > 0 {
-			c.buf.release(done, int64(op.Units))
+			c.buf.release(die, done, int64(op.Units))
 		}
 		if !op.Cause.Moves() {
 			c.programsDone = max(c.programsDone, done)

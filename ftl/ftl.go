@@ -178,10 +178,8 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	}
 	f.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	f.l2p = make([]uint32, cfg.UserUnits)
-	bulk.Advise(f.l2p)
 	if f.k > 1 {
 		f.size = make([]uint8, cfg.UserUnits)
-		bulk.Advise(f.size)
 	}
 	f.closedAt = make([]uint64, g.Groups())
 	f.busy = make([]bool, g.Groups())

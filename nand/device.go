@@ -169,7 +169,6 @@ func New(cfg Config) (*Device, error) {
 		d.tags = bulk.Uint32s(n, NoTag)
 	}
 	d.vbit = make([]uint64, (n+63)/64)
-	bulk.Advise(d.vbit)
 	if cfg.TrackData {
 		d.data = bulk.Uint32s(n, 0)
 		d.seqs = bulk.Uint32s(n, 0)

@@ -250,7 +250,7 @@ func (tl *Timeline) Advance(now int64) {
 // MemoryBytes is the memory held by the timeline.
 func (tl *Timeline) MemoryBytes() int64 {
 	return int64(len(tl.chans))*ringSize*2 + int64(len(tl.dieFree))*16 + int64(len(tl.regFree))*8 +
-		int64(len(tl.early.node))*8 + int64(cap(tl.early.dirty))*4 + int64(len(tl.early.marked))
+		int64(len(tl.dieFree))*(2*8+4+1)
 }
 
 // ChannelOf returns the channel of die d.
