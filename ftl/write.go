@@ -232,7 +232,11 @@ func (f *FTL) program(s *stage, cause Stream) error {
 	// (TestOpLogMatchesCounters checks the two agree).
 	f.cnt.Flash[cause].ProgramPages += int64(f.np)
 	if f.cfg.RecordOps {
-		f.ops = append(f.ops, Op{Kind: OpProgram, Cause: Cause(cause), Die: int32(die), Block: int32(g * f.np), Page: int32(page), Units: s.host, Planes: uint8(f.np), SLC: slc})
+		// Filled in place: an Op literal built on the stack and copied
+		// stalls on its own byte stores.
+		f.ops = append(f.ops, Op{})
+		op := &f.ops[len(f.ops)-1]
+		op.Kind, op.Cause, op.Die, op.Block, op.Page, op.Units, op.Planes, op.SLC = OpProgram, Cause(cause), int32(die), int32(g*f.np), int32(page), s.host, uint8(f.np), slc
 	}
 	s.n, s.host = 0, 0
 	if f.npending > 0 {

@@ -154,6 +154,9 @@ type Timeline struct {
 	regFree []int64
 	// early finds the die whose queued work ends first (EarliestDie).
 	early earliest
+	// now is the latest time Advance was told: no booking starts before
+	// it (each channel's calendar catches up when it is booked).
+	now int64
 }
 
 // SetSuspendLimit bounds read suspension: at most n reads in a row may
@@ -237,15 +240,14 @@ func (tl *Timeline) Reset() {
 	for _, c := range tl.chans {
 		c.Reset()
 	}
+	tl.now = 0
 }
 
 // Advance tells the timeline that no reservation will start before now,
-// so calendar slots before it can be reused.
-func (tl *Timeline) Advance(now int64) {
-	for _, c := range tl.chans {
-		c.Advance(now)
-	}
-}
+// so calendar slots before it can be reused. A channel's calendar forgets
+// its past when it is next booked (transfer): the same slots are freed,
+// and a channel not booked for a while costs nothing meanwhile.
+func (tl *Timeline) Advance(now int64) { tl.now = max(tl.now, now) }
 
 // MemoryBytes is the memory held by the timeline.
 func (tl *Timeline) MemoryBytes() int64 {
@@ -267,7 +269,11 @@ func (tl *Timeline) ChannelBusy(c int) int64 { return tl.chans[c].Busy() }
 
 // transfer books n ns on channel c starting no earlier than at and returns
 // when the transfer ends.
-func (tl *Timeline) transfer(c int, at, n int64) int64 { return tl.chans[c].Book(at, n) }
+func (tl *Timeline) transfer(c int, at, n int64) int64 {
+	ch := tl.chans[c]
+	ch.Advance(tl.now)
+	return ch.Book(at, n)
+}
 
 // ReadNs returns tR of page p of a block (of a page whose type is not
 // known when p < 0), as Timing.ReadNsOf.
