@@ -52,10 +52,16 @@ func (b *writeBuffer) pop() release {
 	d := b.first.ArgMin()
 	q := &b.queued[d]
 	x := q.q[q.head]
-	if q.head++; q.head == len(q.q) {
+	switch q.head++; {
+	case q.head == len(q.q):
 		q.q, q.head = q.q[:0], 0
 		b.first.Set(d, mintree.Empty)
-	} else {
+	case q.head >= 64 && 2*q.head >= len(q.q):
+		// A die that always has programs in flight never empties its
+		// queue: the releases taken make room for more.
+		q.q, q.head = q.q[:copy(q.q, q.q[q.head:])], 0
+		fallthrough
+	default:
 		b.first.Set(d, q.q[q.head].at)
 	}
 	b.pending--
