@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"unsafe"
 
+	"github.com/ftlsim/ftlsim/internal/bulk"
 	"github.com/ftlsim/ftlsim/internal/prefetch"
 )
 
@@ -165,15 +166,12 @@ func New(cfg Config) (*Device, error) {
 	d.valid = make([]uint32, d.nblk)
 	d.erases = make([]uint32, d.nblk)
 	if !cfg.DropTags {
-		d.tags = make([]uint32, n)
-		for i := range d.tags {
-			d.tags[i] = NoTag
-		}
+		d.tags = bulk.Uint32s(n, NoTag)
 	}
 	d.vbit = make([]uint64, (n+63)/64)
 	if cfg.TrackData {
-		d.data = make([]uint32, n)
-		d.seqs = make([]uint32, n)
+		d.data = bulk.Uint32s(n, 0)
+		d.seqs = bulk.Uint32s(n, 0)
 	}
 	if pm := cfg.Timing.BadBlockPermille; pm > 0 {
 		r := rand.New(rand.NewPCG(cfg.Seed, 0xbadb10c))
@@ -229,6 +227,10 @@ func (d *Device) DieOfBlock(pb int) int { return pb / d.np / d.geo.BlocksPerPlan
 
 // Unit returns the unit number of slot s of page p of physical block pb.
 func (d *Device) Unit(pb, page, slot int) int64 {
+	if d.pow2 {
+		g, pl := pb>>d.npShift, pb&(d.np-1)
+		return int64(g)<<d.upgShift + int64((page<<d.npShift+pl)<<d.uppShift+slot)
+	}
 	g, pl := pb/d.np, pb%d.np
 	return int64(g)*int64(d.upg) + int64((page*d.np+pl)*d.upp+slot)
 }
@@ -420,6 +422,83 @@ func (d *Device) Program(pb, page int, tags, data []uint32) error {
 	d.valid[pb] += uint32(bits.OnesCount64(m))
 	d.wp[pb]++
 	return nil
+}
+
+// ProgramGroup programs page p on every plane of plane group g at once,
+// as Program of each plane's block in turn would, each with its
+// UnitsPerPage tags (and data) taken in turn from tags (data), and
+// reports true. When one of those programs would be refused, or could
+// fail (a part whose programs fail: Timing.ProgramFailPermille), it does
+// nothing and reports false: program the planes one by one then.
+func (d *Device) ProgramGroup(g, page int, tags, data []uint32) bool {
+	np, upp := d.np, d.upp
+	pb0 := g * np
+	if d.prng != nil || pb0 < 0 || pb0+np > d.nblk || page < 0 || page >= d.ppb || len(tags) != np*upp || (data != nil && len(data) != len(tags)) {
+		return false
+	}
+	for pb := pb0; pb < pb0+np; pb++ {
+		if int(d.wp[pb]) != page || page >= d.PagesIn(pb) || d.IsBad(pb) {
+			return false
+		}
+	}
+	u := d.Unit(pb0, page, 0)
+	n := int64(len(tags))
+	if d.tags != nil {
+		copy(d.tags[u:u+n], tags)
+	}
+	if d.data != nil && data != nil {
+		copy(d.data[u:u+n], data)
+	}
+	if n <= 64 {
+		// The planes' pages are consecutive units: one mask for all.
+		m := validMask(tags)
+		d.setValid(u, m, int(n))
+		pm := uint64(1)<<uint(upp) - 1
+		for p := range np {
+			d.valid[pb0+p] += uint32(bits.OnesCount64(m >> uint(p*upp) & pm))
+			d.wp[pb0+p]++
+		}
+		return true
+	}
+	for p := range np {
+		m := validMask(tags[p*upp : (p+1)*upp])
+		d.setValid(u+int64(p*upp), m, upp)
+		d.valid[pb0+p] += uint32(bits.OnesCount64(m))
+		d.wp[pb0+p]++
+	}
+	return true
+}
+
+// validMask returns the mask of the units of tags (at most 64) that hold
+// data: bit i set when tags[i] is not NoTag.
+func validMask(tags []uint32) uint64 {
+	all := true
+	for _, t := range tags {
+		if t == NoTag {
+			all = false
+			break
+		}
+	}
+	if all {
+		return ^uint64(0) >> uint(64-len(tags))
+	}
+	var m uint64
+	for s, t := range tags {
+		if t != NoTag {
+			m |= 1 << uint(s&63)
+		}
+	}
+	return m
+}
+
+// SetGroupSeqs is SetSeqs of page p on every plane of plane group g, each
+// with its UnitsPerPage numbers taken in turn from seqs.
+func (d *Device) SetGroupSeqs(g, page int, seqs []uint32) {
+	if d.seqs == nil {
+		return
+	}
+	u := d.Unit(g*d.np, page, 0)
+	copy(d.seqs[u:u+int64(d.np*d.upp)], seqs)
 }
 
 // setValid ORs mask m (n ≤ 64 bits) into the valid bits from unit u.
