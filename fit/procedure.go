@@ -318,9 +318,37 @@ func (p *scenario) Run(ctx context.Context, cfg controller.Config) (map[string]f
 // unmeasured jobs of a fixed amount of I/O (the fill, not a torture of a
 // given length): those prepare the drive.
 func (p *scenario) plan(*controller.Controller) (prep, measure func(context.Context, *sim.Engine) error, figs func() map[string]float64, err error) {
-	steps, err := p.steps()
+	r, err := p.stages()
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	measure = r.tail
+	if r.head != nil {
+		measure = func(ctx context.Context, e *sim.Engine) error {
+			if err := r.head(ctx, e); err != nil {
+				return err
+			}
+			return r.tail(ctx, e)
+		}
+	}
+	return r.prep, measure, func() map[string]float64 { return r.out }, nil
+}
+
+// scenarioRun is a scenario's run on one drive in stages: prep, the
+// leading preparation (nil when there is none); head, the steps from
+// there to the first that sends a TRIM, when a job runs before it (nil
+// otherwise: see firstTrim and prepCache.late); tail, the rest. Each adds the
+// figures of its measured steps to out.
+type scenarioRun struct {
+	prep, head, tail func(context.Context, *sim.Engine) error
+	out              map[string]float64
+}
+
+// stages splits the scenario's run (see scenarioRun and plan).
+func (p *scenario) stages() (*scenarioRun, error) {
+	steps, err := p.steps()
+	if err != nil {
+		return nil, err
 	}
 	n, jobs := 0, 0
 	for ; n < len(steps); n++ {
@@ -331,7 +359,10 @@ func (p *scenario) plan(*controller.Controller) (prep, measure func(context.Cont
 			break
 		}
 	}
-	out := map[string]float64{}
+	if jobs == 0 || n == len(steps) {
+		n = 0 // nothing worth keeping: no step writes, or no step measures
+	}
+	r := &scenarioRun{out: map[string]float64{}}
 	end, cut := p.runsTo(steps)
 	run := func(steps []workload.Step, keep bool) func(context.Context, *sim.Engine) error {
 		return func(ctx context.Context, e *sim.Engine) error {
@@ -343,7 +374,7 @@ func (p *scenario) plan(*controller.Controller) (prep, measure func(context.Cont
 				return err // cut short: not the drive's figures
 			}
 			if keep {
-				stepFigures(ms, out)
+				stepFigures(ms, r.out)
 			}
 			return nil
 		}
@@ -369,16 +400,53 @@ func (p *scenario) plan(*controller.Controller) (prep, measure func(context.Cont
 			part := map[string]float64{}
 			stepFigures(ms, part)
 			for _, f := range cut.figures {
-				out[f] = part[f] // the step's others are those of a run cut short
+				r.out[f] = part[f] // the step's others are those of a run cut short
 			}
 			return nil
 		}
 	}
-	figs = func() map[string]float64 { return out }
-	if jobs == 0 || n == len(steps) {
-		return nil, from(0), figs, nil
+	if n > 0 {
+		r.prep = run(steps[:n], false)
 	}
-	return run(steps[:n], false), from(n), figs, nil
+	if k := firstTrim(steps, n, end); k > 0 {
+		r.head, r.tail = run(steps[n:k], true), from(k)
+	} else {
+		r.tail = from(n)
+	}
+	return r, nil
+}
+
+// firstTrim returns the first of steps[from:end] that sends a TRIM, when
+// a job runs before it and no label is measured on both sides (the
+// figures of a repeated label are combined); 0 otherwise.
+func firstTrim(steps []workload.Step, from, end int) int {
+	k := 0
+	for i := from; i < end && k == 0; i++ {
+		for _, j := range steps[i].Jobs() {
+			if j.Pattern == workload.SeqTrim || j.Pattern == workload.RandTrim || j.Pattern == workload.TrimWrite {
+				k = i
+			}
+		}
+	}
+	if k == 0 {
+		return 0
+	}
+	before, work := map[string]bool{}, false
+	for _, s := range steps[from:k] {
+		work = work || s.Kind == workload.RunJob
+		if s.Label != "" {
+			before[s.Label] = true
+		}
+	}
+	for _, s := range steps[k:end] {
+		if before[s.Label] {
+			return 0
+		}
+	}
+	if !work {
+		return 0 // nothing run before it but what the leading preparation runs
+	}
+	return k
 }
 
 // steps returns the scenario's steps with its parameters.
