@@ -379,6 +379,8 @@ func (st *stage) minimize(name string, free []int, x0, w []float64, consider fun
 	for k, i := range free {
 		u0[k] = ps[i].toUnit(x0[i])
 	}
+	method := &optimize.NelderMead{SimplexSize: 0.2}
+	st.prefetchSimplex(u0, method.SimplexSize, values)
 	prob := optimize.Problem{
 		Func: func(u []float64) float64 {
 			x := values(u)
@@ -408,7 +410,6 @@ func (st *stage) minimize(name string, free []int, x0, w []float64, consider fun
 	// Nelder-Mead from a simplex a fifth of each range wide; it stops
 	// when the best error is below 0.05 % (Status), when it has not fallen
 	// by 1e-4 in 10 iterations per parameter, or after MaxEvaluations.
-	method := &optimize.NelderMead{SimplexSize: 0.2}
 	settings := &optimize.Settings{FuncEvaluations: st.o.MaxEvaluations,
 		Converger: &optimize.FunctionConverge{Absolute: 1e-4, Iterations: 10 * len(free)}}
 	_, err := optimize.Minimize(prob, u0, settings, method)
@@ -419,6 +420,27 @@ func (st *stage) minimize(name string, free []int, x0, w []float64, consider fun
 		return fmt.Errorf("fit: %s: %w", name, err)
 	}
 	return nil
+}
+
+// prefetchSimplex runs, in parallel, the drives of the initial simplex
+// Nelder-Mead builds around u0 (u0 and one vertex size away along each
+// parameter), which it would otherwise evaluate one after another: its
+// evaluations of them are then look-ups, and the search the same.
+func (st *stage) prefetchSimplex(u0 []float64, size float64, values func([]float64) []float64) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, st.o.Jobs)
+	for k := range u0 {
+		u := append([]float64(nil), u0...)
+		u[k] += size
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			st.ev.eval(values(u))
+		}()
+	}
+	wg.Wait()
 }
 
 // identify measures the parameters' effect at the fitted drive and
