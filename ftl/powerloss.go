@@ -183,9 +183,15 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 		}
 		f.npending -= len(f.pendingErase[d])
 		f.pendingErase[d] = f.pendingErase[d][:0]
-		f.pendingStamp[d] = f.pendingStamp[d][:0]
+		f.pendingDep[d] = f.pendingDep[d][:0]
 	}
 	f.rebuild(&rec)
+	for g, h := range f.supersededIn {
+		// The host page being filled is gone: what it superseded reads
+		// again, and every host program done is at rest once the host's
+		// word lines are closed (below).
+		f.supersededIn[g] = min(h, f.hostProgs)
+	}
 	// The host's word lines left half programmed are closed before
 	// anything is erased: the newest copy of some data may be on their
 	// first pages. (A copy moved into a half programmed GC word line
