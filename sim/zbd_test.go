@@ -18,9 +18,9 @@ import (
 // no data ends at once without error, as fio's does; other jobs carry no
 // zone_resets.
 func TestZBDJobResets(t *testing.T) {
-	t.Skip("needs a small zoned drive description that validates (the resets are Zone Management commands a conventional drive refuses); follow-up")
-	c := smallDrive(t, func(cfg *controller.Config) {
+	c := twoDies(t, func(cfg *controller.Config) {
 		cfg.Capacity = 128 * (4 << 20) // 512 MiB: 128 zones
+		cfg.OPPercent = 25
 		cfg.Firmware.Zoned = controller.Zoned{ZoneSize: 4 << 20, ZoneCapacity: 4 << 20, MaxOpen: 4, MaxActive: 4}
 	})
 	e := sim.New(c)
@@ -59,7 +59,7 @@ func TestZBDJobResets(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &doc))
 	require.EqualValues(t, m.ZoneResets, doc["zone_resets"])
 
-	plain, err := e.RunJob(job(t, "rw", "randwrite", "number_ios", "10"), sim.Hooks{})
+	plain, err := e.RunJob(job(t, "rw", "randread", "number_ios", "10"), sim.Hooks{})
 	require.NoError(t, err)
 	b, err = json.Marshal(fioreport.JobOf(plain, nil))
 	require.NoError(t, err)
