@@ -17,7 +17,7 @@ import (
 	"github.com/ftlsim/ftlsim/internal/atomicfile"
 )
 
-const fitUsage = "ftlsim fit TARGETS --drive=NAME|FILE [--param=FIELD[=LO..HI]]... [--default_params=false] [--out=DIR] [-j N] [--evaluations=N] [--seed=N] [--leave_one_out] [--resume]; TARGETS: a folder of the measurement kit's fio reports and logs, or a YAML file of figures"
+const fitUsage = "ftlsim fit TARGETS --drive=NAME|FILE [--param=FIELD[=LO..HI]]... [--default_params=false] [--out=DIR] [-j N] [--evaluations=N] [--seed=N] [--leave_one_out] [--resume] [--prepare_each]; TARGETS: a folder of the measurement kit's fio reports and logs, or a YAML file of figures"
 
 // paramList is a repeatable --param.
 type paramList []string
@@ -44,6 +44,7 @@ func fitCmd(args []string, stdout, stderr io.Writer, set settings) error {
 	seed := fs.Uint64("seed", 1, "seed of the search")
 	loo := fs.Bool("leave_one_out", false, "refit without each target and report its prediction error")
 	resume := fs.Bool("resume", false, "continue an interrupted fit from DIR/journal.jsonl")
+	prepareEach := fs.Bool("prepare_each", false, "prepare every evaluation's drive afresh (default: prepare once per distinct preparation and fork it)")
 	defaults := fs.Bool("default_params", true, "fit the firmware's costs the drive sets besides the --param fields (false: only those)")
 	var params paramList
 	fs.Var(&params, "param", "a field to fit, FIELD or FIELD=LO..HI (repeatable; default: the firmware's costs the drive sets)")
@@ -107,7 +108,7 @@ func fitCmd(args []string, stdout, stderr io.Writer, set settings) error {
 	var mu sync.Mutex
 	last := time.Time{}
 	res, err := fit.Fit(set.ctx, fit.Options{Base: base, Params: ps, Targets: ts, Seed: *seed, MaxEvaluations: *evals,
-		Jobs: *jobs, LeaveOneOut: *loo, Journal: journal, Resume: *resume,
+		Jobs: *jobs, LeaveOneOut: *loo, Journal: journal, Resume: *resume, PrepareEach: *prepareEach,
 		Progress: func(p fit.Progress) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -117,6 +118,9 @@ func fitCmd(args []string, stdout, stderr io.Writer, set settings) error {
 			}
 		}})
 	fmt.Fprintln(stderr)
+	if err == nil && !*prepareEach {
+		fmt.Fprintf(stderr, "ftlsim fit: %d evaluations (%d run); drives prepared: %d, forked for %d procedure runs\n", res.Evaluations, res.Runs, res.Preparations, res.Forked)
+	}
 	if err != nil {
 		if errors.Is(err, fit.ErrJournalExists) {
 			return usageError{err}

@@ -325,6 +325,12 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		if err := o.job.Resolve(c.CapacityBytes()); err != nil {
 			return err
 		}
+		if err := o.job.ReadPlacementScheme(workload.ReadIncludedFile); err != nil {
+			return err
+		}
+		if err := o.job.CheckPlacement(c.PlacementIDs()); err != nil {
+			return err
+		}
 		for _, n := range o.job.Notes {
 			fmt.Fprintf(stderr, "ftlsim: note: %s\n", n)
 		}

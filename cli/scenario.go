@@ -57,13 +57,16 @@ func scenario(args []string, stdout io.Writer, set settings) error {
 	}
 	var jobs []*workload.Job
 	for _, st := range steps {
-		if st.Kind == workload.RunJob {
-			jobs = append(jobs, st.Job)
-			o.trackData = o.trackData || st.Job.Verify || len(st.Job.PowerLossNs) > 0
+		for _, j := range st.Jobs() {
+			jobs = append(jobs, j)
+			o.trackData = o.trackData || j.Verify || len(j.PowerLossNs) > 0
 		}
 	}
 	c, err := buildDrive(o, jobs, sim.Second) // scenarios' series are at the default interval
 	if err != nil {
+		return err
+	}
+	if err := checkScenarioPlacement(sc, jobs, c, o.drive); err != nil {
 		return err
 	}
 	outs, err := newOutputs(o, stdout)
@@ -147,6 +150,9 @@ func writeScenarioText(out io.Writer, c *controller.Controller, sc workload.Scen
 		if l := faultLine(m.Result); l != "" {
 			fmt.Fprintf(out, "%s: faults: %s\n", m.Label, l)
 		}
+		if f := m.Result.Device.FDP; f != nil {
+			fmt.Fprintf(out, "%s: fdp: %s\n", m.Label, fdpLine(f))
+		}
 	}
 	if sc.Name == "desktop-suite" {
 		desktopSummary(out, ms)
@@ -227,9 +233,11 @@ func scenarioSteps(sc workload.Scenario, overrides map[string]string, o *options
 	if o.seedGiven {
 		mixed := map[*workload.Job]bool{} // a job two steps share is mixed once
 		for _, st := range steps {
-			if st.Job != nil && !mixed[st.Job] {
-				st.Job.RandSeed = mixSeed(o.job.RandSeed, st.Job.RandSeed)
-				mixed[st.Job] = true
+			for _, j := range append([]*workload.Job{st.Job}, st.With...) {
+				if j != nil && !mixed[j] {
+					j.RandSeed = mixSeed(o.job.RandSeed, j.RandSeed)
+					mixed[j] = true
+				}
 			}
 		}
 	}

@@ -254,9 +254,13 @@ func loadState(e *sim.Engine, o *options, stderr io.Writer) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	retuned := ""
 	if dk != h.DriveKey {
-		return 0, bad("the drive description differs from the file's --drive=%s: %s (give the --drive, --capacity, --op, --gc, --faults, and verify or power_loss, of the run that saved it, or save the state again)",
-			h.Drive, describeDiff(h.Description, desc))
+		var ok bool
+		if retuned, ok = costsDiffer(h.Description, desc); !ok {
+			return 0, bad("the drive description differs from the file's --drive=%s: %s (give the --drive, --capacity, --op, --gc, --faults, and verify or power_loss, of the run that saved it, or save the state again; only the firmware's and controller's costs and rates may differ)",
+				h.Drive, describeDiff(h.Description, desc))
+		}
 	}
 	if text, pk := preparation(o); pk != h.PreparationKey {
 		return 0, bad("the preparation differs: the file was prepared with %s, this run asks %s (give the same --offset and --size, or save the state again)", h.Preparation, text)
@@ -272,7 +276,40 @@ func loadState(e *sim.Engine, o *options, stderr io.Writer) (int64, error) {
 	if h.Program != Version() {
 		fmt.Fprintf(stderr, "ftlsim: note: --load_state=%s was written by %s; this is %s\n", file, h.Program, Version())
 	}
+	if retuned != "" {
+		fmt.Fprintf(stderr, "ftlsim: note: --load_state=%s was prepared with other costs (%s): the drive runs at this run's from the load on\n", file, retuned)
+	}
 	return h.PrepNs, nil
+}
+
+// costsDiffer compares the drive descriptions saved and now (as
+// driveDescription writes them) and returns the fields that differ, when
+// every one is a value a state may be loaded with another value of
+// (controller.StateClass; sim.Engine.LoadState makes the final check).
+func costsDiffer(saved, now string) (string, bool) {
+	a, ka := yamlFields(saved)
+	b, kb := yamlFields(now)
+	var d []string
+	seen := map[string]bool{}
+	for _, k := range append(ka, kb...) {
+		if seen[k] || a[k] == b[k] {
+			continue
+		}
+		seen[k] = true
+		f, ok := controller.LookupField(k)
+		if !ok || f.StateClass() == controller.StateFixed {
+			return "", false
+		}
+		d = append(d, fmt.Sprintf("%s %s, here %s", k, orUnset(a[k]), orUnset(b[k])))
+	}
+	return strings.Join(d, "; "), len(d) > 0
+}
+
+func orUnset(v string) string {
+	if v == "" {
+		return "not set"
+	}
+	return v
 }
 
 // prepareOnly prepares the drive of c and saves its state, running no job

@@ -225,3 +225,36 @@ func TestStateBP4FullSize(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	require.Equal(t, plain, loaded)
 }
+
+// A state loads into a drive whose firmware costs differ, with a note
+// naming them, and runs at the new costs; a value that shapes the state
+// is still refused.
+func TestStateOtherCosts(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s")
+	code, _, errOut := runCmd(t, append(append([]string{}, quick...), "--precondition=fill", "--save_state="+file, "--prepare_only")...)
+	require.Equal(t, exitOK, code, errOut)
+	code, desc, errOut := runCmd(t, "drives", "generic-mlc-small")
+	require.Equal(t, exitOK, code, errOut)
+	edit := func(name, from, to string) string {
+		require.Contains(t, desc, from)
+		p := filepath.Join(dir, name+".yaml")
+		require.NoError(t, os.WriteFile(p, []byte(strings.Replace(desc, from, to, 1)), 0o644))
+		return p
+	}
+	job := []string{"--capacity=4GiB", "--op=25", "--rw=randwrite", "--bs=4k", "--iodepth=32", "--number_ios=20000", "--output-format=json"}
+	costly := edit("costly", "\nfirmware:\n  command_ns: 7000", "\nfirmware:\n  command_ns: 7000\n  write_command_ns: 200000")
+	code, slow, errOut := runCmd(t, append([]string{"--drive=" + costly, "--load_state=" + file}, job...)...)
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, errOut, "prepared with other costs (firmware.write_command_ns not set, here 200000)")
+	code, fast, errOut := runCmd(t, append([]string{"--drive=generic-mlc-small", "--load_state=" + file}, job...)...)
+	require.Equal(t, exitOK, code, errOut)
+	require.NotEqual(t, fast, slow, "the costs loaded are the run's")
+
+	shaped := edit("shaped", "\n  gc_low_water: 2", "\n  gc_low_water: 3")
+	code, out, errOut := runCmd(t, append([]string{"--drive=" + shaped, "--load_state=" + file}, job...)...)
+	require.Equal(t, exitUsage, code, errOut)
+	require.Empty(t, out)
+	require.Contains(t, errOut, "firmware.gc_low_water: 2, here 3")
+	require.Contains(t, errOut, "only the firmware's and controller's costs and rates may differ")
+}

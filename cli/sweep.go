@@ -243,9 +243,9 @@ func CommandMemory(args []string, policies *ftl.Registry) (int64, error) {
 				return 0, err
 			}
 			for _, st := range steps {
-				if st.Kind == workload.RunJob {
-					w.Jobs = append(w.Jobs, st.Job)
-					o.trackData = o.trackData || st.Job.Verify || len(st.Job.PowerLossNs) > 0
+				for _, j := range st.Jobs() {
+					w.Jobs = append(w.Jobs, j)
+					o.trackData = o.trackData || j.Verify || len(j.PowerLossNs) > 0
 				}
 			}
 		}

@@ -95,6 +95,9 @@ func writeJobText(w io.Writer, o *options, r *sim.Result) {
 	}
 	fmt.Fprintf(w, "%s: rw=%s, bs=%s, iodepth=%d, range %s at offset %s, random_distribution=%s, randseed=%d\n",
 		j.Name, j.Pattern, bs, j.IODepth, units.FormatBytes(j.Size), units.FormatBytes(j.Offset), j.Distribution, j.RandSeed)
+	if p := j.Placement; p.PIDs != nil {
+		fmt.Fprintf(w, "  placement: writes carry %s\n", placementLine(p))
+	}
 	writeResults(w, r)
 }
 
@@ -167,6 +170,9 @@ func writeResults(w io.Writer, r *sim.Result) {
 	fmt.Fprintf(w, "  device: write amplification %.3f; host wrote %s, NAND programmed %s, read %s; GC moved %d units in %d runs (%d in background); %d erases; free blocks min %d, end %d\n",
 		dv.WriteAmplification, units.FormatBytes(dv.HostWriteBytes), units.FormatBytes(dv.NANDWriteBytes), units.FormatBytes(dv.NANDReadBytes),
 		dv.GCCopiedUnits, dv.GCRuns, dv.BackgroundGCRuns, dv.Erases, dv.FreeBlocksMin, dv.FreeBlocksEnd)
+	if f := dv.FDP; f != nil {
+		fmt.Fprintf(w, "  fdp: %s\n", fdpLine(f))
+	}
 	if ss := r.SteadyState; ss != nil {
 		f := fioreport.Steady(ss)
 		attained := "no"
@@ -242,4 +248,46 @@ func zoneLimit(n int) string {
 		return "no limit"
 	}
 	return fmt.Sprint(n)
+}
+
+// placementLine says which placement identifiers a job's writes carry.
+func placementLine(p workload.Placement) string {
+	kind := "FDP placement identifiers"
+	if p.Mode == workload.PlacementStreams {
+		kind = "stream identifiers"
+	}
+	ids := make([]string, len(p.PIDs))
+	for i, id := range p.PIDs {
+		ids[i] = strconv.Itoa(int(id))
+	}
+	switch {
+	case p.Scheme:
+		return fmt.Sprintf("%s by offset (plid_select=scheme, %d ranges of %s)", kind, len(p.SchemeRanges), p.SchemeFile)
+	case p.Random:
+		return fmt.Sprintf("%s %s, one at random each write (plid_select=random)", kind, strings.Join(ids, ","))
+	}
+	return fmt.Sprintf("%s %s in turn (plid_select=roundrobin)", kind, strings.Join(ids, ","))
+}
+
+// fdpLine is the FDP statistics log of a run as one line: media over
+// host bytes, and each handle's host bytes (the handles the run wrote
+// nothing through left out).
+func fdpLine(f *sim.FDPStats) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "media/host bytes %.3f (host %s, media %s, erased %s); host bytes by handle:", float64(f.MediaBytesWritten)/float64(max(1, f.HostBytesWithMetadataWritten)),
+		units.FormatBytes(f.HostBytesWithMetadataWritten), units.FormatBytes(f.MediaBytesWritten), units.FormatBytes(f.MediaBytesErased))
+	var by []string
+	for _, h := range f.Handles {
+		if h.HostBytesWithMetadataWritten > 0 {
+			by = append(by, fmt.Sprintf("%d: %s", h.Handle, units.FormatBytes(h.HostBytesWithMetadataWritten)))
+		}
+	}
+	if by == nil {
+		by = []string{"none"}
+	}
+	fmt.Fprintf(&b, " %s", strings.Join(by, ", "))
+	if f.InvalidPlacementIdentifiers > 0 {
+		fmt.Fprintf(&b, "; %d Invalid Placement Identifier events", f.InvalidPlacementIdentifiers)
+	}
+	return b.String()
 }

@@ -12,12 +12,6 @@ import (
 	"github.com/ftlsim/ftlsim/workload"
 )
 
-// placementDrive is what an FDP drive provides its host (the device
-// side, controller.Controller, once it has FDP): the placement
-// identifiers it reports (I/O Management Receive, Reclaim Unit Handle
-// Status); 0 on a drive without FDP.
-type placementDrive interface{ PlacementIDs() int }
-
 // zonedPresets are the presets whose drives are zoned, sorted.
 func zonedPresets() []string {
 	var out []string
@@ -68,10 +62,7 @@ func layoutOf(c *controller.Controller) *workload.ZoneLayout {
 // with a line naming the zoned presets.
 func checkZonedJobs(jf *workload.JobFile, c *controller.Controller, drive string) error {
 	layout := layoutOf(c)
-	pids := 0
-	if p, ok := any(c).(placementDrive); ok {
-		pids = p.PlacementIDs()
-	}
+	pids := c.PlacementIDs() // the reclaim unit handle status, as fio reads it
 	for _, j := range jf.Jobs {
 		where := fmt.Sprintf("%s:%d: [%s]", jf.Name, j.Line, j.Job.Name)
 		if j.Job.ZBD.On && layout == nil {
@@ -85,8 +76,28 @@ func checkZonedJobs(jf *workload.JobFile, c *controller.Controller, drive string
 		if err := j.Job.CheckZones(layout); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
+		if err := j.Job.ReadPlacementScheme(workload.ReadIncludedFile); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
 		if err := j.Job.CheckPlacement(pids); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
+		}
+	}
+	return nil
+}
+
+// checkScenarioPlacement refuses a scenario whose writers use placement
+// handles on drive c (named drive) when it has no FDP, as fio fails
+// without the drive's reclaim unit handle status (a job file's job runs
+// without, with a note).
+func checkScenarioPlacement(sc workload.Scenario, jobs []*workload.Job, c *controller.Controller, drive string) error {
+	if c.PlacementIDs() != nil {
+		return nil
+	}
+	for _, j := range jobs {
+		if j.Placement.Mode == workload.PlacementFDP {
+			return fmt.Errorf("%w: scenario %s: its writers use placement handles (--handles), but drive %s has no FDP (%s is 0): --handles=0, or an FDP drive (generic-nvme-fdp)",
+				workload.ErrOption, sc.Name, drive, "firmware.fdp.handles")
 		}
 	}
 	return nil

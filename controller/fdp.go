@@ -136,3 +136,21 @@ func (c *Controller) FDPCounters() (FDPCounters, bool) {
 	out.Shared = conv(c.ftl.HandleStats(len(out.Handles)))
 	return out, true
 }
+
+// PlacementIDs returns the placement identifiers the drive reports, in
+// the order of its Reclaim Unit Handle Status descriptors (I/O
+// Management Receive, management operation 01h), as a host reads them
+// (fio's fdp_fetch_ruhs): one per reclaim unit handle of the one reclaim
+// group, each the handle's index (with one reclaim group the identifier
+// has no reclaim group bits: RGIF 0). Nil on a drive without FDP.
+func (c *Controller) PlacementIDs() []uint16 {
+	n := c.cfg.Firmware.FDP.Handles
+	if n == 0 {
+		return nil
+	}
+	out := make([]uint16, n)
+	for i := range out {
+		out[i] = uint16(i)
+	}
+	return out
+}

@@ -31,6 +31,7 @@ func TestFDPStatistics(t *testing.T) {
 	info, ok := d.FDP()
 	require.True(t, ok)
 	assert.Equal(t, 4, info.Handles)
+	assert.Equal(t, []uint16{0, 1, 2, 3}, d.PlacementIDs(), "one identifier a handle, as the handle status reports them")
 	rng := rand.New(rand.NewPCG(1, 2))
 	region := d.CapacityBytes() / 4 / 4096
 	now := int64(0)

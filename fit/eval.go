@@ -36,6 +36,7 @@ type evaluator struct {
 	params  []Param
 	targets *Targets
 
+	preps   *prepCache    // prepared drives (nil: each evaluation prepares its own)
 	slots   chan struct{} // one per core: a procedure runs holding one
 	mu      sync.Mutex
 	done    map[string]*entry
@@ -119,7 +120,7 @@ func (ev *evaluator) run(k string, x []float64) evaluation {
 			defer wg.Done()
 			ev.slots <- struct{}{} // a core
 			defer func() { <-ev.slots }()
-			figs[i], errs[i] = ev.targets.Procedures[key].Run(ev.ctx, cfg)
+			figs[i], errs[i] = runProcedure(ev.ctx, ev.preps, ev.targets.Procedures[key], cfg)
 		}()
 	}
 	wg.Wait()
@@ -153,14 +154,18 @@ type journalHeader struct {
 }
 
 // fingerprint hashes what an evaluation depends on: the base drive, the
-// parameters' paths and the procedures.
-func fingerprint(base controller.Config, params []Param, ts *Targets) (string, error) {
+// parameters' paths, the procedures and whether evaluations fork a
+// prepared drive.
+func fingerprint(base controller.Config, params []Param, ts *Targets, forked bool) (string, error) {
 	b, err := base.Marshal()
 	if err != nil {
 		return "", err
 	}
 	h := sha256.New()
 	h.Write(b)
+	if forked {
+		h.Write([]byte("\x00evaluations fork the prepared drive")) // their figures differ from a fresh preparation's
+	}
 	for _, p := range params {
 		fmt.Fprintf(h, "\x00param %s", p.Path)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"sort"
 	"sync"
@@ -34,6 +35,11 @@ type Options struct {
 	// interrupted continues with Resume.
 	Journal string
 	Resume  bool
+	// PrepareEach prepares every evaluation's drive afresh instead of
+	// forking one prepared drive per distinct preparation (see fork.go's
+	// notes); the figures differ by what the preparation's own costs
+	// left (the times it booked), the search is slower.
+	PrepareEach bool
 	// Progress, when set, is called after each evaluation; the
 	// leave-one-out refits call it from several goroutines at once.
 	Progress func(Progress)
@@ -71,8 +77,11 @@ type Result struct {
 	// LeaveOneOut is, for each target, the relative error of its figure
 	// predicted by a refit without it (NaN when not computed).
 	LeaveOneOut []float64
-	// Evaluations and Runs count evaluations and the drives run.
-	Evaluations, Runs int
+	// Evaluations and Runs count evaluations and the drives run;
+	// Preparations the drives prepared, and Forked the procedure runs
+	// that started from one of them.
+	Evaluations, Runs    int
+	Preparations, Forked int
 }
 
 // FlatShare is the change of a figure below which a parameter's effect
@@ -107,12 +116,15 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	if o.MaxEvaluations <= 0 {
 		o.MaxEvaluations = max(60, 30*len(params))
 	}
-	fp, err := fingerprint(o.Base, params, o.Targets)
+	fp, err := fingerprint(o.Base, params, o.Targets, !o.PrepareEach)
 	if err != nil {
 		return nil, err
 	}
 	ev := &evaluator{ctx: ctx, base: o.Base, params: params, targets: o.Targets, done: map[string]*entry{},
 		slots: make(chan struct{}, o.Jobs)}
+	if !o.PrepareEach {
+		ev.preps = &prepCache{base: o.Base, limit: len(o.Targets.Procedures) + o.Jobs, m: map[string]*prepEntry{}}
+	}
 	if err := ev.openJournal(o.Journal, o.Resume, fp); err != nil {
 		return nil, err
 	}
@@ -194,6 +206,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	}
 	runs, looked := ev.counts()
 	res.Evaluations, res.Runs = runs+looked, runs
+	res.Preparations, res.Forked = ev.preps.counts()
 	return res, nil
 }
 
@@ -228,6 +241,11 @@ type stage struct {
 // search minimises the objective with weights w from x0 and returns the
 // best values found: the lowest objective, ties broken by the values'
 // text, so that the answer does not depend on the order evaluations end.
+// A search that ends above RestartAbove may have started on a plateau (a
+// figure that does not move near the start, such as stalls that happen
+// only once collection falls behind): it then evaluates a design spread
+// over every parameter's bounds (design) and, if a point of it is better,
+// searches again from there, every parameter free.
 func (st *stage) search(name string, w []float64, x0 []float64) ([]float64, error) {
 	ps, ts := st.ev.params, st.o.Targets.List
 	var mu sync.Mutex
@@ -251,16 +269,111 @@ func (st *stage) search(name string, w []float64, x0 []float64) ([]float64, erro
 			free = append(free, i)
 		}
 	}
+	consider(x0, objective(ts, w, st.ev.eval(x0)))
+	if err := st.minimize(name, free, x0, w, consider, func() float64 { mu.Lock(); defer mu.Unlock(); return best }); err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	stuck, from := best > RestartAbove, bestKey
+	mu.Unlock()
+	if !stuck {
+		return bestX, nil
+	}
+	pts := st.design()
+	evs := make([]float64, len(pts))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, st.o.Jobs)
+	for k := range pts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			evs[k] = objective(ts, w, st.ev.eval(pts[k]))
+		}()
+	}
+	wg.Wait()
+	if err := st.ev.ctx.Err(); err != nil {
+		return nil, err
+	}
+	for k := range pts {
+		consider(pts[k], evs[k]) // in the design's order: the same best whatever order they ended in
+	}
+	mu.Lock()
+	moved, x1 := bestKey != from, append([]float64(nil), bestX...)
+	mu.Unlock()
+	if moved {
+		all := make([]int, len(ps))
+		for i := range all {
+			all[i] = i
+		}
+		if err := st.minimize(name, all, x1, w, consider, func() float64 { mu.Lock(); defer mu.Unlock(); return best }); err != nil {
+			return nil, err
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return bestX, nil
+}
+
+// RestartAbove is the objective (RMS relative error) above which a
+// search that has ended tries a design over the bounds (5 %).
+const RestartAbove = 0.05
+
+// design returns the points a stuck search evaluates: for up to four
+// parameters every corner of the box a fifth inside the bounds (on the
+// search's scale), for more a Latin hypercube of four points per
+// parameter drawn from the fit's seed.
+func (st *stage) design() [][]float64 {
+	ps := st.ev.params
+	k := len(ps)
+	var units [][]float64
+	if k <= 4 {
+		for m := 0; m < 1<<k; m++ {
+			u := make([]float64, k)
+			for i := range u {
+				u[i] = 0.2 + 0.6*float64(m>>i&1)
+			}
+			units = append(units, u)
+		}
+	} else {
+		n := 4 * k
+		rng := rand.New(rand.NewPCG(st.o.Seed, 0x6c68732d66697421))
+		units = make([][]float64, n)
+		for j := range units {
+			units[j] = make([]float64, k)
+		}
+		for i := 0; i < k; i++ {
+			perm := rng.Perm(n)
+			for j := range units {
+				units[j][i] = (float64(perm[j]) + rng.Float64()) / float64(n)
+			}
+		}
+	}
+	out := make([][]float64, len(units))
+	for j, u := range units {
+		x := make([]float64, k)
+		for i, p := range ps {
+			x[i] = p.fromUnit(u[i])
+		}
+		out[j] = x
+	}
+	return out
+}
+
+// minimize runs Nelder-Mead over the parameters free from x0, reporting
+// every evaluation to consider; best is the search's best so far.
+func (st *stage) minimize(name string, free []int, x0, w []float64, consider func([]float64, float64), best func() float64) error {
+	ps, ts := st.ev.params, st.o.Targets.List
+	if len(free) == 0 {
+		return nil
+	}
 	values := func(u []float64) []float64 {
 		x := append([]float64(nil), x0...)
 		for k, i := range free {
 			x[i] = ps[i].fromUnit(u[k])
 		}
 		return x
-	}
-	consider(x0, objective(ts, w, st.ev.eval(x0)))
-	if len(free) == 0 {
-		return bestX, nil
 	}
 	u0 := make([]float64, len(free))
 	for k, i := range free {
@@ -286,9 +399,7 @@ func (st *stage) search(name string, w []float64, x0 []float64) ([]float64, erro
 			if err := st.ev.ctx.Err(); err != nil {
 				return optimize.Failure, err
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if best < 5e-4 {
+			if best() < 5e-4 {
 				return optimize.FunctionThreshold, nil
 			}
 			return optimize.NotTerminated, nil
@@ -302,12 +413,12 @@ func (st *stage) search(name string, w []float64, x0 []float64) ([]float64, erro
 		Converger: &optimize.FunctionConverge{Absolute: 1e-4, Iterations: 10 * len(free)}}
 	_, err := optimize.Minimize(prob, u0, settings, method)
 	if cerr := st.ev.ctx.Err(); cerr != nil {
-		return nil, cerr
+		return cerr
 	}
-	if err != nil && best == math.Inf(1) {
-		return nil, fmt.Errorf("fit: %s: %w", name, err)
+	if err != nil && math.IsInf(best(), 1) {
+		return fmt.Errorf("fit: %s: %w", name, err)
 	}
-	return bestX, nil
+	return nil
 }
 
 // identify measures the parameters' effect at the fitted drive and

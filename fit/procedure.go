@@ -46,66 +46,122 @@ func (p *jobFile) parse() (*workload.JobFile, error) {
 // `ftlsim run` does, and measures each job as its fio report and logs
 // give it (figures named by logFigures and jobFigures).
 func (p *jobFile) Run(ctx context.Context, cfg controller.Config) (map[string]float64, error) {
-	jf, err := p.parse()
-	if err != nil {
-		return nil, err
-	}
+	return runWhole(ctx, p, cfg)
+}
+
+// runWhole runs a staged procedure on a fresh drive built from cfg.
+func runWhole(ctx context.Context, p stagedProcedure, cfg controller.Config) (map[string]float64, error) {
 	c, err := controller.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	for _, j := range jf.Jobs {
-		if err := j.Job.Resolve(c.CapacityBytes()); err != nil {
-			return nil, fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
-		}
+	prep, measure, figs, err := p.plan(c)
+	if err != nil {
+		return nil, err
 	}
 	e := sim.New(c)
 	defer stopOn(ctx, e)()
-	figs := map[string]float64{}
-	logs := logOptions(p.text, p.env)
-	for _, group := range jf.Groups() {
-		streams := make([]sim.Stream, len(group))
-		wins := make([]*logWindows, len(group))
-		for i, j := range group {
-			so := sim.JobOptions(j.Job)
-			if lo := logs[j.Section]; len(logKinds(lo)) > 0 {
-				avg, _ := strconv.ParseInt(lo["log_avg_msec"], 10, 64)
-				wins[i] = newLogWindows(max(avg, 1), logDir(j.Job))
-				so.Hooks.OnComplete = wins[i].complete
-			}
-			streams[i] = sim.Stream{Source: workload.NewGenerator(j.Job), Options: so}
-		}
-		rs, err := e.RunGroup(streams)
-		if err != nil {
+	if prep != nil {
+		if err := prep(ctx, e); err != nil {
 			return nil, err
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err // cut short: not the drive's figures
+	}
+	if err := measure(ctx, e); err != nil {
+		return nil, err
+	}
+	return figs(), nil
+}
+
+// plan splits the job file at its first group with a timed job or a log:
+// the groups before it (the fill) prepare the drive.
+func (p *jobFile) plan(c *controller.Controller) (prep, measure func(context.Context, *sim.Engine) error, figs func() map[string]float64, err error) {
+	jf, err := p.parse()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, j := range jf.Jobs {
+		if err := j.Job.Resolve(c.CapacityBytes()); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
 		}
-		for i, r := range rs {
-			fj := fioreport.JobOf(r, group[i].Options)
-			job := fioJob{Name: group[i].Section, Options: group[i].Options,
-				Read:  fioDir{IOBytes: fj.Read.IOBytes, BWBytes: float64(fj.Read.BWBytes), IOPS: fj.Read.IOPS},
-				Write: fioDir{IOBytes: fj.Write.IOBytes, BWBytes: float64(fj.Write.BWBytes), IOPS: fj.Write.IOPS}}
-			for k, v := range jobFigures(job, nil) {
-				figs[k] = v
+	}
+	out := map[string]float64{}
+	logs := logOptions(p.text, p.env)
+	groups := jf.Groups()
+	n := 0
+	for n < len(groups) && !measured(groups[n], logs) {
+		n++
+	}
+	run := func(gs [][]workload.FileJob) func(context.Context, *sim.Engine) error {
+		return func(ctx context.Context, e *sim.Engine) error {
+			for _, group := range gs {
+				if err := runGroup(ctx, e, group, logs, out); err != nil {
+					return err
+				}
 			}
-			if wins[i] == nil {
+			return nil
+		}
+	}
+	figs = func() map[string]float64 { return out }
+	if n == 0 || n == len(groups) {
+		return nil, run(groups), figs, nil
+	}
+	return run(groups[:n]), run(groups[n:]), figs, nil
+}
+
+// measured reports whether a group gives figures: a timed job, or a log.
+func measured(group []workload.FileJob, logs map[string]map[string]string) bool {
+	for _, j := range group {
+		if j.Job.RuntimeNs > 0 || j.Job.TimeBased || j.Options["runtime"] != "" || len(logKinds(logs[j.Section])) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// runGroup runs one group of a job file's jobs on e and adds their
+// figures to figs.
+func runGroup(ctx context.Context, e *sim.Engine, group []workload.FileJob, logs map[string]map[string]string, figs map[string]float64) error {
+	streams := make([]sim.Stream, len(group))
+	wins := make([]*logWindows, len(group))
+	for i, j := range group {
+		so := sim.JobOptions(j.Job)
+		if lo := logs[j.Section]; len(logKinds(lo)) > 0 {
+			avg, _ := strconv.ParseInt(lo["log_avg_msec"], 10, 64)
+			wins[i] = newLogWindows(max(avg, 1), logDir(j.Job))
+			so.Hooks.OnComplete = wins[i].complete
+		}
+		streams[i] = sim.Stream{Source: workload.NewGenerator(j.Job), Options: so}
+	}
+	rs, err := e.RunGroup(streams)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err // cut short: not the drive's figures
+	}
+	for i, r := range rs {
+		fj := fioreport.JobOf(r, group[i].Options)
+		job := fioJob{Name: group[i].Section, Options: group[i].Options,
+			Read:  fioDir{IOBytes: fj.Read.IOBytes, BWBytes: float64(fj.Read.BWBytes), IOPS: fj.Read.IOPS},
+			Write: fioDir{IOBytes: fj.Write.IOBytes, BWBytes: float64(fj.Write.BWBytes), IOPS: fj.Write.IOPS}}
+		for k, v := range jobFigures(job, nil) {
+			figs[k] = v
+		}
+		if wins[i] == nil {
+			continue
+		}
+		wins[i].close(r)
+		for _, kind := range logKinds(logs[job.Name]) {
+			smp := wins[i].samples(kind)
+			if len(smp) == 0 {
 				continue
 			}
-			wins[i].close(r)
-			for _, kind := range logKinds(logs[job.Name]) {
-				smp := wins[i].samples(kind)
-				if len(smp) == 0 {
-					continue
-				}
-				for k, v := range logFigures(job.Name, kind, seriesOf(kind, smp), smp[len(smp)-1].ms*1e6) {
-					figs[k] = v
-				}
+			for k, v := range logFigures(job.Name, kind, seriesOf(kind, smp), smp[len(smp)-1].ms*1e6) {
+				figs[k] = v
 			}
 		}
 	}
-	return figs, nil
+	return nil
 }
 
 // logDir is the direction a job's log lines are read in: 0 for reads, 1
@@ -251,28 +307,55 @@ func (p *scenario) Key() string {
 // the seconds with I/O, longest stall) and HD Tach's (mean MB/s over the
 // first 10 GB, GB written before a second above 300 MB/s).
 func (p *scenario) Run(ctx context.Context, cfg controller.Config) (map[string]float64, error) {
+	return runWhole(ctx, p, cfg)
+}
+
+// plan splits the scenario's steps after its leading secure erases and
+// unmeasured jobs of a fixed amount of I/O (the fill, not a torture of a
+// given length): those prepare the drive.
+func (p *scenario) plan(*controller.Controller) (prep, measure func(context.Context, *sim.Engine) error, figs func() map[string]float64, err error) {
 	sc, err := workload.ScenarioByName(p.name)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	steps, err := sc.Steps(p.over)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	c, err := controller.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	e := sim.New(c)
-	defer stopOn(ctx, e)()
-	ms, err := e.RunSteps(steps)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err // cut short: not the drive's figures
+	n, jobs := 0, 0
+	for ; n < len(steps); n++ {
+		s := steps[n]
+		if s.Kind == workload.RunJob && s.Label == "" && s.Job.RuntimeNs == 0 && !s.Job.TimeBased {
+			jobs++
+		} else if s.Kind != workload.SecureErase {
+			break
+		}
 	}
 	out := map[string]float64{}
+	run := func(steps []workload.Step, keep bool) func(context.Context, *sim.Engine) error {
+		return func(ctx context.Context, e *sim.Engine) error {
+			ms, err := e.RunSteps(steps)
+			if err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err // cut short: not the drive's figures
+			}
+			if keep {
+				stepFigures(ms, out)
+			}
+			return nil
+		}
+	}
+	figs = func() map[string]float64 { return out }
+	if jobs == 0 || n == len(steps) {
+		return nil, run(steps, true), figs, nil
+	}
+	return run(steps[:n], false), run(steps[n:], true), figs, nil
+}
+
+// stepFigures adds the figures of a scenario's measured steps to out.
+func stepFigures(ms []sim.Measurement, out map[string]float64) {
 	for _, m := range sim.CombineRepeated(ms) {
 		r, l := m.Result, m.Label
 		out[l+": write MB/s"] = r.Write.BWBytes / 1e6
@@ -294,7 +377,6 @@ func (p *scenario) Run(ctx context.Context, cfg controller.Config) (map[string]f
 		out[l+": first 10 GB MB/s"] = first10
 		out[l+": GB before 300 MB/s"] = to300
 	}
-	return out, nil
 }
 
 // hdTach reads HD Tach's write curve: the mean MB/s of the seconds in the

@@ -20,11 +20,12 @@ import (
 func (f *FTL) CheckInvariants() error {
 	groups := f.dies * f.gpd
 	mapped := make([]int32, groups)
+	units := f.dev.Geometry().Units() // not in the loop: it is products of the geometry's fields
 	for lba, u := range f.l2p {
 		if u == Unmapped {
 			continue
 		}
-		if int64(u) >= f.dev.Geometry().Units() {
+		if int64(u) >= units {
 			return fmt.Errorf("ftl invariant: unit %d maps to %d, past the device", lba, u)
 		}
 		g, _ := f.split(u)

@@ -311,9 +311,7 @@ func (s suiteRun) jobs() ([]*workload.Job, error) {
 	}
 	var jobs []*workload.Job
 	for _, st := range steps {
-		if st.Kind == workload.RunJob {
-			jobs = append(jobs, st.Job)
-		}
+		jobs = append(jobs, st.Jobs()...)
 	}
 	return jobs, nil
 }

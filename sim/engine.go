@@ -295,12 +295,21 @@ func (e *Engine) RunJob(j *workload.Job, hooks Hooks) (*Result, error) {
 	if e.ctrl == nil {
 		return nil, ErrNoDrive
 	}
-	if err := j.Resolve(e.ctrl.CapacityBytes()); err != nil {
+	if err := e.resolve(j); err != nil {
 		return nil, err
 	}
 	o := JobOptions(j)
 	o.Hooks = hooks
 	return e.Run(workload.NewGenerator(j), o)
+}
+
+// resolve resolves job j against the drive: its range against the
+// capacity, its placement identifiers against those the drive reports.
+func (e *Engine) resolve(j *workload.Job) error {
+	if err := j.Resolve(e.ctrl.CapacityBytes()); err != nil {
+		return err
+	}
+	return j.CheckPlacement(e.ctrl.PlacementIDs())
 }
 
 // JobOptions are the run options a resolved job asks for: its name, queue

@@ -35,11 +35,16 @@ func (e *Engine) SaveState(w io.Writer) (int64, error) {
 
 // LoadState restores the state SaveState wrote (n bytes) into e, an
 // engine whose drive was built from the same description: runs from e
-// then give the results runs from the saved engine would have given. A
-// state written by a build whose types differ, or that does not fit the
-// drive (another description: capacity, geometry, GC policy, any field
-// but the seed, whose effects the state brings along),
-// is refused with ErrOtherDrive or the codec's error; a state that decodes
+// then give the results runs from the saved engine would have given. The
+// description may differ in the values that decide nothing in a state
+// between runs (controller.StateClass: the firmware's and controller's
+// costs and rates, and, on a drive that has never collected, how much a
+// collection restores and how fast it paces): the drive loaded keeps
+// the times the state booked and runs at its own costs from the load on
+// (controller.Controller.Retune). A state written by a build whose types
+// differ, or that does not fit the drive (another description: capacity,
+// geometry, GC policy, any other field but the seed, whose effects the
+// state brings along), is refused with ErrOtherDrive or the codec's error; a state that decodes
 // but is inconsistent (its bytes changed after it was written) with
 // ErrCorruptState, at the load where a check sees it, or by the run that
 // trips over it. After an error e must be dropped.
@@ -47,11 +52,18 @@ func (e *Engine) LoadState(r io.Reader, n int64) error {
 	if e.ctrl == nil {
 		return ErrNoDrive
 	}
+	return e.load(r, n, true)
+}
+
+// load decodes a state into e, checks it when check is set, and gives
+// the drive the engine's own costs (see LoadState).
+func (e *Engine) load(r io.Reader, n int64, check bool) error {
+	wantCfg := e.ctrl.Config()
 	want, err := description(e.ctrl)
 	if err != nil {
 		return err
 	}
-	wantName, wantCap := e.ctrl.Config().Name, e.ctrl.CapacityBytes()
+	wantName, wantCap := wantCfg.Name, e.ctrl.CapacityBytes()
 	if err := snapshot.Decode(r, n, e); err != nil {
 		return err
 	}
@@ -59,12 +71,19 @@ func (e *Engine) LoadState(r io.Reader, n int64) error {
 	if err != nil {
 		return err
 	}
-	if err := e.checkState(); err != nil {
-		return err
+	if check {
+		if err := e.checkState(); err != nil {
+			return err
+		}
 	}
 	if !bytes.Equal(got, want) {
-		return fmt.Errorf("%w: the state is of %s (%s user), the engine's drive is %s (%s user)", ErrOtherDrive,
-			e.ctrl.Config().Name, units.FormatBytes(e.ctrl.CapacityBytes()), wantName, units.FormatBytes(wantCap))
+		if wantCap != e.ctrl.CapacityBytes() || wantName != e.ctrl.Config().Name {
+			return fmt.Errorf("%w: the state is of %s (%s user), the engine's drive is %s (%s user)", ErrOtherDrive,
+				e.ctrl.Config().Name, units.FormatBytes(e.ctrl.CapacityBytes()), wantName, units.FormatBytes(wantCap))
+		}
+		if err := e.ctrl.Retune(wantCfg, e.now); err != nil {
+			return fmt.Errorf("%w (%s): %w", ErrOtherDrive, wantName, err)
+		}
 	}
 	e.restored = true
 	return nil
@@ -117,3 +136,36 @@ func (e *Engine) checkState() (err error) {
 	}
 	return nil
 }
+
+// A State is an engine's state held in memory: what SaveState writes,
+// taken once by Save and given to any number of engines by Restore (the
+// forks of one prepared drive).
+type State struct{ b []byte }
+
+// Len is the state's size in bytes.
+func (s *State) Len() int64 { return int64(len(s.b)) }
+
+// Save returns the state of the engine and its drive, as SaveState
+// writes it; the engine must be between runs.
+func (e *Engine) Save() (*State, error) {
+	var buf bytes.Buffer
+	if _, err := e.SaveState(&buf); err != nil {
+		return nil, err
+	}
+	return &State{b: buf.Bytes()}, nil
+}
+
+// Restore loads s into e as LoadState loads a state (e's description may
+// differ in its costs and rates), without LoadState's check of the
+// state's consistency: s was written by Save in this process and has not
+// left its memory, so it is the state of a drive; the check is there for
+// files.
+func (e *Engine) Restore(s *State) error {
+	if e.ctrl == nil {
+		return ErrNoDrive
+	}
+	return e.load(bytes.NewReader(s.b), int64(len(s.b)), false)
+}
+
+// Bytes returns the state as SaveState writes it (not to be changed).
+func (s *State) Bytes() []byte { return s.b }

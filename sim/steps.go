@@ -37,7 +37,7 @@ func (e *Engine) RunStepsHooks(steps []workload.Step, hooks Hooks) ([]Measuremen
 				return nil, fmt.Errorf("step %d (bake): %w", i+1, err)
 			}
 		case workload.RunJob:
-			r, err := e.RunJob(s.Job, hooks)
+			r, err := e.runStep(s, hooks)
 			if err != nil {
 				return nil, fmt.Errorf("step %d (%s): %w", i+1, s.Job.Name, err)
 			}
@@ -50,4 +50,30 @@ func (e *Engine) RunStepsHooks(steps []workload.Step, hooks Hooks) ([]Measuremen
 		}
 	}
 	return out, nil
+}
+
+// runStep runs a RunJob step: its job, or its jobs at once, reported as
+// one (Merge).
+func (e *Engine) runStep(s workload.Step, hooks Hooks) (*Result, error) {
+	if len(s.With) == 0 {
+		return e.RunJob(s.Job, hooks)
+	}
+	if e.ctrl == nil {
+		return nil, ErrNoDrive
+	}
+	jobs := s.Jobs()
+	streams := make([]Stream, len(jobs))
+	for i, j := range jobs {
+		if err := e.resolve(j); err != nil {
+			return nil, err
+		}
+		o := JobOptions(j)
+		o.Hooks = hooks
+		streams[i] = Stream{Source: workload.NewGenerator(j), Options: o}
+	}
+	rs, err := e.RunGroup(streams)
+	if err != nil {
+		return nil, err
+	}
+	return Merge(rs), nil
 }

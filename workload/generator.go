@@ -47,6 +47,7 @@ type Generator struct {
 	spr                   *sprState // sprandom
 	zbd                   *zbdState // zonemode=zbd
 	zbdReadPos            int64     // zonemode=zbd: a sequential read's position in the range
+	pl                    placer    // dataplacement: the directive writes carry
 	err                   error     // the job cannot be run (Err)
 }
 
@@ -86,6 +87,7 @@ func NewGenerator(j *Job) *Generator {
 	if j.ZBD.On && j.ZBD.Host != nil {
 		g.zbd = newZBDState(j)
 	}
+	g.pl = newPlacer(j)
 	g.zoneLo = j.Offset
 	if j.Strided {
 		g.blocks = max(1, j.ZoneRange/g.align) // random offsets within a zone
@@ -182,6 +184,10 @@ func (g *Generator) Next(it *Item) bool {
 		it.Zone = blockio.ZoneReset // zonemode=zbd: a reset, as fio's trims are
 	}
 	it.FUA = (op == blockio.Write && j.WriteFUA) || (op == blockio.Read && j.ReadFUA)
+	it.Directive, it.DSpec = blockio.NoDirective, 0
+	if op == blockio.Write && g.pl.pids != nil {
+		it.Directive, it.DSpec = g.pl.next(off)
+	}
 	it.KeepData = op == blockio.Write && j.KeepData
 	it.Verify = false
 	if g.w != nil {

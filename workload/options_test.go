@@ -22,7 +22,7 @@ var optionExamples = map[string]string{
 	"zonesize": "1m", "zonerange": "2m", "zoneskip": "4k",
 	"read_beyond_wp": "1", "zonecapacity": "128m", "max_open_zones": "8", "job_max_open_zones": "2", "ignore_zone_limits": "1",
 	"zone_reset_threshold": "0.7", "zone_reset_frequency": "0.125", "dataplacement": "fdp", "fdp": "1", "plids": "0,2-3",
-	"plid_select": "random", "runtime": "10s", "time_based": "1",
+	"plid_select": "random", "dp_scheme": "scheme.txt", "runtime": "10s", "time_based": "1",
 	"ramp_time": "1s", "startdelay": "2s", "number_ios": "100", "loops": "3", "iodepth": "32",
 	"rate_iops": "1000", "rate": "10m", "rate_process": "poisson", "rate_min": "1m", "rate_iops_min": "10",
 	"ratecycle": "500", "thinktime": "100", "thinktime_blocks": "4", "fsync": "8", "fdatasync": "8",

@@ -6,6 +6,7 @@ package workload
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -67,19 +68,45 @@ type ZBD struct {
 }
 
 // Placement is how a job's writes carry placement identifiers (fio's
-// dataplacement, plids, plid_select).
+// dataplacement, plids, plid_select), as fio's dataplacement.c gives
+// them: each write (never a read or a trim) carries the next of PIDs in
+// turn, or one of them at random.
 type Placement struct {
 	// Mode is the directive writes carry (fio's dataplacement: fdp,
 	// streams; none by default).
 	Mode PlacementMode
 	// IDs are indices into the placement identifiers the drive reports
 	// (fio's plids, fdp_pli): for FDP, not the identifiers themselves;
-	// nil: all the drive reports.
+	// nil: all the drive reports. With streams they are the stream
+	// identifiers.
 	IDs []int
 	// Random picks one of IDs at random for each write (fio's
 	// plid_select=random); else they are taken in turn (roundrobin).
 	Random bool
+	// PIDs are the identifiers the writes carry (the DSPEC of their
+	// directive), set by CheckPlacement: for FDP those the drive reports
+	// at IDs, for streams IDs themselves. Nil: writes carry no directive.
+	PIDs []uint16
+	// Scheme picks each write's identifier by its offset (fio's
+	// plid_select=scheme): that of the first of SchemeRanges holding the
+	// offset, 0 (the default handle) when none does; IDs are then not
+	// used for the choice. SchemeFile is the file of the ranges (fio's
+	// dp_scheme), which ReadPlacementScheme reads into SchemeRanges.
+	Scheme       bool
+	SchemeFile   string
+	SchemeRanges []PlacementRange
 }
+
+// PlacementRange is one entry of fio's dp_scheme file: writes at offsets
+// in [Start, End) carry placement identifier PID.
+type PlacementRange struct {
+	Start, End int64
+	PID        uint16
+}
+
+// maxSchemeRanges is fio's DP_MAX_SCHEME_ENTRIES: the entries of a
+// dp_scheme file it reads.
+const maxSchemeRanges = 32
 
 // maxPlacementIDs is fio's FIO_MAX_DP_IDS: the most identifiers a job
 // uses.
@@ -146,20 +173,67 @@ var placementOptions = []Option{
 			j.Placement.IDs, err = parseIndexList(v, maxPlacementIDs)
 			return
 		}},
-	{Name: "plid_select", Aliases: []string{"fdp_pli_select"}, Kind: KindChoice, Values: "roundrobin|random", Field: "Target.Placement.Random",
-		Help: "which of plids each write takes: in turn (roundrobin, the default) or at random", set: func(j *Job, v string) error {
+	{Name: "plid_select", Aliases: []string{"fdp_pli_select"}, Kind: KindChoice, Values: "roundrobin|random|scheme", Field: "Target.Placement.Random",
+		Help: "which of plids each write takes: in turn (roundrobin, the default), at random, or by its offset from the dp_scheme file (scheme)", set: func(j *Job, v string) error {
 			switch strings.ToLower(strings.TrimSpace(v)) {
 			case "roundrobin":
-				j.Placement.Random = false
+				j.Placement.Random, j.Placement.Scheme = false, false
 			case "random":
-				j.Placement.Random = true
+				j.Placement.Random, j.Placement.Scheme = true, false
 			case "scheme":
-				return fmt.Errorf("%q: plid_select=scheme (placement by offset from a dp_scheme file) is not modelled; allowed roundrobin, random", v)
+				j.Placement.Random, j.Placement.Scheme = false, true
 			default:
-				return fmt.Errorf("%q: allowed roundrobin, random", v)
+				return fmt.Errorf("%q: allowed roundrobin, random, scheme", v)
 			}
 			return nil
 		}},
+	{Name: "dp_scheme", Kind: KindText, Values: "a file of 'start, end, pid' lines", Field: "Target.Placement.SchemeFile", WorkloadOnly: true,
+		Help: "plid_select=scheme: the file of offset ranges and the placement identifier writes in each carry (the first 32 lines)",
+		set: func(j *Job, v string) error {
+			j.Placement.SchemeFile, j.Placement.SchemeRanges = strings.TrimSpace(v), nil
+			return nil
+		}},
+}
+
+// ReadPlacementScheme reads the job's dp_scheme file with read
+// (os.ReadFile, or ReadIncludedFile), as fio's init_ruh_scheme does: up
+// to 32 lines of "start, end, pid" (offsets in bytes), stopping at the
+// first line that is not one. A job not selecting by scheme reads
+// nothing.
+func (j *Job) ReadPlacementScheme(read func(string) ([]byte, error)) error {
+	p := &j.Placement
+	if !p.Scheme || p.Mode == PlacementNone {
+		return nil
+	}
+	if p.SchemeFile == "" {
+		return fmt.Errorf("%w: plid_select=scheme: needs dp_scheme=FILE", ErrOption)
+	}
+	b, err := read(p.SchemeFile)
+	if err != nil {
+		return fmt.Errorf("%w: dp_scheme=%s: %w", ErrOption, p.SchemeFile, err)
+	}
+	p.SchemeRanges = p.SchemeRanges[:0]
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, ",")
+		if len(f) != 3 {
+			break
+		}
+		start, e1 := strconv.ParseUint(strings.TrimSpace(f[0]), 10, 63)
+		end, e2 := strconv.ParseUint(strings.TrimSpace(f[1]), 10, 63)
+		pid, e3 := strconv.ParseUint(strings.TrimSpace(f[2]), 10, 16)
+		if e1 != nil || e2 != nil || e3 != nil {
+			break
+		}
+		if len(p.SchemeRanges) == maxSchemeRanges {
+			j.Notes = append(j.Notes, fmt.Sprintf("dp_scheme=%s: too many scheme entries; only the first %d are applied (as fio)", p.SchemeFile, maxSchemeRanges))
+			break
+		}
+		p.SchemeRanges = append(p.SchemeRanges, PlacementRange{Start: int64(start), End: int64(end), PID: uint16(pid)})
+	}
+	if len(p.SchemeRanges) == 0 {
+		return fmt.Errorf("%w: dp_scheme=%s: no 'start, end, pid' line", ErrOption, p.SchemeFile)
+	}
+	return nil
 }
 
 // setRatio sets a ratio in [0, 1].
@@ -228,28 +302,46 @@ func (j *Job) CheckZones(z *ZoneLayout) error {
 	return nil
 }
 
-// CheckPlacement checks a job's placement identifiers against the n the
-// drive reports (fio's "PID index must be smaller than"). On a drive
-// with none (not an FDP drive) the job runs without them, with a note
-// saying so.
-func (j *Job) CheckPlacement(n int) error {
-	if j.Placement.Mode == PlacementNone {
+// CheckPlacement checks a job's placement identifiers against those the
+// drive reports (pids, from its reclaim unit handle status; nil on a
+// drive without FDP) and sets the identifiers its writes carry
+// (Placement.PIDs), as fio's dp_init does: plids index pids ("PID index
+// must be smaller than"), no plids take all of them (at most 128). On a
+// drive with none the job runs without, with a note saying so. Streams'
+// identifiers are the plids themselves, which fio requires.
+func (j *Job) CheckPlacement(pids []uint16) error {
+	p := &j.Placement
+	p.PIDs = nil
+	switch {
+	case p.Mode == PlacementNone:
 		return nil
-	}
-	if n == 0 {
+	case p.Scheme && len(p.SchemeRanges) == 0:
+		return fmt.Errorf("%w: plid_select=scheme: the dp_scheme file %q is not read (Job.ReadPlacementScheme)", ErrOption, p.SchemeFile)
+	case p.Mode == PlacementStreams:
+		if len(p.IDs) == 0 {
+			return fmt.Errorf("%w: dataplacement=streams: stream IDs must be provided (plids)", ErrOption)
+		}
+		for _, id := range p.IDs {
+			p.PIDs = append(p.PIDs, uint16(id))
+		}
+		j.Notes = append(j.Notes, "dataplacement=streams: the writes carry their stream identifiers, but the drive models no Streams directive and places them as any other")
+		return nil
+	case len(pids) == 0:
 		j.Notes = append(j.Notes, "dataplacement: the drive reports no placement identifiers (it has no FDP): the writes carry none")
 		j.Placement = Placement{}
 		return nil
 	}
-	for _, i := range j.Placement.IDs {
-		if i >= n {
-			return fmt.Errorf("%w: plids: PID index %d must be smaller than %d, the identifiers the drive reports", ErrOption, i, n)
+	for _, i := range p.IDs {
+		if i >= len(pids) {
+			return fmt.Errorf("%w: plids: PID index %d must be smaller than %d, the identifiers the drive reports", ErrOption, i, len(pids))
 		}
 	}
-	if j.Placement.IDs == nil {
-		for i := range min(n, maxPlacementIDs) {
-			j.Placement.IDs = append(j.Placement.IDs, i) // fio: all the drive reports
-		}
+	if p.IDs == nil {
+		p.PIDs = slices.Clone(pids[:min(len(pids), maxPlacementIDs)]) // fio: all the drive reports
+		return nil
+	}
+	for _, i := range p.IDs {
+		p.PIDs = append(p.PIDs, pids[i])
 	}
 	return nil
 }

@@ -47,28 +47,51 @@ func TestCheckZones(t *testing.T) {
 	}
 }
 
+// reportedPIDs returns n placement identifiers that are not their indices
+// (100, 101, …), to tell the two apart.
+func reportedPIDs(n int) []uint16 {
+	out := make([]uint16, n)
+	for i := range out {
+		out[i] = uint16(100 + i)
+	}
+	return out
+}
+
 // TestCheckPlacement checks fio's placement identifiers against the
-// drive's: indices past those reported are fio's error; none given takes
-// them all (at most 128); a drive without FDP runs the job without them,
-// noting it.
+// drive's, as fio's dataplacement.c does: plids index those the drive
+// reports, indices past them are fio's error; none given takes them all
+// (at most 128); a drive without FDP runs the job without them, noting
+// it; streams take the plids themselves and need them.
 func TestCheckPlacement(t *testing.T) {
 	j := NewJob("p")
 	require.NoError(t, j.Set("fdp", "1"))
 	require.NoError(t, j.Set("fdp_pli", "4,5"))
-	require.NoError(t, j.CheckPlacement(8))
+	require.NoError(t, j.CheckPlacement(reportedPIDs(8)))
 	require.Equal(t, []int{4, 5}, j.Placement.IDs)
-	require.ErrorContains(t, j.CheckPlacement(5), "PID index 5 must be smaller than 5")
+	require.Equal(t, []uint16{104, 105}, j.Placement.PIDs, "the identifiers the drive reports at those indices")
+	require.NoError(t, j.CheckPlacement(reportedPIDs(8)), "checked again, the same")
+	require.Equal(t, []uint16{104, 105}, j.Placement.PIDs)
+	require.ErrorContains(t, j.CheckPlacement(reportedPIDs(5)), "PID index 5 must be smaller than 5")
 
 	all := NewJob("p")
 	require.NoError(t, all.Set("dataplacement", "fdp"))
-	require.NoError(t, all.CheckPlacement(300))
-	require.Len(t, all.Placement.IDs, 128)
+	require.NoError(t, all.CheckPlacement(reportedPIDs(300)))
+	require.Nil(t, all.Placement.IDs)
+	require.Equal(t, reportedPIDs(128), all.Placement.PIDs)
 
 	none := NewJob("p")
 	require.NoError(t, none.Set("fdp", "1"))
-	require.NoError(t, none.CheckPlacement(0))
+	require.NoError(t, none.CheckPlacement(nil))
 	require.Equal(t, PlacementNone, none.Placement.Mode)
+	require.Nil(t, none.Placement.PIDs)
 	require.NotEmpty(t, none.Notes)
+
+	streams := NewJob("p")
+	require.NoError(t, streams.Set("dataplacement", "streams"))
+	require.ErrorContains(t, streams.CheckPlacement(nil), "stream IDs must be provided")
+	require.NoError(t, streams.Set("plids", "3,9"))
+	require.NoError(t, streams.CheckPlacement(nil))
+	require.Equal(t, []uint16{3, 9}, streams.Placement.PIDs)
 
 	_, err := parseIndexList("0-200", 128)
 	require.ErrorContains(t, err, "at most 128")

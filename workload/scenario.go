@@ -31,6 +31,18 @@ type Step struct {
 	Label string
 	// BakeNs is the retention a Bake step adds to the data.
 	BakeNs int64
+	// With are jobs a RunJob step runs at the same time as Job, each with
+	// its own queue (fio's jobs of one group); the step reports them as
+	// one, as group_reporting does.
+	With []*Job
+}
+
+// Jobs returns the jobs a RunJob step runs: Job and those With it.
+func (s Step) Jobs() []*Job {
+	if s.Kind != RunJob {
+		return nil
+	}
+	return append([]*Job{s.Job}, s.With...)
 }
 
 // Param is a scenario parameter: its name, default and meaning.
@@ -482,7 +494,7 @@ var benchSuites = []benchSuite{
 }
 
 func init() {
-	scenarios = append(scenarios, seasonScenario(), desktopScenario())
+	scenarios = append(scenarios, seasonScenario(), desktopScenario(), tenantsScenario(), hotColdScenario())
 	for _, b := range benchSuites {
 		b := b
 		scenarios = append(scenarios, Scenario{

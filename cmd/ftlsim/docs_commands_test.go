@@ -161,6 +161,23 @@ var docCommands = []docEntry{
 	{doc: "ftlsim sweep examples/sweeps/dies.yaml --out=results/dies",
 		swap: []string{"ftlsim sweep examples/sweeps/dies.yaml", diesShort + " && ftlsim sweep dies.yaml"}, def: short, long: short,
 		why: "20 points of 300 s on 64 GiB: nine minutes at -j 2"},
+	// docs/scenarios.md: the tenants and hot/cold scenarios (200-600 s of
+	// writes on 64 GiB; sim's TestFourTenants and TestHotColdScenario run
+	// them at length)
+	{doc: "ftlsim scenario tenants --drive=generic-nvme-fdp --capacity=64GiB --time=200s --warmup=200s --handles=4 # a handle per tenant",
+		swap: []string{"--time=200s --warmup=200s", "--time=1s --warmup=0s --fill=0"}, def: short, long: short, why: tenantsWhy},
+	{doc: "ftlsim scenario tenants --drive=examples/fdp/no-fdp.yaml --capacity=64GiB --time=200s --warmup=200s # FDP off",
+		swap: []string{"--time=200s --warmup=200s", "--time=1s --warmup=0s --fill=0"}, def: short, long: short, why: tenantsWhy},
+	{doc: "ftlsim scenario tenants --drive=examples/fdp/quarter.yaml --capacity=16GiB --time=200s --warmup=200s --bs=4k # one tenant alone (and 16k, 64k, 256k)",
+		swap: []string{"--time=200s --warmup=200s", "--time=1s --warmup=0s --fill=0"}, def: short, long: short, why: tenantsWhy},
+	{doc: "ftlsim scenario hot-cold --drive=generic-nvme-fdp --capacity=64GiB --op=28 --handles=2 --time=300s --warmup=600s # --handles=1: mixed",
+		swap: []string{"--time=300s --warmup=600s", "--time=1s --warmup=0s --fill=0"}, def: short, long: short, why: tenantsWhy},
+	// docs/fio.md
+	{doc: "ftlsim run cli/testdata/fio-examples/uring-cmd-fdp.fio --drive=generic-nvme-fdp --output-format=json # device.fdp.handles: 0-3, 4-5 and 6 take the three jobs' writes",
+		def: skip, long: skip, why: "1,000 s of simulated time on 256 GiB; cli's TestFioFDPExamples runs the file capped at 2 s"},
+	{doc: "ftlsim sweep examples/sweeps/fdp-tenants.yaml --out=results/fdp-tenants",
+		swap: []string{"ftlsim sweep examples/sweeps/fdp-tenants.yaml", fdpTenantsShort + " && ftlsim sweep fdp-tenants.yaml"}, def: short, long: short,
+		why: "12 points of a 64 GiB fill and 400 s of writes: ten minutes at -j 1"},
 }
 
 // The shortened studies: the example study files with smaller drives,
@@ -171,5 +188,7 @@ const (
 		"-e 's/nand.geometry.dies: \\[8, 16, 32\\]/nand.geometry.dies: [8, 16]/' examples/sweeps/op-dies.yaml > op-dies.yaml"
 	diesShort = "sed -e 's/capacity: 64GiB/capacity: 16GiB/' -e 's/time: 300s/time: 5s/' -e 's/nand.geometry.dies: \\[8, 16, 32, 64, 128\\]/nand.geometry.dies: [8, 16]/' " +
 		"-e 's/gc_streams: \\[3, 0\\]/gc_streams: [0]/' examples/sweeps/dies.yaml > dies.yaml"
+	fdpTenantsShort = "sed -e 's/warmup: 200s/warmup: 0s/' -e 's/time: 200s/time: 1s\\n  fill: 0/' -e 's/handles: \\[0, 2, 4\\]/handles: [0, 4]/' examples/sweeps/fdp-tenants.yaml > fdp-tenants.yaml"
+	tenantsWhy      = "200 to 600 s of writes on 64 GiB; sim's TestFourTenants and TestHotColdScenario run them at length"
 	nvmeQueuesShort = "sed -e 's/capacity: 64GiB/capacity: 16GiB/' -e 's/runtime: 2$/runtime: 0.2/' examples/sweeps/nvme-queues.yaml > nvme-queues.yaml"
 )

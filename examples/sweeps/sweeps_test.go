@@ -140,3 +140,24 @@ func TestNVMeQueuesStudyForksOneDrive(t *testing.T) {
 		assert.NotEmpty(t, p.Group)
 	}
 }
+
+// The handle × tenant-mix study (fdp-tenants.yaml) runs the tenants
+// scenario on the FDP preset at every point, the handles its tenants
+// write through and their block sizes its axes.
+func TestFDPTenantsStudy(t *testing.T) {
+	const cmd = "ftlsim sweep examples/sweeps/fdp-tenants.yaml --out=results/fdp-tenants"
+	assert.Contains(t, read(t, "README.md"), cmd)
+	assert.Contains(t, read(t, "fdp-tenants.yaml"), cmd)
+	s, err := sweep.Load("fdp-tenants.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"handles", "bs"}, s.AxisNames())
+	assert.Equal(t, 12, s.NumPoints())
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, cli.Main([]string{"sweep", "fdp-tenants.yaml", "--list"}, &out, &errb), errb.String())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 12)
+	assert.Contains(t, lines[0], "ftlsim scenario tenants --drive=generic-nvme-fdp")
+	assert.Contains(t, lines[0], "--handles=0")
+	assert.Contains(t, lines[11], "--handles=4")
+	assert.Contains(t, lines[11], "--bs=4k,4k,4k,256k")
+}
