@@ -32,6 +32,19 @@ const (
 	ZoneManage
 )
 
+// Dir returns fio's data direction index of o, as its logs and reports
+// number them: 0 for a read, 1 for a write (a zone append is a write), 2
+// for anything else (trims and the commands that move no data).
+func (o Op) Dir() int {
+	switch o {
+	case Read:
+		return 0
+	case Write, ZoneAppend:
+		return 1
+	}
+	return 2
+}
+
 // String returns "read", "write", "trim", "flush", "zone-append" or
 // "zone-manage".
 func (o Op) String() string {

@@ -133,6 +133,7 @@ func fileDrive(o *options, jf *workload.JobFile, stderr io.Writer, set settings)
 	for _, n := range c.Namespaces() {
 		ns = append(ns, workload.Region{Base: n.Offset, Len: n.Size, File: fmt.Sprintf("namespace %d", n.ID)})
 	}
+	jf.LayOutFlows()
 	if err := jf.LayOutNamespaces(c.CapacityBytes(), ns); err != nil {
 		return nil, fmt.Errorf("%s: %w", jf.Name, err)
 	}
@@ -140,6 +141,11 @@ func fileDrive(o *options, jf *workload.JobFile, stderr io.Writer, set settings)
 	for _, j := range jf.Jobs {
 		if err := j.Job.Resolve(c.CapacityBytes()); err != nil {
 			return nil, fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
+		}
+		if h := j.Job.ZBD.Host; h != nil {
+			if err := h.Join(j.Job); err != nil {
+				return nil, fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
+			}
 		}
 		for _, n := range j.Job.Notes {
 			if msg := fmt.Sprintf("ftlsim: %s:%d: [%s]: note: %s", jf.Name, j.Line, j.Section, n); !noted[msg] {

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 
-	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/internal/atomicfile"
 	"github.com/ftlsim/ftlsim/sim"
 )
@@ -74,21 +73,11 @@ func openLogsN(o *options, n int, outs *outputs) (*logSet, error) {
 
 func (ls *logSet) active() bool { return len(ls.logs) > 0 || ls.hist != nil }
 
-func dir(op blockio.Op) int {
-	switch op {
-	case blockio.Read:
-		return 0
-	case blockio.Write:
-		return 1
-	}
-	return 2
-}
-
 func (ls *logSet) complete(c sim.Completion) {
 	if ls.hist != nil {
 		ls.hist.complete(c)
 	}
-	d := dir(c.Op)
+	d := c.Op.Dir()
 	if ls.avgNs == 0 {
 		lat := c.DoneNs - c.IssuedNs
 		for _, l := range ls.logs {

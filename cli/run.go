@@ -165,6 +165,10 @@ var errVerify = errors.New("verify failed")
 // of a job failed with uncorrectable data (--faults).
 var errReadFailed = errors.New("reads failed")
 
+// errZone is returned, after the results are written, when the drive
+// refused a job's command with a zone status (which ended the job).
+var errZone = errors.New("zone command failed")
+
 // errRateMin is returned, after the results are written, when a job
 // missed its minimum rate (fio's rate_min) and stopped.
 var errRateMin = errors.New("minimum rate not met")
@@ -179,6 +183,9 @@ func verifyError(rs ...*sim.Result) error {
 		}
 		if v := r.Verify; v.Mismatches > 0 {
 			return fmt.Errorf("%w: job %s: %d units do not hold the job's last write (the first at offset %d)", errVerify, r.Name, v.Mismatches, v.FirstMismatch)
+		}
+		if r.ZoneError != "" {
+			return fmt.Errorf("%w: job %s: %s", errZone, r.Name, r.ZoneError)
 		}
 		if r.IOErrors > 0 {
 			return fmt.Errorf("%w: job %s: %d reads failed: data neither ECC, read retry nor parity could recover (EIO)", errReadFailed, r.Name, r.IOErrors)

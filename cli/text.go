@@ -117,8 +117,12 @@ func writeResults(w io.Writer, r *sim.Result) {
 		if d.s.IOs == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "  %s: IOPS=%.0f, BW=%.1fMiB/s (%.1fMB/s)(%s/%dmsec)\n", d.name, d.s.IOPS,
-			d.s.BWBytes/(1<<20), d.s.BWBytes/1e6, units.FormatBytes(d.s.Bytes), r.RuntimeNs/1e6)
+		post := ""
+		if r.ZBD {
+			post = fmt.Sprintf("; %d zone resets", r.ZoneResets) // fio's zbd_write_status
+		}
+		fmt.Fprintf(w, "  %s: IOPS=%.0f, BW=%.1fMiB/s (%.1fMB/s)(%s/%dmsec)%s\n", d.name, d.s.IOPS,
+			d.s.BWBytes/(1<<20), d.s.BWBytes/1e6, units.FormatBytes(d.s.Bytes), r.RuntimeNs/1e6, post)
 		l := d.s.Latency
 		fmt.Fprintf(w, "    clat (usec): min=%.1f, max=%.1f, avg=%.1f, stdev=%.1f\n",
 			float64(l.Min)/1e3, float64(l.Max)/1e3, l.Mean/1e3, l.Stdev/1e3)

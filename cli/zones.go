@@ -6,6 +6,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ftlsim/ftlsim/controller"
@@ -37,13 +38,19 @@ func zonedJobs(jf *workload.JobFile) bool {
 	return false
 }
 
+// defaultZonedPreset is the drive a job file with zoned jobs and no
+// --drive runs on: 256 MiB zones, as fio's zoned examples expect.
+const defaultZonedPreset = "generic-nvme-zns"
+
 // chooseZonedDrive makes a job file with zoned jobs and no --drive run on
-// the default zoned preset (the first), as fio pointed at a zoned device.
+// the default zoned preset, as fio pointed at a zoned device.
 func chooseZonedDrive(o *options, jf *workload.JobFile) {
 	if o.driveGiven || !zonedJobs(jf) {
 		return
 	}
-	if z := zonedPresets(); len(z) > 0 {
+	if z := zonedPresets(); slices.Contains(z, defaultZonedPreset) {
+		o.drive = defaultZonedPreset
+	} else if len(z) > 0 {
 		o.drive = z[0]
 	}
 }

@@ -131,7 +131,7 @@ func New(cfg Config) (*Controller, error) {
 			c.hmb = newMapCache(f.UserUnits(), int64(g.PageBytes/4), int64(cfg.Firmware.HMB)/int64(g.PageBytes))
 		}
 	}
-	c.buf = writeBuffer{capUnits: int64(cfg.Firmware.WriteBuffer) / c.unit}
+	c.buf = newWriteBuffer(int64(cfg.Firmware.WriteBuffer)/c.unit, g.Dies())
 	c.ra = readAhead{last: -1}
 	c.gc = newGCPath(g.Dies(), cfg.Firmware.GCStreams, cfg.Firmware.Cores, cfg.Firmware.ECCMBps)
 	c.stripe = newStripes(cfg.Firmware.ChannelStripe, g.Dies(), g.Channels, cfg.Firmware.StripeNs)

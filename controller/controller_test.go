@@ -16,7 +16,7 @@ import (
 func TestPresetsRoundTrip(t *testing.T) {
 	// Every capacity point of every product line is a preset, beside the
 	// generic drives.
-	want := []string{"generic-mlc", "generic-mlc-small", "generic-nvme", "generic-nvme-fdp", "generic-nvme-hmb"}
+	want := []string{"generic-mlc", "generic-mlc-small", "generic-nvme", "generic-nvme-fdp", "generic-nvme-hmb", "generic-nvme-zns"}
 	for _, ln := range controller.Lines() {
 		l, err := controller.LoadLine(ln)
 		require.NoError(t, err)

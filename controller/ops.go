@@ -55,7 +55,7 @@ func (c *Controller) book(op *ftl.Op, at int64) (int64, bool) {
 			done = c.tl.Program(die, int(op.Page), planes, at)
 		}
 		if op.Units > 0 {
-			c.buf.release(done, int64(op.Units))
+			c.buf.release(die, done, int64(op.Units))
 		}
 		if !op.Cause.Moves() {
 			c.programsDone = max(c.programsDone, done)
@@ -153,20 +153,9 @@ func (c *Controller) hostDie() int {
 	if c.dieSet.n > 0 {
 		return c.zoneDie()
 	}
-	dies := c.dies
-	best, bt := c.nextDie, c.tl.DieFree(c.nextDie)
-	for d := c.nextDie + 1; d < dies; d++ {
-		if t := c.tl.DieFree(d); t < bt {
-			best, bt = d, t
-		}
-	}
-	for d := 0; d < c.nextDie; d++ {
-		if t := c.tl.DieFree(d); t < bt {
-			best, bt = d, t
-		}
-	}
+	best := c.tl.EarliestDie(c.nextDie)
 	c.nextDie = best + 1
-	if c.nextDie == dies {
+	if c.nextDie == c.dies {
 		c.nextDie = 0
 	}
 	return best

@@ -40,8 +40,22 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 		}
 		// The flash work these units cause starts once their data is in.
 		at := done
+		run := c.runs(r)
 		for lba := lo; lba <= hi; lba++ {
 			partial := lba*c.unit < r.Offset || (lba+1)*c.unit > r.Offset+r.Length
+			if run && !partial {
+				// The whole units from here to the chunk's end (or to a
+				// last unit written in part), a host page at a time.
+				end := hi
+				if (hi+1)*c.unit > r.Offset+r.Length {
+					end = hi - 1
+				}
+				if err := c.writeRun(c.handleOf(r), lba, end, r.Token, at); err != nil {
+					return 0, err
+				}
+				lba = end
+				continue
+			}
 			lost := false
 			if partial && c.ftl.Mapped(lba) {
 				var err error
@@ -89,6 +103,37 @@ func (c *Controller) write(fw int64, r blockio.Request) (int64, error) {
 		}
 	}
 	return done, nil
+}
+
+// runs reports whether the whole units of write r go to the FTL in runs
+// (writeRun): each unit stored in one device unit, its mapping entry in
+// DRAM, its data not kept from before, on the default placement handle
+// (or a handle the drive has).
+func (c *Controller) runs(r blockio.Request) bool {
+	return c.slot == c.unit && c.mc == nil && !(r.KeepData && c.cfg.NAND.TrackData) &&
+		(r.Directive != blockio.DirectivePlacement || c.fdpStats == nil || int(r.DSpec) < c.cfg.Firmware.FDP.Handles)
+}
+
+// writeRun hands logical units first to last of a write of token tok
+// through placement handle h to the FTL, a host page at a time, each new page on the die hostDie
+// chooses, and books the flash work they cause from at: what the loop of
+// write does unit by unit, in fewer calls.
+func (c *Controller) writeRun(h int, first, last int64, tok uint32, at int64) error {
+	for lba := first; lba <= last; {
+		die := ftl.AnyDie
+		if c.ftl.OpensPageHandle(h, 1) {
+			die = c.hostDie()
+		}
+		n, err := c.ftl.WriteRun(h, die, lba, tok, int(last-lba+1))
+		if len(c.ftl.Ready().Ops) > 0 {
+			c.drain(at)
+		}
+		if err != nil {
+			return err
+		}
+		lba += int64(n)
+	}
+	return nil
 }
 
 // writeSlots hands logical unit lba of a write of data d and token tok to the FTL on a

@@ -1,7 +1,6 @@
 package fit
 
 import (
-	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/sim"
 )
 
@@ -24,18 +23,8 @@ func newLogWindows(avgMs int64, ddir int) *logWindows {
 	return &logWindows{avgNs: avgMs * 1e6, winEnd: avgMs * 1e6, ddir: ddir}
 }
 
-func opDir(op blockio.Op) int {
-	switch op {
-	case blockio.Read:
-		return 0
-	case blockio.Write:
-		return 1
-	}
-	return 2
-}
-
 func (l *logWindows) complete(c sim.Completion) {
-	if opDir(c.Op) != l.ddir {
+	if c.Op.Dir() != l.ddir {
 		return
 	}
 	for c.DoneNs >= l.winEnd {

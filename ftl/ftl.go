@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/ftlsim/ftlsim/internal/bulk"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/nand"
 )
@@ -51,6 +52,7 @@ type FTL struct {
 	upgShift, puShift            uint // log2 of upg and pageUnits when pow2
 
 	l2p        []uint32
+	mapClean   bool     // every entry of l2p is Unmapped (nothing mapped since the last reset)
 	size       []uint8  // per logical unit: device units it takes (only when k > 1)
 	closedAt   []uint64 // per group: units programmed when it filled
 	busy       []bool   // per group: open for writing or being cleaned (not a candidate)
@@ -385,8 +387,9 @@ func (f *FTL) reset() {
 			f.cnt.GrownBadGroups++
 		}
 	}
-	for i := range f.l2p {
-		f.l2p[i] = Unmapped
+	if !f.mapClean {
+		bulk.Fill(f.l2p, Unmapped)
+		f.mapClean = true
 	}
 	f.revReset()
 	clear(f.closedAt)

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/ftlsim/ftlsim/internal/bulk"
 	"github.com/ftlsim/ftlsim/nand"
 )
 
@@ -352,9 +353,8 @@ func (f *FTL) onOpenWordLine(u uint32) bool {
 // rebuild scans every programmed page and maps each logical unit to its
 // newest copy; every other unit becomes invalid.
 func (f *FTL) rebuild(rec *Recovery) {
-	for i := range f.l2p {
-		f.l2p[i] = Unmapped
-	}
+	bulk.Fill(f.l2p, Unmapped)
+	f.mapClean = false
 	for g := 0; g < f.dies*f.gpd; g++ {
 		wp := f.groupWP(int32(g))
 		rec.ScannedPages += int64(wp)

@@ -74,7 +74,7 @@ func (f *FTL) revAttach(g int) []uint32 {
 }
 
 // revProgrammed records the tags of plane p's page of group g, just
-// programmed.
+// programmed (of the planes from p on, when tags holds theirs too).
 func (f *FTL) revProgrammed(g, page, p int, tags []uint32) {
 	t := f.rev.tags[g]
 	if t == nil {

@@ -142,7 +142,12 @@ func (f *FTL) write(lba int64, token uint32, n, die int) error {
 	if err := f.place(s, HostStream, lba, token, f.wseq, n); err != nil || !fills {
 		return err
 	}
-	// A host page was just programmed on die d.
+	return f.hostPageDone(d)
+}
+
+// hostPageDone paces the SLC cache's folding and collection after a host
+// page was programmed on die d.
+func (f *FTL) hostPageDone(d int) error {
 	if f.slc != nil && !f.cfg.SLCDirect {
 		if err := f.paceFold(d); err != nil {
 			return err
@@ -166,15 +171,17 @@ func (f *FTL) openHostPage(die int) error {
 		}
 	}
 	g, err := f.openGroup(HostStream, d)
-	for i := 1; errors.Is(err, ErrNoVictim) && i < f.dies; i++ {
-		d = (d + 1) % f.dies
-		g, err = f.openGroup(HostStream, d)
-	}
-	if errors.Is(err, ErrNoVictim) && (f.cnt.GrownBadGroups > 0 || f.cnt.ProgramFailures > 0) {
-		return fmt.Errorf("%w: %d groups retired for blocks gone bad have used up the spare area: %w", ErrReadOnly, f.cnt.GrownBadGroups, err)
-	}
 	if err != nil {
-		return err
+		for i := 1; errors.Is(err, ErrNoVictim) && i < f.dies; i++ {
+			d = (d + 1) % f.dies
+			g, err = f.openGroup(HostStream, d)
+		}
+		if errors.Is(err, ErrNoVictim) && (f.cnt.GrownBadGroups > 0 || f.cnt.ProgramFailures > 0) {
+			return fmt.Errorf("%w: %d groups retired for blocks gone bad have used up the spare area: %w", ErrReadOnly, f.cnt.GrownBadGroups, err)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	f.host.group, f.host.page = g, int32(f.groupWP(g))
 	return nil
@@ -189,6 +196,7 @@ func (f *FTL) place(s *stage, cause Stream, lba int64, token, seq uint32, n int)
 		s.tags[k+i], s.data[k+i], s.seqs[k+i] = uint32(lba), token, seq
 	}
 	f.l2p[lba] = uint32(int64(s.group)*int64(f.upg) + int64(s.page)*int64(f.pageUnits) + int64(k))
+	f.mapClean = false
 	if f.size != nil {
 		f.size[lba] = uint8(n)
 	}
@@ -206,18 +214,15 @@ func (f *FTL) program(s *stage, cause Stream) error {
 	}
 	g, page := int(s.group), int(s.page)
 	failed := false
-	for p := 0; p < f.np; p++ {
-		lo := p * f.upp
-		if err := f.dev.Program(g*f.np+p, page, s.tags[lo:lo+f.upp], s.data[lo:lo+f.upp]); err != nil {
-			if errors.Is(err, nand.ErrProgramFailed) {
-				failed = true
-				continue
-			}
-			return err
-		}
-		f.dev.SetSeqs(g*f.np+p, page, s.seqs[lo:lo+f.upp])
+	if f.dev.ProgramGroup(g, page, s.tags, s.data) {
+		f.dev.SetGroupSeqs(g, page, s.seqs)
 		if f.rev != nil {
-			f.revProgrammed(g, page, p, s.tags[lo:lo+f.upp])
+			f.revProgrammed(g, page, 0, s.tags) // the planes' pages are consecutive units
+		}
+	} else {
+		var err error
+		if failed, err = f.programPlanes(s, g, page); err != nil {
+			return err
 		}
 	}
 	if failed {
@@ -244,7 +249,11 @@ func (f *FTL) program(s *stage, cause Stream) error {
 	// (TestOpLogMatchesCounters checks the two agree).
 	f.cnt.Flash[cause].ProgramPages += int64(f.np)
 	if f.cfg.RecordOps {
-		f.ops = append(f.ops, Op{Kind: OpProgram, Cause: Cause(cause), Die: int32(die), Block: int32(g * f.np), Page: int32(page), Units: s.host, Planes: uint8(f.np), SLC: slc})
+		// Filled in place: an Op literal built on the stack and copied
+		// stalls on its own byte stores.
+		f.ops = append(f.ops, Op{})
+		op := &f.ops[len(f.ops)-1]
+		op.Kind, op.Cause, op.Die, op.Block, op.Page, op.Units, op.Planes, op.SLC = OpProgram, Cause(cause), int32(die), int32(g*f.np), int32(page), s.host, uint8(f.np), slc
 	}
 	s.n, s.host = 0, 0
 	if f.npending > 0 {
@@ -274,6 +283,27 @@ func (f *FTL) program(s *stage, cause Stream) error {
 		s.page++
 	}
 	return nil
+}
+
+// programPlanes programs stage s's page, page of group g, one plane
+// after another, and reports whether a plane's program failed
+// (nand.ErrProgramFailed: the other planes are still programmed).
+func (f *FTL) programPlanes(s *stage, g, page int) (failed bool, err error) {
+	for p := 0; p < f.np; p++ {
+		lo := p * f.upp
+		if err := f.dev.Program(g*f.np+p, page, s.tags[lo:lo+f.upp], s.data[lo:lo+f.upp]); err != nil {
+			if errors.Is(err, nand.ErrProgramFailed) {
+				failed = true
+				continue
+			}
+			return failed, err
+		}
+		f.dev.SetSeqs(g*f.np+p, page, s.seqs[lo:lo+f.upp])
+		if f.rev != nil {
+			f.revProgrammed(g, page, p, s.tags[lo:lo+f.upp])
+		}
+	}
+	return failed, nil
 }
 
 // programFailed handles a program of stage s's page that failed on a

@@ -76,36 +76,60 @@ func (c *Calendar) Advance(now int64) {
 // Book takes n ns starting no earlier than at and returns when they end.
 func (c *Calendar) Book(at, n int64) int64 {
 	c.busy += n
-	if at < c.base<<slotShift {
-		at = c.base << slotShift
+	base := c.base
+	if at < base<<slotShift {
+		at = base << slotShift
 	}
-	cal := c.cal
+	if n <= 0 {
+		return at
+	}
+	cal := c.cal[:ringSize]
 	s := at >> slotShift
 	off := at - s<<slotShift
-	for n > 0 {
-		if s-c.base >= ringSize {
-			// Beyond the look-ahead the calendar keeps no slots: the
-			// resource is taken as free there, or what is booked there
-			// queues behind what was booked there before.
-			if !c.queue {
-				return s<<slotShift + off + n
-			}
-			c.over = max(s<<slotShift+off, c.over) + n
-			return c.over
-		}
-		used := int64(cal[s&ringMask])
-		free := slotNs - max(used, off)
-		if free > 0 {
-			take := min(free, n)
-			cal[s&ringMask] = uint16(used + take)
-			c.top = max(c.top, s+1)
-			n -= take
-			if n == 0 {
-				return s<<slotShift + max(used, off) + take
-			}
-		}
-		s++
+	end, top := base+ringSize, c.top
+	for ; s < end && s < top; s++ {
+		i := s & ringMask
+		used := int64(cal[i])
+		st := max(used, off)
 		off = 0
+		if st >= slotNs {
+			continue
+		}
+		if st+n <= slotNs {
+			cal[i] = uint16(used + n)
+			return s<<slotShift + st + n
+		}
+		cal[i] = uint16(used + slotNs - st)
+		n -= slotNs - st
 	}
-	return at
+	if s < end {
+		// The slots from s on hold nothing (s ≥ top): the booking takes
+		// them one after another.
+		if off+n <= slotNs {
+			cal[s&ringMask] = uint16(n)
+			c.top = s + 1
+			return s<<slotShift + off + n
+		}
+		cal[s&ringMask] = uint16(slotNs - off)
+		n -= slotNs - off
+		off = 0
+		for s++; n > slotNs && s < end; s++ {
+			cal[s&ringMask] = slotNs
+			n -= slotNs
+		}
+		if s < end {
+			cal[s&ringMask] = uint16(n)
+			c.top = s + 1
+			return s<<slotShift + n
+		}
+	}
+	// Beyond the look-ahead the calendar keeps no slots: the resource is
+	// taken as free there, or what is booked there queues behind what was
+	// booked there before.
+	c.top = max(top, s)
+	if !c.queue {
+		return s<<slotShift + off + n
+	}
+	c.over = max(s<<slotShift+off, c.over) + n
+	return c.over
 }

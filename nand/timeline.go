@@ -152,6 +152,11 @@ type Timeline struct {
 	// page's data: once the page before has moved into the data register
 	// and its array program has begun. nil without it.
 	regFree []int64
+	// early finds the die whose queued work ends first (EarliestDie).
+	early earliest
+	// now is the latest time Advance was told: no booking starts before
+	// it (each channel's calendar catches up when it is booked).
+	now int64
 }
 
 // SetSuspendLimit bounds read suspension: at most n reads in a row may
@@ -183,6 +188,7 @@ func NewTimeline(cfg Config) *Timeline {
 		wlMask:    -1,
 		closePage: -1,
 		readOne:   len(tm.ReadNsByPage) == 0,
+		early:     newEarliest(g.Dies()),
 	}
 	tl.pageXfer = tl.bus.transferNs(g.PageBytes + g.SpareBytes)
 	if tl.bus.cbsy > 0 && tm.Program == MultiPass {
@@ -216,6 +222,7 @@ func (tl *Timeline) transferNs(n int) int64 { return tl.bus.transferNs(n) }
 // program's next data waits for it too.
 func (tl *Timeline) settle(die int, done int64) {
 	tl.dieFree[die] = done
+	tl.early.touch(die)
 	if tl.regFree != nil {
 		tl.regFree[die] = done
 	}
@@ -225,6 +232,7 @@ func (tl *Timeline) settle(die int, done int64) {
 // accounting.
 func (tl *Timeline) Reset() {
 	clear(tl.dieFree)
+	tl.early.reset(len(tl.dieFree))
 	clear(tl.readFree)
 	clear(tl.dieBusy)
 	clear(tl.suspends)
@@ -232,19 +240,19 @@ func (tl *Timeline) Reset() {
 	for _, c := range tl.chans {
 		c.Reset()
 	}
+	tl.now = 0
 }
 
 // Advance tells the timeline that no reservation will start before now,
-// so calendar slots before it can be reused.
-func (tl *Timeline) Advance(now int64) {
-	for _, c := range tl.chans {
-		c.Advance(now)
-	}
-}
+// so calendar slots before it can be reused. A channel's calendar forgets
+// its past when it is next booked (transfer): the same slots are freed,
+// and a channel not booked for a while costs nothing meanwhile.
+func (tl *Timeline) Advance(now int64) { tl.now = max(tl.now, now) }
 
 // MemoryBytes is the memory held by the timeline.
 func (tl *Timeline) MemoryBytes() int64 {
-	return int64(len(tl.chans))*ringSize*2 + int64(len(tl.dieFree))*16 + int64(len(tl.regFree))*8
+	return int64(len(tl.chans))*ringSize*2 + int64(len(tl.dieFree))*16 + int64(len(tl.regFree))*8 +
+		int64(len(tl.dieFree))*(2*8+4+1)
 }
 
 // ChannelOf returns the channel of die d.
@@ -261,7 +269,11 @@ func (tl *Timeline) ChannelBusy(c int) int64 { return tl.chans[c].Busy() }
 
 // transfer books n ns on channel c starting no earlier than at and returns
 // when the transfer ends.
-func (tl *Timeline) transfer(c int, at, n int64) int64 { return tl.chans[c].Book(at, n) }
+func (tl *Timeline) transfer(c int, at, n int64) int64 {
+	ch := tl.chans[c]
+	ch.Advance(tl.now)
+	return ch.Book(at, n)
+}
 
 // ReadNs returns tR of page p of a block (of a page whose type is not
 // known when p < 0), as Timing.ReadNsOf.
@@ -354,6 +366,7 @@ func (tl *Timeline) readSuspending(die int, tR int64, planes, n int, at, suspend
 	done := tl.transfer(c, arrEnd, tl.bus.readOutFixed+(p-1)*tl.bus.readOutPlane+tl.transferNs(n))
 	tl.dieBusy[die] += done - s
 	tl.dieFree[die] += done - s
+	tl.early.touch(die)
 	if tl.regFree != nil {
 		tl.regFree[die] = max(tl.regFree[die], done)
 	}
@@ -374,6 +387,7 @@ func (tl *Timeline) OutputSuspending(die, n int, at int64) int64 {
 	done := tl.transfer(die%tl.channels, s, tl.bus.outCmd+tl.transferNs(n))
 	tl.dieBusy[die] += done - s
 	tl.dieFree[die] += done - s
+	tl.early.touch(die)
 	if tl.regFree != nil {
 		tl.regFree[die] = max(tl.regFree[die], done)
 	}
@@ -465,6 +479,7 @@ func (tl *Timeline) cacheProgram(die, c int, tProg, p, bus, at int64) int64 {
 	tl.dieBusy[die] += done - max(start, prev)
 	tl.regFree[die] = arr
 	tl.dieFree[die] = done
+	tl.early.touch(die)
 	return done
 }
 

@@ -55,12 +55,18 @@ type count struct {
 }
 
 func (c *count) Next(it *workload.Item) bool {
-	if c.n == 0 {
+	if c.n == 0 || !c.g.Next(it) {
 		return false
 	}
 	c.n--
-	return c.g.Next(it)
+	return true
 }
+
+// Waits, Stalled and Completed pass the generator's workload.Waiter on
+// (a zonemode=zbd job's zone locks).
+func (c *count) Waits() bool                 { return c.g.Waits() }
+func (c *count) Stalled() bool               { return c.g.Stalled() }
+func (c *count) Completed(it *workload.Item) { c.g.Completed(it) }
 
 func heapBytes() uint64 {
 	runtime.GC()

@@ -38,6 +38,9 @@ func Combine(parts []*Result) *Result {
 		out.Issued += r.Issued
 		out.Interrupted = out.Interrupted || r.Interrupted
 		out.IOErrors += r.IOErrors
+		if out.ZoneError == "" {
+			out.ZoneError, out.ZoneErrno = r.ZoneError, r.ZoneErrno
+		}
 		out.Intervals = out.Intervals.Concat(r.Intervals)
 		for _, d := range dirs {
 			a, b := d(&out), d(r)
@@ -148,8 +151,12 @@ func Merge(rs []*Result) *Result {
 	out.Verify = VerifyStats{FirstMismatch: -1}
 	out.RateMinFailed = ""
 	out.ZBD, out.ZoneResets = false, 0
+	out.ZoneError, out.ZoneErrno = "", 0
 	for _, r := range rs {
 		out.ZBD = out.ZBD || r.ZBD
+		if out.ZoneError == "" {
+			out.ZoneError, out.ZoneErrno = r.ZoneError, r.ZoneErrno
+		}
 		out.ZoneResets += r.ZoneResets // fio sums them under group_reporting
 	}
 	var svc float64

@@ -227,13 +227,25 @@ type stream struct {
 	laLen  int
 	// rate_min: the current rate cycle's start and completions
 	rcStart, rcBytes, rcIOs int64
+	// gate is the source when its requests wait on those in flight
+	// (workload.Waiter); stalled: it waits now.
+	gate    workload.Waiter
+	stalled bool
 }
 
 func (s *stream) fill(c *controller.Controller) {
-	for s.laLen < 3 && !s.exhausted {
+	ahead := 3
+	if s.gate != nil {
+		ahead = 1 // what it issues depends on what completes first
+	}
+	for s.laLen < ahead && !s.exhausted && !s.stalled {
 		it := &s.la[(s.laHead+s.laLen)&3]
 		if !s.src.Next(it) {
-			s.exhausted = true
+			if s.gate != nil && s.gate.Stalled() {
+				s.stalled = true
+			} else {
+				s.exhausted = true
+			}
 			break
 		}
 		c.Prefetch(&it.Request, 1)

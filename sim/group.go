@@ -13,12 +13,13 @@ import (
 type group struct {
 	e           *Engine
 	ss          []*stream
-	depth, nq   int   // commands a drive queue holds; drive queues
-	outstanding int   // commands at the drive, all streams
-	idleSince   int64 // when the drive last had none
-	issued      int64 // requests issued, all streams
-	interrupted bool  // Stop was asked for
-	nextCut     int   // the next of Options.PowerLossNs
+	depth, nq   int           // commands a drive queue holds; drive queues
+	outstanding int           // commands at the drive, all streams
+	idleSince   int64         // when the drive last had none
+	issued      int64         // requests issued, all streams
+	interrupted bool          // Stop was asked for
+	nextCut     int           // the next of Options.PowerLossNs
+	done        workload.Item // the request a waiting source is told of (Completed)
 }
 
 // newGroup checks and defaults each stream's options and sets the
@@ -56,6 +57,9 @@ func (e *Engine) newGroup(streams []Stream) (*group, error) {
 			v.SetDeviceUnit(e.ctrl.UnitBytes())
 		}
 		s := &stream{src: st.Source, o: o, start: e.now + o.StartDelayNs, stopAt: math.MaxInt64}
+		if w, ok := st.Source.(workload.Waiter); ok && w.Waits() {
+			s.gate = w
+		}
 		if o.RuntimeNs > 0 {
 			s.stopAt = s.start + o.RuntimeNs
 		}
@@ -143,6 +147,10 @@ func (g *group) dispatch(k, n int) (bool, error) {
 			// EIO does for fio with continue_on_error.
 			s.m.ioErrors++
 			err = nil
+			p.it.Verify = false
+		}
+		if err != nil && s.zoneRefused(err, &p.it, e.now) {
+			err, done = nil, e.now // the drive's error status, at once
 			p.it.Verify = false
 		}
 		if err == nil && p.it.Verify {
@@ -287,17 +295,25 @@ func (g *group) powerCut() (bool, error) {
 	}
 	at := max(e.now, ss[0].start+cuts[g.nextCut])
 	g.nextCut++
-	for _, ev := range e.ev {
+	for i := range e.ev {
+		ev := &e.ev[i]
 		ss[ev.stream].m.aborted++
 		ss[ev.stream].outstanding--
+		if gt := ss[ev.stream].gate; gt != nil {
+			gt.Completed(&ev.req)
+		}
 	}
 	for _, x := range ss {
 		x.queued = 0
 	}
 	for k := range e.sq {
 		q := &e.sq[k]
-		for _, p := range q.wait[q.head:] {
+		for i := range q.wait[q.head:] {
+			p := &q.wait[q.head+i]
 			ss[p.stream].m.aborted++
+			if gt := ss[p.stream].gate; gt != nil {
+				gt.Completed(&p.it)
+			}
 		}
 		q.wait, q.head, q.out = q.wait[:0], 0, 0
 	}
@@ -314,6 +330,7 @@ func (g *group) powerCut() (bool, error) {
 	g.idleSince = e.now
 	for i, x := range ss {
 		x.m.powerLosses = append(x.m.powerLosses, rep)
+		x.stalled = false
 		if x.o.QueueDepth > 0 && !x.waiting {
 			g.fill(i)
 		}
@@ -333,6 +350,11 @@ func (g *group) complete() error {
 	s.outstanding--
 	s.queued--
 	s.m.complete(ev)
+	if s.gate != nil {
+		g.done = ev.req // (a pointer to ev would move every completion's event to the heap)
+		s.gate.Completed(&g.done)
+		s.stalled = false
+	}
 	if max := s.o.MaxStoredIntervals; max > 0 && s.m.series.Stored() > max {
 		return fmt.Errorf("%s: %w: its series keeps more than %d stored intervals (about %d MiB) at %.0f s of simulated time",
 			s.o.Name, ErrTooLarge, max, int64(max)*runBytes>>20, float64(e.now-s.start)/1e9)
@@ -368,7 +390,29 @@ func (g *group) complete() error {
 		g.fill(int(ev.stream))
 	}
 	_, err := g.dispatch(s.queue, math.MaxInt)
+	if s.gate != nil && err == nil {
+		err = g.wake()
+	}
 	return err
+}
+
+// wake asks the streams that wait on requests in flight again, now that
+// one completed.
+func (g *group) wake() error {
+	for i, x := range g.ss {
+		if !x.stalled {
+			continue
+		}
+		x.stalled = false
+		if x.o.QueueDepth == 0 || x.waiting || !issueMore(x) {
+			continue
+		}
+		g.fill(i)
+		if _, err := g.dispatch(x.queue, math.MaxInt); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // results checks the sources read cleanly and returns each stream's

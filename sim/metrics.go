@@ -261,12 +261,21 @@ type Result struct {
 	// neither ECC nor parity could recover: controller.ErrUncorrectable);
 	// they count among the completed I/Os too.
 	IOErrors int64
+	// ZoneError is, when the drive refused one of the job's commands with
+	// a zone status (which ended the job), fio's error lines for it, and
+	// ZoneErrno the error Linux reports (EOVERFLOW for Too Many Active
+	// Zones, ETOOMANYREFS for Too Many Open Zones, EIO for a write off
+	// the write pointer or past the capacity).
+	ZoneError string
+	ZoneErrno int
 }
 
 type metrics struct {
 	powerLosses   []controller.PowerLossReport
 	aborted       int64
 	ioErrors      int64
+	zoneErr       string
+	zoneErrno     int
 	verify        VerifyStats
 	rateMinFailed string
 	c             *controller.Controller
@@ -347,6 +356,9 @@ func (m *metrics) complete(ev event) {
 	op := ev.req.Op
 	if op == blockio.ZoneAppend {
 		op = blockio.Write // a write the drive places; zone management counts as trim (fio's zone reset)
+	}
+	if op == blockio.ZoneManage && ev.req.Length == 0 {
+		return // a reset a zbd job makes before a write: fio's ioctl, not one of its I/Os
 	}
 	d := min(int(op), 2)
 	if ev.at >= m.rampEnd {
@@ -509,7 +521,7 @@ func (m *metrics) finish(end int64) *Result {
 		Read: m.dir[0].stats(measured, pcts), Write: m.dir[1].stats(measured, pcts), Trim: m.dir[2].stats(measured, pcts),
 		Sync:           m.sync.stats(measured, pcts),
 		LatPercentiles: m.o.LatPercentiles, NoPercentiles: m.o.NoPercentiles, RateMinFailed: m.rateMinFailed,
-		PowerLosses: m.powerLosses, AbortedIOs: m.aborted, IOErrors: m.ioErrors,
+		PowerLosses: m.powerLosses, AbortedIOs: m.aborted, IOErrors: m.ioErrors, ZoneError: m.zoneErr, ZoneErrno: m.zoneErrno,
 		Intervals: m.series, Geometry: GeometryOf(m.c), BusyNs: m.busy, Issued: m.issued, SteadyState: m.ss.result(), Verify: m.verify,
 		// Copies: a slice of the metrics' arrays would keep the metrics,
 		// and through them the whole drive, alive as long as the result.

@@ -46,8 +46,12 @@ type Generator struct {
 	passIssued, passBytes int64
 	spr                   *sprState // sprandom
 	zbd                   *zbdState // zonemode=zbd
-	zbdReadPos            int64     // zonemode=zbd: a sequential read's position in the range
 	pl                    placer    // dataplacement: the directive writes carry
+	zbdEnd                bool      // zonemode=zbd: no zone takes the job's next I/O (its pass ended there)
+	zbdEndAt              int64     // zonemode=zbd: the I/Os of the pass when it did
+	flowIOs               int64     // flow: the job's I/Os (fio's td->flow_counter)
+	flowStalled           bool      // flow: the last Next waited for the group's ratio
+	waits                 bool      // zonemode=zbd or flow: its I/Os wait on others (Waits)
 	err                   error     // the job cannot be run (Err)
 }
 
@@ -88,6 +92,7 @@ func NewGenerator(j *Job) *Generator {
 		g.zbd = newZBDState(j)
 	}
 	g.pl = newPlacer(j)
+	g.waits = g.zbd != nil || j.FlowGroup != nil
 	g.zoneLo = j.Offset
 	if j.Strided {
 		g.blocks = max(1, j.ZoneRange/g.align) // random offsets within a zone
@@ -108,6 +113,38 @@ func NewGenerator(j *Job) *Generator {
 
 // Next implements Source.
 func (g *Generator) Next(it *Item) bool {
+	if !g.waits {
+		return g.next(it)
+	}
+	return g.nextWaiting(it)
+}
+
+// nextWaiting is Next for a job whose I/Os wait on others: zonemode=zbd
+// (zone locks), flow (the group's ratio).
+func (g *Generator) nextWaiting(it *Item) bool {
+	g.flowStalled = false
+	if g.zbd != nil {
+		g.zbd.stalled = false
+	}
+	if f := g.j.FlowGroup; f != nil && g.flowHeld() {
+		g.flowStalled = true
+		return false
+	}
+	ok := g.next(it)
+	if !ok {
+		return false
+	}
+	if f := g.j.FlowGroup; f != nil && !(it.Op == blockio.ZoneManage && it.Length == 0) {
+		f.ios++
+		g.flowIOs++
+	}
+	if g.zbd != nil {
+		g.zbdIssue(it)
+	}
+	return true
+}
+
+func (g *Generator) next(it *Item) bool {
 	if g.err != nil {
 		return false
 	}
@@ -117,7 +154,7 @@ func (g *Generator) Next(it *Item) bool {
 		g.flush(it)
 		return true
 	}
-	if g.verifying || (j.NumberIOs > 0 && g.issued-g.passIssued >= j.NumberIOs) ||
+	if g.verifying || g.zbdEnd || (j.NumberIOs > 0 && g.issued-g.passIssued >= j.NumberIOs) ||
 		((!j.TimeBased || j.Verify) && j.NumberIOs == 0 && g.bytes-g.passBytes >= j.IOSize) {
 		if g.w != nil {
 			if g.verifyRead(it) {
@@ -128,7 +165,13 @@ func (g *Generator) Next(it *Item) bool {
 				// until the runtime ends.
 				g.passIssued, g.passBytes = g.issued, g.bytes
 				g.w = newWritten()
-				return g.Next(it)
+				if g.zbd != nil {
+					if g.zbdEnd && g.zbdEndAt == 0 {
+						return false // the pass wrote nothing: no zone takes a write
+					}
+					g.zbdEnd, g.zbd.started = false, false // fio resets the zones again
+				}
+				return g.next(it)
 			}
 		}
 		if j.EndFsync && !g.endFlushed && g.writes > 0 {
@@ -140,6 +183,14 @@ func (g *Generator) Next(it *Item) bool {
 	}
 	op, n, off, implicit, ok := g.pick()
 	if !ok {
+		if g.zbd != nil && !g.zbd.stalled && !g.zbdEnd {
+			// No zone takes the job's next I/O: it ends, then verifies
+			// what it wrote (fio's io_u_eof).
+			g.zbdEnd, g.zbdEndAt = true, g.issued-g.passIssued
+			if g.w != nil {
+				return g.next(it)
+			}
+		}
 		return false
 	}
 	if op == blockio.Trim && j.NumRange > 1 && g.zbd == nil {
@@ -226,10 +277,10 @@ func (g *Generator) Next(it *Item) bool {
 // has run out.
 func (g *Generator) pick() (op blockio.Op, n, off int64, implicit, ok bool) {
 	j := g.j
-	if z := g.zbd; z != nil && z.pendingLen > 0 {
-		op, off, n = blockio.Write, z.pendingOff, z.pendingLen
-		z.pendingLen = 0
-		return op, n, off, false, true
+	if g.zbd != nil {
+		if op, n, off, implicit, ok, done := g.zbdPrelude(); done {
+			return op, n, off, implicit, ok
+		}
 	}
 	switch j.Pattern {
 	case SeqRead, RandRead:
@@ -250,6 +301,9 @@ func (g *Generator) pick() (op blockio.Op, n, off int64, implicit, ok bool) {
 			op = blockio.Write
 		}
 	}
+	if g.zbd != nil {
+		op = g.zbdAdjustDir(op)
+	}
 	sizes, cum := j.BS, g.cum[0]
 	if d := int(min(op, blockio.Trim)); j.BSDir[d] != nil {
 		sizes, cum = j.BSDir[d], g.cum[d]
@@ -265,34 +319,10 @@ func (g *Generator) pick() (op blockio.Op, n, off int64, implicit, ok bool) {
 		}
 	}
 	if g.zbd != nil {
-		op, n, off, implicit, ok = g.zbdPlace(op, n)
-		return op, n, off, implicit, ok
+		return g.zbdDraw(op, n)
 	}
 	off, ok = g.offset(op, n)
 	return op, n, off, false, ok
-}
-
-// zbdPlace places an I/O of a zonemode=zbd job (see zbd.go).
-func (g *Generator) zbdPlace(op blockio.Op, n int64) (blockio.Op, int64, int64, bool, bool) {
-	z := g.zbd
-	switch op {
-	case blockio.Write:
-		off, l, reset := z.write(g.j, g.rng, n, g.minBS)
-		if reset {
-			z.pendingOff, z.pendingLen = off, l
-			zs := z.h.l.ZoneBytes
-			return blockio.ZoneManage, 0, off / zs * zs, true, true // Length is ignored: not an I/O of the job
-		}
-		return op, l, off, false, true
-	case blockio.Read:
-		off, ok := z.read(g.j, g.rng, n, g.minBS, &g.zbdReadPos)
-		if ok && off < 0 {
-			off, ok = g.offset(op, n)
-		}
-		return op, n, off, false, ok
-	}
-	off, l, ok := z.trim(g.j, g.rng)
-	return blockio.ZoneManage, l, off, false, ok
 }
 
 // offset returns the offset of the next I/O of direction op and n bytes,

@@ -47,6 +47,11 @@ func (p Pattern) Random() bool {
 	return p == RandRead || p == RandWrite || p == RandTrim || p == RandRW
 }
 
+// Writes reports whether the pattern writes (fio's td_write).
+func (p Pattern) Writes() bool {
+	return p == SeqWrite || p == RandWrite || p == SeqRW || p == RandRW || p == TrimWrite
+}
+
 // BlockSize is one entry of a bssplit: a size and its share in percent.
 type BlockSize struct {
 	Bytes   int64
@@ -286,6 +291,12 @@ type Coordination struct {
 	// ExitAll stops the other jobs of its group when this one finishes
 	// (fio's exitall).
 	ExitAll bool
+	// Flow is the job's weight in the flow group FlowID (fio's flow,
+	// flow_id): the group's jobs keep their I/O counts in the ratio of
+	// their weights; 0: none. FlowGroup is the group, shared by its jobs
+	// (JobFile.LayOutFlows).
+	Flow, FlowID int
+	FlowGroup    *FlowGroup
 }
 
 // NewJob returns a job with fio's defaults: rw=read, bs=4k, iodepth=1,

@@ -112,7 +112,7 @@ type Option struct {
 // optionTable is every job option ftlsim knows, in fio's HOWTO order.
 var optionTable = slices.Concat(accessOptions, blockOptions, targetOptions, zoneOptions, placementOptions, timingOptions, pacingOptions,
 	durabilityOptions, contentOptions, verifyOptions, reportingOptions, steadyStateOptions,
-	jobFileOptions, notAppliedOptions, refusedOptions)
+	jobFileOptions, flowOptions, notAppliedOptions, refusedOptions)
 
 // optionIndex finds an option of optionTable by name or alias. It is
 // built once and never changed.

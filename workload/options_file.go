@@ -77,7 +77,7 @@ var notAppliedOptions = slices.Concat(
 		latency_window latency_percentile latency_run grace_time numa_cpu_nodes openfiles unlink unlink_each_loop
 		donorname inplace verify_dump verify_fatal verify_async verify_state_save verify_state_load verify_offset
 		verify_only verify_header_seed create_serialize exit_what error_dump std_redirect nr_files
-		numa_mem_policy flow flow_id flow_sleep flow_watermark ignore_error verify_pattern exitall_on_error`),
+		numa_mem_policy flow_sleep flow_watermark ignore_error verify_pattern exitall_on_error`),
 	// Atomic (torn-write-protected) writes: every write is whole in the
 	// simulated drive.
 	notApplied("atomic writes: every write is whole in the simulated drive", "atomic"),

@@ -20,7 +20,7 @@ var optionExamples = map[string]string{
 	"blockalign": "8k", "size": "50%", "offset": "1m", "io_size": "2m", "offset_increment": "1m",
 	"fill_device": "1", "nrfiles": "4", "filesize": "1m", "file_service_type": "random", "zonemode": "strided",
 	"zonesize": "1m", "zonerange": "2m", "zoneskip": "4k",
-	"read_beyond_wp": "1", "zonecapacity": "128m", "max_open_zones": "8", "job_max_open_zones": "2", "ignore_zone_limits": "1",
+	"read_beyond_wp": "1", "zonecapacity": "128m", "max_open_zones": "8", "job_max_open_zones": "2", "ignore_zone_limits": "1", "flow": "8", "flow_id": "2",
 	"zone_reset_threshold": "0.7", "zone_reset_frequency": "0.125", "dataplacement": "fdp", "fdp": "1", "plids": "0,2-3",
 	"plid_select": "random", "dp_scheme": "scheme.txt", "runtime": "10s", "time_based": "1",
 	"ramp_time": "1s", "startdelay": "2s", "number_ios": "100", "loops": "3", "iodepth": "32",

@@ -292,9 +292,17 @@ func (j *Job) CheckZones(z *ZoneLayout) error {
 	case !j.ZBD.maxOpenSet:
 		j.ZBD.MaxOpenZones = z.MaxOpen
 	case z.MaxOpen > 0 && !j.ZBD.IgnoreZoneLimits && j.ZBD.MaxOpenZones > z.MaxOpen:
-		return fmt.Errorf("%w: max_open_zones=%d: larger than the device's %d (ignore_zone_limits=1 allows it)", ErrOption, j.ZBD.MaxOpenZones, z.MaxOpen)
+		return fmt.Errorf("%w: max_open_zones=%d: larger than the device's %d open zones (fio: Specified --max_open_zones (%d) is larger than max (%d)); ignore_zone_limits=1 allows it",
+			ErrOption, j.ZBD.MaxOpenZones, z.MaxOpen, j.ZBD.MaxOpenZones, z.MaxOpen)
 	case j.ZBD.MaxOpenZones == 0 && z.MaxOpen > 0 && !j.ZBD.IgnoreZoneLimits:
 		j.ZBD.MaxOpenZones = z.MaxOpen
+	}
+	if j.Pattern == SeqTrim || j.Pattern == RandTrim || j.Pattern == TrimWrite {
+		if ts := j.Sizes(2); len(ts) != 1 {
+			return fmt.Errorf("%w: bssplit: bsrange and bssplit are not allowed for trim with zonemode=zbd", ErrOption)
+		} else if ts[0].Bytes != z.ZoneBytes {
+			return fmt.Errorf("%w: bs=%d: trim block size %d is not the zone size %d (zonemode=zbd: a trim resets a zone)", ErrOption, ts[0].Bytes, ts[0].Bytes, z.ZoneBytes)
+		}
 	}
 	if j.ZBD.JobMaxOpenZones > 0 && j.ZBD.MaxOpenZones == 0 {
 		return fmt.Errorf("%w: job_max_open_zones=%d: cannot be used without a global open zones limit (max_open_zones)", ErrOption, j.ZBD.JobMaxOpenZones)

@@ -124,7 +124,10 @@ func (j *Job) smallestBlock() (int64, error) {
 		if b.Bytes <= 0 || b.Bytes%512 != 0 {
 			return 0, fmt.Errorf("%w: bs=%d: block sizes must be positive multiples of 512", ErrOption, b.Bytes)
 		}
-		if b.Bytes > 64<<20 {
+		// A zbd trim is a zone reset of a zone's size (fio's
+		// zbd_verify_bs), whatever the zone size.
+		resets := j.ZBD.On && (j.Pattern == SeqTrim || j.Pattern == RandTrim)
+		if b.Bytes > 64<<20 && !resets {
 			return 0, fmt.Errorf("%w: bs=%d: at most 64 MiB", ErrOption, b.Bytes)
 		}
 		if minBS == 0 || b.Bytes < minBS {

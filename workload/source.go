@@ -25,3 +25,15 @@ type Item struct {
 type Source interface {
 	Next(it *Item) bool
 }
+
+// Waiter is a Source whose next request may have to wait for requests in
+// flight (a zonemode=zbd job: fio's zone locks). When Waits reports true
+// the engine reads the source no further ahead than it issues, tells it
+// of each of its requests the drive completes (or fails, or a power cut
+// aborts) with Completed and, when Next reports false with Stalled true,
+// asks again once a request of any such source completes.
+type Waiter interface {
+	Waits() bool
+	Stalled() bool
+	Completed(it *Item)
+}

@@ -1,6 +1,9 @@
 package workload
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/ftlsim/ftlsim/blockio"
@@ -91,6 +94,7 @@ func TestZBDWrites(t *testing.T) {
 					trims++
 				}
 				m.apply(t, it)
+				g.Completed(&it) // one at a time: each completes before the next
 			}
 			require.Equal(t, int64(c.ios), g.Issued(), "the job's I/Os; resets are not among them")
 			if c.wantResets {
@@ -104,22 +108,122 @@ func TestZBDWrites(t *testing.T) {
 	}
 }
 
-// TestZBDTrimResets: a zbd trim job resets zones that hold data, and
-// ends when none does.
+// TestZBDTrimResets: a sequential zbd trim job resets each zone of its
+// range in turn, counting those that held data (fio's sequential trims
+// take empty zones too; its random ones look for a zone holding data).
 func TestZBDTrimResets(t *testing.T) {
 	l := ZoneLayout{ZoneBytes: 1 << 20, CapacityBytes: 1 << 20, Zones: 8}
 	h := NewZoneHost(l)
 	w := zbdJob(t, h, [2]string{"rw", "write"}, [2]string{"bs", "256k"}, [2]string{"size", "4m"})
 	var it Item
 	for w.Next(&it) {
+		w.Completed(&it)
 	}
 	require.Zero(t, w.ZoneResets())
 	tr := zbdJob(t, h, [2]string{"rw", "trim"}, [2]string{"bs", "1m"})
 	n := 0
 	for tr.Next(&it) {
 		require.Equal(t, blockio.ZoneManage, it.Op)
+		tr.Completed(&it)
 		n++
 	}
-	require.Equal(t, 4, n, "the four zones written")
-	require.Equal(t, int64(4), tr.ZoneResets())
+	require.Equal(t, 8, n, "every zone of the range")
+	require.Equal(t, int64(4), tr.ZoneResets(), "the four zones written")
+	rt := zbdJob(t, h, [2]string{"rw", "randtrim"}, [2]string{"bs", "1m"})
+	require.False(t, rt.Next(&it), "a random trim finds no zone holding data: the job ends")
+	require.False(t, rt.Stalled())
+}
+
+// flight is a request in flight in the concurrent zbd test.
+type flight struct {
+	g  *Generator
+	it Item
+}
+
+// TestZBDJobsShareWriteZones runs sixteen random writers on one drive as
+// fio's zbd.c shares its write zones among jobs, their requests
+// completing in random order (a drive may reorder): every write lands at
+// its zone's write pointer (the model applies them as they are issued),
+// a zone never has two I/Os in flight, the write zones never pass the
+// limit, jobs wait for one another (Stalled) instead of opening more
+// zones, and every job gets all its writes done.
+func TestZBDJobsShareWriteZones(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		layout  ZoneLayout
+		opts    [][2]string
+		depth   int
+		wantMax int
+	}{
+		{"16 jobs on the device's 14 open zones", ZoneLayout{ZoneBytes: 1 << 20, CapacityBytes: 1 << 20, Zones: 64, MaxOpen: 14, MaxActive: 14},
+			[][2]string{{"rw", "randwrite"}, {"bs", "64k"}, {"number_ios", "600"}}, 1, 14},
+		{"max_open_zones=4, iodepth 4", ZoneLayout{ZoneBytes: 1 << 20, CapacityBytes: 768 << 10, Zones: 32},
+			[][2]string{{"rw", "randwrite"}, {"bs", "64k"}, {"max_open_zones", "4"}, {"number_ios", "400"}}, 4, 4},
+		{"sequential writers, job_max_open_zones=1", ZoneLayout{ZoneBytes: 1 << 20, CapacityBytes: 1 << 20, Zones: 32, MaxOpen: 8},
+			[][2]string{{"rw", "write"}, {"bs", "128k"}, {"job_max_open_zones", "1"}, {"number_ios", "300"}}, 2, 8},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := NewZoneHost(c.layout)
+			gs := make([]*Generator, 16)
+			for i := range gs {
+				opts := append([][2]string{{"randseed", fmt.Sprint(i + 1)}}, c.opts...)
+				gs[i] = zbdJob(t, h, opts...)
+			}
+			m := &zoneModel{l: c.layout, wp: make([]int64, c.layout.Zones), open: map[int]bool{}}
+			rng := rand.New(rand.NewPCG(7, 7))
+			var fl []flight
+			depth := make(map[*Generator]int)
+			done := make(map[*Generator]bool)
+			busy := make(map[int64]int)
+			stalls := 0
+			for steps := 0; len(done) < len(gs) || len(fl) > 0; steps++ {
+				require.Less(t, steps, 10_000_000, "the jobs make progress")
+				if len(fl) > 0 && (rng.IntN(2) == 0 || len(done) == len(gs)) {
+					k := rng.IntN(len(fl))
+					f := fl[k]
+					fl = append(fl[:k], fl[k+1:]...)
+					depth[f.g]--
+					if f.it.Op != blockio.Flush {
+						busy[f.it.Offset/c.layout.ZoneBytes]--
+					}
+					f.g.Completed(&f.it)
+					continue
+				}
+				g := gs[rng.IntN(len(gs))]
+				if done[g] || depth[g] >= c.depth {
+					continue
+				}
+				var it Item
+				if !g.Next(&it) {
+					if g.Stalled() {
+						stalls++
+						if len(fl) == 0 {
+							held := false
+							for _, o := range gs {
+								held = held || o.zbd.pendingLen > 0
+							}
+							require.True(t, held, "a job waits with nothing in flight and no write waiting to go after its zone's reset")
+						}
+						continue
+					}
+					done[g] = true
+					continue
+				}
+				if os.Getenv("ZBD_TRACE") != "" {
+					fmt.Println("issue", g.j.RandSeed, it.Op, it.Offset, it.Length)
+				}
+				m.apply(t, it)
+				z := it.Offset / c.layout.ZoneBytes
+				require.Zero(t, busy[z], "zone %d: a second I/O in flight", z)
+				busy[z]++
+				require.LessOrEqual(t, h.OpenZones(), c.wantMax, "write zones")
+				depth[g]++
+				fl = append(fl, flight{g, it})
+			}
+			require.Positive(t, stalls, "jobs waited for one another")
+			for _, g := range gs {
+				require.Equal(t, g.j.NumberIOs, g.Issued(), "every job did all its writes")
+			}
+		})
+	}
 }

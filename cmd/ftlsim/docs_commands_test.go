@@ -57,6 +57,13 @@ var docCommands = []docEntry{
 		swap: []string{"go run ./cmd/ftlsim sweep examples/sweeps/nvme-queues.yaml", nvmeQueuesShort + " && go run ./cmd/ftlsim sweep nvme-queues.yaml"},
 		def:  short, long: short, why: "16 points on a 64 GiB drive; the long tier runs the documented study from docs/studies.md"},
 
+	{doc: "(cd examples/measure && . ./env.sh && DEV=/dev/nvme0n1 fio --output-format=json --output=consistency.json consistency.fio)", def: skip, long: skip,
+		why: "runs fio on a real drive, as root, and overwrites it"},
+	{doc: "go run ./cmd/ftlsim fit examples/measure --drive=bp4-240 --out=twin", def: skip, long: skip,
+		why: "fits the measurements the line before makes on a real drive; the tests fit examples/fit/quick.yaml (docs/fit.md) and fio's own files (fit TestFioFixtures)"},
+	{doc: "go run ./cmd/ftlsim scenario consistency --drive=twin/fitted.yaml --spare=25", def: skip, long: skip,
+		why: "asks the twin the line before fits; the fitted description loads as a drive file (cli TestFitCommand)"},
+
 	// docs/README.md
 	{doc: `go build -o ftlsim ./cmd/ftlsim && export PATH="$PWD:$PATH"`, def: skip, long: skip,
 		why: "the test has built ftlsim and put it first on the PATH"},

@@ -385,6 +385,9 @@ func JobOf(r *sim.Result, options map[string]string) Job {
 	if r.IOErrors > 0 {
 		j.Error, j.TotalErr = eio, r.IOErrors // fio's medium error, continue_on_error's count
 	}
+	if r.ZoneErrno != 0 {
+		j.Error = r.ZoneErrno // the drive refused a zone command: fio's errno for the status
+	}
 	if r.ZBD {
 		n := r.ZoneResets
 		j.ZoneResets = &n
