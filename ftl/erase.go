@@ -24,8 +24,9 @@ func (f *FTL) realFreeNeeded(d int) int {
 // since they are as good as erased.
 func (f *FTL) freeOrErasing(d int) int { return len(f.free[d]) + len(f.pendingErase[d]) }
 
-// eraseVictim erases cleaned group g of die d and frees it.
-func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
+// eraseVictim erases cleaned group g of die d and frees it; after is the
+// host program whose rest the erase waits for (Op.Prog; 0: none).
+func (f *FTL) eraseVictim(d int, g int32, cause Stream, after uint64) error {
 	if f.rev != nil {
 		f.revDrop(int(g)) // its data has moved
 	}
@@ -59,7 +60,7 @@ func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
 			return err
 		}
 	}
-	f.record(Op{Kind: OpErase, Cause: Cause(cause), Die: int32(d), Block: g * int32(f.np), Planes: uint8(f.np), SLC: slc})
+	f.record(Op{Kind: OpErase, Cause: Cause(cause), Die: int32(d), Block: g * int32(f.np), Planes: uint8(f.np), SLC: slc, Prog: progTag(after, after != 0)})
 	f.busy[g] = false
 	if failed {
 		f.bad[g] = true
@@ -137,7 +138,7 @@ func (f *FTL) finishVictim(d int, g int32, dep eraseDep, cause Stream) error {
 			return nil
 		}
 	}
-	return f.eraseVictim(d, g, cause)
+	return f.eraseVictim(d, g, cause, dep.host)
 }
 
 // supersedeMoved is for a host write (or trim) that superseded a unit
@@ -182,7 +183,7 @@ func (f *FTL) erasePendingOn(d int, hostRest uint64) error {
 	k := 0
 	for i, g := range pe {
 		if f.eraseReady(d, pd[i], hostRest) {
-			if err := f.eraseVictim(d, g, GCStream); err != nil {
+			if err := f.eraseVictim(d, g, GCStream, pd[i].host); err != nil {
 				return err
 			}
 			f.npending--

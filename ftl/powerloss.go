@@ -206,7 +206,7 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 	// waited for their erase) are erased while mounting.
 	for g := int32(0); g < int32(f.dies*f.gpd); g++ {
 		if f.candidate(g) && f.Valid(int(g)) == 0 {
-			if err := f.eraseVictim(f.dieOf(g), g, GCStream); err != nil {
+			if err := f.eraseVictim(f.dieOf(g), g, GCStream, 0); err != nil {
 				return rec, err
 			}
 			f.ForgetErased(int(g)) // done while mounting: nothing to keep

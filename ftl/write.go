@@ -235,6 +235,7 @@ func (f *FTL) program(s *stage, cause Stream) error {
 	}
 	f.cnt.ProgramUnits += int64(f.pageUnits)
 	f.seq += uint64(f.pageUnits)
+	var tag ProgTag
 	if f.gcProgs != nil {
 		n := &f.hostProgs
 		if cause != HostStream {
@@ -243,6 +244,9 @@ func (f *FTL) program(s *stage, cause Stream) error {
 		*n++
 		if f.wl > 1 && !slc {
 			f.trackWordLine(int32(g), page, *n)
+		}
+		if cause == HostStream {
+			tag = progTag(*n, f.wl == 1 || slc || f.wlOpen[g] == 0)
 		}
 	}
 	// Counted here rather than through record: this is the hot path
@@ -254,6 +258,7 @@ func (f *FTL) program(s *stage, cause Stream) error {
 		f.ops = append(f.ops, Op{})
 		op := &f.ops[len(f.ops)-1]
 		op.Kind, op.Cause, op.Die, op.Block, op.Page, op.Units, op.Planes, op.SLC = OpProgram, Cause(cause), int32(die), int32(g*f.np), int32(page), s.host, uint8(f.np), slc
+		op.Prog = tag
 	}
 	s.n, s.host = 0, 0
 	if f.npending > 0 {
