@@ -77,8 +77,8 @@ func TestSafeEraseOpsNameTheirPrograms(t *testing.T) {
 			f := newFTLOn(t, g, tm, false, cfg)
 			wl := int(tm.Cell)
 			var (
-				n        uint32           // host programs seen
-				settled  uint32           // every program up to it is at rest
+				n        uint32 // host programs seen
+				settled  uint32 // every program up to it is at rest
 				rested   = map[uint32]bool{}
 				pend     = map[int32][]uint32{}
 				erasesOn int
