@@ -89,6 +89,9 @@ type Recovery struct {
 	// victim erased before the copy of its data was programmed. The rest
 	// was in controller memory or on its way to the flash.
 	LostFlushedUnits, LostProgrammedUnits int64
+	// Lost lists the logical units of LostUnits, ascending: a zoned
+	// namespace moves each zone's write pointer back to its first.
+	Lost []int64
 	// ResurrectedUnits is the logical units trimmed (or never written)
 	// before the cut that read old data again: TRIM is not journaled, and
 	// a stale copy not yet erased is the newest the rebuild finds.
@@ -224,6 +227,7 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 		}
 		if lost {
 			rec.LostUnits++
+			rec.Lost = append(rec.Lost, int64(lba))
 			switch {
 			case !newer(s, flushed):
 				rec.LostFlushedUnits++
