@@ -96,6 +96,9 @@ type Recovery struct {
 	// before the cut that read old data again: TRIM is not journaled, and
 	// a stale copy not yet erased is the newest the rebuild finds.
 	ResurrectedUnits int64
+	// Resurrected lists those units, ascending: a zoned namespace
+	// deallocates them again (its zone table knows their zone was reset).
+	Resurrected []int64
 	// ErasedGroups is the groups that hold no live data after the
 	// rebuild, which the firmware erases while it mounts.
 	ErasedGroups int64
@@ -214,6 +217,7 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 		if s == 0 {
 			if f.l2p[lba] != Unmapped {
 				rec.ResurrectedUnits++
+				rec.Resurrected = append(rec.Resurrected, int64(lba))
 			}
 			continue
 		}
