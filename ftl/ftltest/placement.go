@@ -177,4 +177,3 @@ func checkIsolation(t *rapid.T, f *ftl.FTL, writer []int) {
 		}
 	}
 }
-
