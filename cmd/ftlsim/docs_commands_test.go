@@ -185,6 +185,9 @@ var docCommands = []docEntry{
 	{doc: "ftlsim sweep examples/sweeps/fdp-tenants.yaml --out=results/fdp-tenants",
 		swap: []string{"ftlsim sweep examples/sweeps/fdp-tenants.yaml", fdpTenantsShort + " && ftlsim sweep fdp-tenants.yaml"}, def: short, long: short,
 		why: "12 points of a 64 GiB fill and 400 s of writes: ten minutes at -j 1"},
+	// docs/drives.md
+	{doc: "go run ./examples/znstax # 64 GiB of flash: a few minutes", def: skip, long: full,
+		why: "five drives, three drive writes each, on 64 GiB: the quicker form documented beside it runs, and examples/znstax TestCompare checks its figures"},
 	// examples/sweeps/README.md
 	{doc: "ftlsim sweep examples/sweeps/zones.yaml --out=results/zones",
 		swap: []string{"ftlsim sweep examples/sweeps/zones.yaml", zonesShort + " && ftlsim sweep zones.yaml"}, def: short, long: short,
