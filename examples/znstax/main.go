@@ -1,19 +1,19 @@
 // Command znstax shows the block-interface tax on one flash: a
 // log-structured store — writers each appending to a zone of their own
-// and, when the store is full, resetting the oldest zone written (what
-// fio's zbd-rand-write-zone-reset-gc.fio does) — on the ZNS preset, and
-// the same LBA-level writes, a TRIM where the zoned drive resets, on
-// conventional drives of the same flash (the same dies and blocks) with
-// 7 % and 28 % spare. It prints each drive's usable capacity, device
-// write amplification and write throughput, after a warm-up of two drive
+// at different rates and, when the store is full, resetting their oldest
+// zone (what fio's zbd-rand-write-zone-reset-gc.fio does) — on the
+// flash of generic-nvme at a capacity and 7 % spare, as that
+// conventional drive and as one with 28 % spare (a TRIM where the zoned
+// drive resets), and as the ZNS preset's zoned namespace: as the preset
+// is (every zone striped over all the dies), with each writer's zones on
+// dies of their own (zone_dies: dies / writers) and a ZNS firmware's
+// collection threshold, and the same with as many zones as the flash
+// holds. It prints each drive's usable capacity, device write
+// amplification and write throughput, after a warm-up of two drive
 // writes, over one drive write more:
 //
-//	go run ./examples/znstax                   # 64 GiB of flash, about a minute
+//	go run ./examples/znstax                   # 64 GiB of flash: a few minutes
 //	go run ./examples/znstax -capacity=16GiB   # quicker
-//
-// The zoned drive runs twice: with every zone striped over all the dies
-// (the preset), and with each zone on a set of dies and each writer's
-// zones on a set of their own (zone_dies: dies / writers).
 package main
 
 import (
