@@ -64,9 +64,11 @@ type Controller struct {
 	// when it completes; durable is the newest acknowledged one's.
 	flushes []flushMark
 	durable uint32
-	// programsDone is when the last program of host data booked ends
-	// (GCSafeErase starts an erase only after it).
+	// programsDone is when the last program of host data booked ends;
+	// rest, with GCSafeErase, when each host program comes to rest (an
+	// erase starts only after the programs it depends on: restlog.go).
 	programsDone int64
+	rest         *restLog
 	// re is the handling of read errors (nil: Firmware.ReadErrors off).
 	re *readErrors
 	// zones is the zone table of a zoned namespace (nil: conventional;
@@ -134,6 +136,9 @@ func New(cfg Config) (*Controller, error) {
 	c.buf = newWriteBuffer(int64(cfg.Firmware.WriteBuffer)/c.unit, g.Dies())
 	c.ra = readAhead{last: -1}
 	c.gc = newGCPath(g.Dies(), cfg.Firmware.GCStreams, cfg.Firmware.Cores, cfg.Firmware.ECCMBps)
+	if cfg.Firmware.GCSafeErase {
+		c.rest = newRestLog(g.Dies(), 0)
+	}
 	c.stripe = newStripes(cfg.Firmware.ChannelStripe, g.Dies(), g.Channels, cfg.Firmware.StripeNs)
 	c.re = newReadErrors(&cfg)
 	return c, nil

@@ -59,6 +59,9 @@ func (c *Controller) book(op *ftl.Op, at int64) (int64, bool) {
 		}
 		if !op.Cause.Moves() {
 			c.programsDone = max(c.programsDone, done)
+			if c.rest != nil && op.Prog != 0 {
+				c.rest.program(op, done)
+			}
 		}
 		if c.re != nil {
 			c.ftl.ReportProgrammed(op, done)
@@ -71,12 +74,17 @@ func (c *Controller) book(op *ftl.Op, at int64) (int64, bool) {
 		}
 		return done, true
 	case ftl.OpErase:
-		if c.cfg.Firmware.GCSafeErase {
-			// Only once every host program booked before it has ended:
-			// the host data that superseded the victim's units is then on
-			// flash. The units moved out of it went to its own die, whose
-			// operations run in the order they are booked.
-			at = max(at, c.programsDone)
+		if c.rest != nil {
+			// Only once the host programs it depends on are at rest (the
+			// FTL names them): the host data that superseded the victim's
+			// units is then on flash. The units moved out of it went to
+			// its own die, whose operations run in the order they are
+			// booked.
+			t, ok := c.rest.after(op.Prog)
+			if !ok {
+				t = c.programsDone
+			}
+			at = max(at, t)
 		}
 		done := at
 		for range max(op.Units, 1) {

@@ -316,6 +316,9 @@ func (c *Controller) powerUp(t int64) {
 	c.gc = newGCPath(cfg.NAND.Geometry.Dies(), cfg.Firmware.GCStreams, cfg.Firmware.Cores, cfg.Firmware.ECCMBps)
 	c.trimQ = 0
 	c.programsDone = t
+	if c.rest != nil {
+		c.rest.reset(t)
+	}
 	c.flight = c.flight[:0]
 	c.ckpt.remount()
 	c.flushes = c.flushes[:0]

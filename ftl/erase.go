@@ -2,6 +2,7 @@ package ftl
 
 import (
 	"errors"
+	"math"
 
 	"github.com/ftlsim/ftlsim/nand"
 )
@@ -23,8 +24,9 @@ func (f *FTL) realFreeNeeded(d int) int {
 // since they are as good as erased.
 func (f *FTL) freeOrErasing(d int) int { return len(f.free[d]) + len(f.pendingErase[d]) }
 
-// eraseVictim erases cleaned group g of die d and frees it.
-func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
+// eraseVictim erases cleaned group g of die d and frees it; after is the
+// host program whose rest the erase waits for (Op.Prog; 0: none).
+func (f *FTL) eraseVictim(d int, g int32, cause Stream, after uint64) error {
 	if f.rev != nil {
 		f.revDrop(int(g)) // its data has moved
 	}
@@ -58,7 +60,7 @@ func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
 			return err
 		}
 	}
-	f.record(Op{Kind: OpErase, Cause: Cause(cause), Die: int32(d), Block: g * int32(f.np), Planes: uint8(f.np), SLC: slc})
+	f.record(Op{Kind: OpErase, Cause: Cause(cause), Die: int32(d), Block: g * int32(f.np), Planes: uint8(f.np), SLC: slc, Prog: progTag(after, after != 0)})
 	f.busy[g] = false
 	if failed {
 		f.bad[g] = true
@@ -71,93 +73,164 @@ func (f *FTL) eraseVictim(d int, g int32, cause Stream) error {
 	return nil
 }
 
-// erasePendingReady erases the cleaned groups waiting for their erase on
-// every die whose GC page holds nothing, once the host page holds nothing
-// either (just programmed), and, with word lines to protect, once the
-// word lines half programmed then are closed.
+// eraseDep is what the erase of a cleaned victim waits for (SafeErase):
+// the programs holding the newer copies of the data it holds, which the
+// erase would leave as the only ones. host is the number of the host
+// stage's program (hostProgs) with the latest host write that superseded
+// one of its units, or the host data that superseded a unit moved out of
+// it while the moved copy was still staged; gc is the number of its die's
+// GC stage program (gcProgs) with the last unit moved out of it (0: none
+// moved). The victim may be erased once those programs are done and, on
+// MLC, TLC and QLC flash, the word lines they are on are closed (a
+// program interrupted on a word line's later page destroys its earlier
+// ones). Nothing else holds it back: real firmware orders an erase after
+// the programs whose data it would otherwise destroy, and no others.
+type eraseDep struct{ host, gc uint64 }
+
+// hostRest returns the number of the oldest host program whose word line
+// is still half programmed (MaxUint64 when none is): every host program
+// numbered below it is at rest. (A half programmed word line is started
+// at or before each of its programs, and the host's are all on its open
+// groups: a group is parked, given to collection or closed only with no
+// word line half programmed, and one retired for a failed program is
+// never programmed again.)
+func (f *FTL) hostRest() uint64 {
+	m := uint64(math.MaxUint64)
+	if f.nwlOpen == 0 {
+		return m
+	}
+	for _, g := range f.open[HostStream] {
+		if g >= 0 && f.wlOpen[g] != 0 {
+			m = min(m, f.wlOpen[g])
+		}
+	}
+	return m
+}
+
+// gcRest is hostRest for die d's GC stage: the number of the program that
+// started the half programmed word line of its open GC group.
+func (f *FTL) gcRest(d int) uint64 {
+	if g := f.open[GCStream][d]; g >= 0 && f.wlOpen[g] != 0 {
+		return f.wlOpen[g]
+	}
+	return math.MaxUint64
+}
+
+// eraseReady reports whether a cleaned victim of die d waiting for dep
+// may be erased, given hostRest.
+func (f *FTL) eraseReady(d int, dep eraseDep, hostRest uint64) bool {
+	if dep.host > f.hostProgs || dep.host >= hostRest {
+		return false
+	}
+	return dep.gc == 0 || (dep.gc <= f.gcProgs[d] && dep.gc < f.gcRest(d))
+}
+
+// finishVictim erases cleaned victim g of die d, or, with SafeErase while
+// the newer copies of its data are not at rest (dep), sets it aside until
+// they are (pendingErase).
+func (f *FTL) finishVictim(d int, g int32, dep eraseDep, cause Stream) error {
+	if f.cfg.SafeErase {
+		dep.host = max(dep.host, f.supersededIn[g])
+		if !f.eraseReady(d, dep, f.hostRest()) {
+			f.pendingErase[d] = append(f.pendingErase[d], g)
+			f.pendingDep[d] = append(f.pendingDep[d], dep)
+			f.npending++
+			return nil
+		}
+	}
+	return f.eraseVictim(d, g, cause, dep.host)
+}
+
+// supersedeMoved is for a host write (or trim) that superseded a unit
+// waiting in die d's GC stage, moved there out of a victim: the victims
+// whose last moved units are in that stage now also wait for the host
+// program that holds the new data (else a power cut could find neither
+// the moved copy, never programmed, nor the new one, nor the source).
+func (f *FTL) supersedeMoved(d int) {
+	cur, h := f.gcProgs[d]+1, f.hostProgs+1
+	if c := &f.clean[d]; c.group >= 0 && c.dep.gc == cur {
+		c.dep.host = max(c.dep.host, h)
+	}
+	for i := range f.pendingDep[d] {
+		if dep := &f.pendingDep[d][i]; dep.gc == cur {
+			dep.host = max(dep.host, h)
+		}
+	}
+}
+
+// erasePendingReady erases the cleaned victims waiting for their erase
+// whose data's newer copies are now at rest (eraseDep).
 func (f *FTL) erasePendingReady() error {
-	if f.npending == 0 || (f.host.n > 0 && f.wl == 1) {
+	if f.npending == 0 {
 		return nil
 	}
-	host := f.hostOpenWordLine()
+	rest := f.hostRest()
 	for d := range f.pendingErase {
 		if len(f.pendingErase[d]) == 0 {
 			continue
 		}
-		staged := f.gc[d].n == 0 && f.host.n == 0
-		if f.wl == 1 {
-			if staged {
-				if err := f.erasePending(d, GCStream); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		if err := f.erasePendingStamped(d, staged, f.openWordLine(d, host)); err != nil {
+		if err := f.erasePendingOn(d, rest); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// erasePendingStamped erases the cleaned groups of die d whose moved and
-// superseding units were programmed (stamped; staged: they are now)
-// before every word line still half programmed was started (lim).
-func (f *FTL) erasePendingStamped(d int, staged bool, lim uint64) error {
-	pe, ps := f.pendingErase[d], f.pendingStamp[d]
+// erasePendingOn erases die d's cleaned victims that may be erased, given
+// hostRest.
+func (f *FTL) erasePendingOn(d int, hostRest uint64) error {
+	pe, pd := f.pendingErase[d], f.pendingDep[d]
 	k := 0
 	for i, g := range pe {
-		st := ps[i]
-		if st == 0 && staged {
-			st = f.seq
-		}
-		if st != 0 && st < lim {
-			if err := f.eraseVictim(d, g, GCStream); err != nil {
+		if f.eraseReady(d, pd[i], hostRest) {
+			if err := f.eraseVictim(d, g, GCStream, pd[i].host); err != nil {
 				return err
 			}
 			f.npending--
 			continue
 		}
-		pe[k], ps[k] = g, st
+		pe[k], pd[k] = g, pd[i]
 		k++
 	}
-	f.pendingErase[d], f.pendingStamp[d] = pe[:k], ps[:k]
+	f.pendingErase[d], f.pendingDep[d] = pe[:k], pd[:k]
 	return nil
 }
 
-// releasePending programs, padded, the host page and die d's GC page
-// (and closes the word lines half programmed that die d's victims wait
-// for: its GC group's and the host's), so that the cleaned groups
-// waiting for them can be erased: for when a die needs a free group and
-// has none.
+// releasePending programs what die d's cleaned victims wait for, so that
+// they can be erased: for when a die needs a free group and has too few.
+// It pads the host page and die d's GC page if they hold what the victims
+// wait for, and closes (padded) the word lines half programmed that hold
+// it: die d's GC group's, and the host's on the dies whose word lines
+// were started before or with the host program awaited. The rest of the
+// drive's word lines are left to fill.
 func (f *FTL) releasePending(d int) error {
-	if err := f.pad(&f.gc[d], GCStream); err != nil {
-		return err
+	var need eraseDep
+	for _, dep := range f.pendingDep[d] {
+		need.host, need.gc = max(need.host, dep.host), max(need.gc, dep.gc)
 	}
-	if err := f.pad(&f.host, HostStream); err != nil {
-		return err
-	}
-	if f.wl > 1 {
-		if err := f.closeWordLine(GCStream, d); err != nil {
+	if need.gc > f.gcProgs[d] {
+		if err := f.pad(&f.gc[d], GCStream); err != nil {
 			return err
 		}
-		if err := f.closeHostWordLines(); err != nil {
+	}
+	if need.host > f.hostProgs {
+		if err := f.pad(&f.host, HostStream); err != nil {
 			return err
+		}
+	}
+	if f.wl > 1 {
+		if need.gc != 0 && need.gc >= f.gcRest(d) {
+			if err := f.closeWordLine(GCStream, d); err != nil {
+				return err
+			}
+		}
+		for e, g := range f.open[HostStream] {
+			if g >= 0 && f.wlOpen[g] != 0 && f.wlOpen[g] <= need.host {
+				if err := f.closeWordLine(HostStream, e); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return f.erasePendingReady()
-}
-
-// erasePending erases the cleaned groups of die d that waited for their
-// moved units to be programmed.
-func (f *FTL) erasePending(d int, cause Stream) error {
-	for _, g := range f.pendingErase[d] {
-		if err := f.eraseVictim(d, g, cause); err != nil {
-			return err
-		}
-	}
-	f.npending -= len(f.pendingErase[d])
-	f.pendingErase[d] = f.pendingErase[d][:0]
-	f.pendingStamp[d] = f.pendingStamp[d][:0]
-	return nil
 }

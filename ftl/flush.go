@@ -2,7 +2,6 @@ package ftl
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/ftlsim/ftlsim/nand"
 )
@@ -45,7 +44,7 @@ func (f *FTL) flush() error {
 	if f.wl > 1 {
 		// The host's word lines only: the units moved into the GC
 		// groups' still have their old copies, which wait for those
-		// lines to close (pendingStamp).
+		// lines to close (eraseDep).
 		if err := f.closeHostWordLines(); err != nil {
 			return err
 		}
@@ -77,9 +76,10 @@ func (f *FTL) latchedHost() bool {
 // up to it durable.
 func (f *FTL) WriteSeq() uint32 { return f.wseq }
 
-// trackWordLine notes that page of group g was just programmed: the
-// first page of a word line opens it, the last closes it.
-func (f *FTL) trackWordLine(g int32, page int) {
+// trackWordLine notes that page of group g was just programmed, by the
+// program numbered prog of its stage: the first page of a word line opens
+// it, the last closes it.
+func (f *FTL) trackWordLine(g int32, page int, prog uint64) {
 	switch {
 	case (page+1)%f.wl == 0 || page+1 == f.ppb:
 		if f.wlOpen[g] != 0 {
@@ -87,37 +87,9 @@ func (f *FTL) trackWordLine(g int32, page int) {
 			f.nwlOpen--
 		}
 	case page%f.wl == 0:
-		f.wlOpen[g] = f.seq
+		f.wlOpen[g] = prog
 		f.nwlOpen++
 	}
-}
-
-// hostOpenWordLine returns the program clock at which the oldest half
-// programmed word line of the host's open groups was started (MaxUint64
-// when none is).
-func (f *FTL) hostOpenWordLine() uint64 {
-	m := uint64(math.MaxUint64)
-	if f.nwlOpen == 0 {
-		return m
-	}
-	for _, g := range f.open[HostStream] {
-		if g >= 0 && f.wlOpen[g] != 0 {
-			m = min(m, f.wlOpen[g])
-		}
-	}
-	return m
-}
-
-// openWordLine returns the program clock at which the oldest half
-// programmed word line that may hold data of a victim of die d was
-// started, given the host's (hostOpenWordLine): the host's groups (data
-// that superseded the victim's units) and die d's GC group (the units
-// moved out of it).
-func (f *FTL) openWordLine(d int, host uint64) uint64 {
-	if g := f.open[GCStream][d]; g >= 0 && f.wlOpen[g] != 0 {
-		return min(host, f.wlOpen[g])
-	}
-	return host
 }
 
 // closeWordLines pads every half programmed word line of the open groups

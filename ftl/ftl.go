@@ -67,23 +67,29 @@ type FTL struct {
 	host      stage
 	gc        []stage    // per die
 	clean     []cleaning // per die: the victim being collected
-	// pendingErase holds, per die, cleaned victims whose moved units wait
-	// in the die's GC page; they are erased once it is programmed.
+	// pendingErase holds, per die, cleaned victims that wait for their
+	// erase (SafeErase) until the newer copies of their data are at rest:
+	// pendingDep is, per victim, the programs those copies are in.
 	pendingErase [][]int32
 	npending     int
-	// pendingStamp is, per victim of pendingErase, the program clock
-	// (seq) at which its moved units and the host data that superseded
-	// its units were all programmed (0: not yet). With word lines to
-	// protect (wl > 1) the victim waits further, until every word line
-	// half programmed at that time is closed.
-	pendingStamp [][]uint64
+	pendingDep   [][]eraseDep
+	// hostProgs counts the host stage's programs and gcProgs each die's
+	// GC stage's (SafeErase): a program's number names the page that
+	// holds what was staged for it.
+	hostProgs uint64
+	gcProgs   []uint64
+	// supersededIn is, per group, the number of the host program that
+	// holds (or will hold: hostProgs+1) the latest host write that
+	// superseded one of its units on flash (0: none) (SafeErase).
+	supersededIn []uint64
 	// wl is the pages of a word line SafeErase protects together: 2 on
 	// MLC, 3 on TLC, 4 on QLC (1: none). Programming the last page of a word line
 	// can destroy the pages programmed before it if power fails; data
 	// is at rest only once its word line is complete.
 	wl int
-	// wlOpen is, per group, the program clock at which its half
-	// programmed word line was started (0: none); nwlOpen counts them.
+	// wlOpen is, per group, the number of the program (hostProgs, or
+	// its die's gcProgs) that started its half programmed word line (0:
+	// none); nwlOpen counts them.
 	wlOpen  []uint64
 	nwlOpen int
 	// latchWL is the pages of a word line of a one-shot part, which
@@ -196,7 +202,7 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	f.host = newStage(f.pageUnits)
 	f.clean = make([]cleaning, f.dies)
 	f.pendingErase = make([][]int32, f.dies)
-	f.pendingStamp = make([][]uint64, f.dies)
+	f.pendingDep = make([][]eraseDep, f.dies)
 	if tm := dev.Config().Timing; tm.Program == nand.OneShot {
 		f.latchWL = tm.WordLinePages()
 	}
@@ -204,6 +210,8 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	if cfg.SafeErase {
 		f.wl = dev.Config().Timing.WordLinePages()
 		f.wlOpen = make([]uint64, g.Groups())
+		f.gcProgs = make([]uint64, f.dies)
+		f.supersededIn = make([]uint64, g.Groups())
 	}
 	f.gc = make([]stage, f.dies)
 	for i := range f.gc {
@@ -400,9 +408,10 @@ func (f *FTL) reset() {
 		f.gc[d].group, f.gc[d].n, f.gc[d].host = -1, 0, 0
 		f.clean[d] = cleaning{group: -1}
 		f.pendingErase[d] = f.pendingErase[d][:0]
-		f.pendingStamp[d] = f.pendingStamp[d][:0]
+		f.pendingDep[d] = f.pendingDep[d][:0]
 	}
 	f.npending = 0
+	clear(f.supersededIn)
 	f.readOnly = false
 	clear(f.failing)
 	for d := range f.retireQ {

@@ -3,7 +3,6 @@ package ftl
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/bits"
 	"unsafe"
 
@@ -30,10 +29,11 @@ func (f *FTL) collectBlocking(d int) error {
 	// (The groups really free are sought for a die's worth of victims at
 	// most: with blocks retired, a die may not have them to give.)
 	for i := 0; f.freeOrErasing(d) < f.cfg.GCRestoreTo || (len(f.free[d]) < f.realFreeNeeded(d) && i < f.gpd); i++ {
-		if f.clean[d].group < 0 && f.wl > 1 && len(f.pendingErase[d]) > 0 && f.freeOrErasing(d) >= f.cfg.GCRestoreTo {
+		if f.clean[d].group < 0 && len(f.pendingErase[d]) > 0 && f.freeOrErasing(d) >= f.cfg.GCRestoreTo {
 			// Enough groups are as good as free, but too few really are:
-			// the victims waiting for word lines to close are erased
-			// (those lines padded) rather than more victims cleaned.
+			// the victims waiting for their erase are erased (what they
+			// wait for programmed, padded) rather than more victims
+			// cleaned.
 			if err := f.releasePending(d); err != nil {
 				return err
 			}
@@ -81,6 +81,8 @@ type cleaning struct {
 	// slcPaced: a fold paced to the host's writes into a full SLC cache
 	// (paceFold), not to its use of free groups (pace).
 	slcPaced bool
+	// dep is what the victim's erase waits for, so far (SafeErase).
+	dep eraseDep
 }
 
 // checkVictim reports whether group g, a victim policy's answer for die
@@ -244,6 +246,14 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 				f.record(Op{Kind: OpMoved, Cause: Cause(c.cause), Die: int32(d), LBA: lba})
 			}
 		}
+		if placed > 0 && f.gcProgs != nil {
+			// The last unit moved is in the page being filled, or in
+			// the one it just filled.
+			c.dep.gc = f.gcProgs[d]
+			if gs.n > 0 {
+				c.dep.gc++
+			}
+		}
 		f.countCopied(c.cause, n)
 		moved += float64(n)
 	}
@@ -251,24 +261,13 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 		return moved, nil
 	}
 	// Every unit has moved (or was overwritten meanwhile): erase — with
-	// SafeErase, once the units moved into the GC page being filled, and
-	// the host writes in the host page being filled (which may have
-	// overwritten units of the victim), are programmed: no data then
-	// exists only in controller memory after its old copy is erased, and
-	// a power cut loses no data at rest.
-	cause := c.cause
+	// SafeErase, once the newer copies of its data are at rest (the units
+	// moved out of it, and the host writes that superseded its units,
+	// programmed and their word lines closed: eraseDep), so that a power
+	// cut loses no data at rest.
+	cause, dep := c.cause, c.dep
 	*c = cleaning{group: -1}
-	if f.cfg.SafeErase && (gs.n > 0 || f.host.n > 0 || f.openWordLine(d, f.hostOpenWordLine()) != math.MaxUint64) {
-		// With word lines to protect, the victim also waits for every
-		// word line half programmed now to be closed (pendingStamp).
-		var stamp uint64
-		if gs.n == 0 && f.host.n == 0 {
-			stamp = f.seq
-		}
-		f.pendingErase[d] = append(f.pendingErase[d], int32(g))
-		f.pendingStamp[d] = append(f.pendingStamp[d], stamp)
-		f.npending++
-	} else if err := f.eraseVictim(d, int32(g), cause); err != nil {
+	if err := f.finishVictim(d, int32(g), dep, cause); err != nil {
 		return moved, err
 	}
 	if f.cfg.StaticWLSpread > 0 && cause != WLStream {

@@ -98,7 +98,39 @@ type Op struct {
 	// SLC: the block is in SLC mode (an SLC cache's): reads, programs
 	// and erases take the part's SLC-mode times.
 	SLC bool
+	// Prog orders an erase after the programs holding the newer copies of
+	// the data it destroys (Config.SafeErase; 0 without it). On a program
+	// of the host stage: its number, and whether it leaves its group with
+	// no word line half programmed. On an erase: the host program after
+	// whose rest it may start (0: none) — that program and every host
+	// program numbered before it must have ended, and so must the
+	// programs that completed their word lines.
+	Prog ProgTag
 }
+
+// ProgTag numbers a host program for the ordering of erases (Op.Prog):
+// bits 1–31 hold the number of the program (counting from 1, modulo
+// 2^31); bit 0, on a program, is set when its group has no word line half
+// programmed after it (every host program of its group since the last
+// such one is at rest once this one ends), and, on an erase, is set when
+// it waits for a program at all.
+type ProgTag uint32
+
+// progTag returns the tag of host program n with bit 0 set to flag.
+func progTag(n uint64, flag bool) ProgTag {
+	t := ProgTag(n<<1) &^ 1
+	if flag {
+		t |= 1
+	}
+	return t
+}
+
+// N returns the program's number modulo 2^31.
+func (t ProgTag) N() uint32 { return uint32(t >> 1) }
+
+// Rests reports whether the program completes its group's word line (on
+// an erase: whether the erase waits for a program).
+func (t ProgTag) Rests() bool { return t&1 != 0 }
 
 // String describes the operation, for tests and traces.
 func (o Op) String() string {

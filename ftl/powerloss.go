@@ -190,9 +190,15 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 		}
 		f.npending -= len(f.pendingErase[d])
 		f.pendingErase[d] = f.pendingErase[d][:0]
-		f.pendingStamp[d] = f.pendingStamp[d][:0]
+		f.pendingDep[d] = f.pendingDep[d][:0]
 	}
 	f.rebuild(&rec)
+	for g, h := range f.supersededIn {
+		// The host page being filled is gone: what it superseded reads
+		// again, and every host program done is at rest once the host's
+		// word lines are closed (below).
+		f.supersededIn[g] = min(h, f.hostProgs)
+	}
 	// The host's word lines left half programmed are closed before
 	// anything is erased: the newest copy of some data may be on their
 	// first pages. (A copy moved into a half programmed GC word line
@@ -206,7 +212,7 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 	// waited for their erase) are erased while mounting.
 	for g := int32(0); g < int32(f.dies*f.gpd); g++ {
 		if f.candidate(g) && f.Valid(int(g)) == 0 {
-			if err := f.eraseVictim(f.dieOf(g), g, GCStream); err != nil {
+			if err := f.eraseVictim(f.dieOf(g), g, GCStream, 0); err != nil {
 				return rec, err
 			}
 			f.ForgetErased(int(g)) // done while mounting: nothing to keep

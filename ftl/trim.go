@@ -13,7 +13,7 @@ func (f *FTL) Trim(lba, n int64) error {
 	for i := lba; i < lba+n; i++ {
 		if f.l2p[i] != Unmapped {
 			f.cnt.TrimUnits++
-			if err := f.unmap(i); err != nil {
+			if err := f.unmap(i, true); err != nil {
 				return err
 			}
 		}

@@ -7,8 +7,10 @@ import (
 	"github.com/ftlsim/ftlsim/nand"
 )
 
-// unmap invalidates the current location of lba, if any.
-func (f *FTL) unmap(lba int64) error {
+// unmap invalidates the current location of lba, if any: superseded by
+// a host write into the host page being filled, or trimmed (a trimmed
+// unit needs no newer copy: TRIM is not journaled).
+func (f *FTL) unmap(lba int64, trim bool) error {
 	u := f.l2p[lba]
 	if u == Unmapped {
 		return nil
@@ -23,7 +25,15 @@ func (f *FTL) unmap(lba int64) error {
 		for i := range n {
 			s.tags[k+i] = nand.NoTag
 		}
+		if f.supersededIn != nil && s != &f.host && !trim {
+			f.supersedeMoved(int(s.group) / f.gpd)
+		}
 		return nil
+	}
+	if f.supersededIn != nil && !trim {
+		// The new data goes to the host page being filled.
+		g, _ := f.split(u)
+		f.supersededIn[g] = f.hostProgs + 1
 	}
 	for i := range n - 1 {
 		if err := f.dev.Invalidate(int64(u) + int64(i) + 1); err != nil {
@@ -92,7 +102,7 @@ func (f *FTL) write(lba int64, token uint32, n, die int) error {
 		f.found(lba, 1) // new data replaces what was lost
 	}
 	if !f.lateUnmap {
-		if err := f.unmap(lba); err != nil {
+		if err := f.unmap(lba, false); err != nil {
 			return err
 		}
 	}
@@ -114,7 +124,7 @@ func (f *FTL) write(lba int64, token uint32, n, die int) error {
 		// yet in the page (safe erase: it waits for that page to be
 		// programmed), and a write refused for want of space (blocks gone
 		// bad) leaves the old data readable.
-		if err := f.unmap(lba); err != nil {
+		if err := f.unmap(lba, false); err != nil {
 			return err
 		}
 	}
@@ -225,8 +235,19 @@ func (f *FTL) program(s *stage, cause Stream) error {
 	}
 	f.cnt.ProgramUnits += int64(f.pageUnits)
 	f.seq += uint64(f.pageUnits)
-	if f.wl > 1 && !slc {
-		f.trackWordLine(int32(g), page)
+	var tag ProgTag
+	if f.gcProgs != nil {
+		n := &f.hostProgs
+		if cause != HostStream {
+			n = &f.gcProgs[die]
+		}
+		*n++
+		if f.wl > 1 && !slc {
+			f.trackWordLine(int32(g), page, *n)
+		}
+		if cause == HostStream {
+			tag = progTag(*n, f.wl == 1 || slc || f.wlOpen[g] == 0)
+		}
 	}
 	// Counted here rather than through record: this is the hot path
 	// (TestOpLogMatchesCounters checks the two agree).
@@ -237,6 +258,7 @@ func (f *FTL) program(s *stage, cause Stream) error {
 		f.ops = append(f.ops, Op{})
 		op := &f.ops[len(f.ops)-1]
 		op.Kind, op.Cause, op.Die, op.Block, op.Page, op.Units, op.Planes, op.SLC = OpProgram, Cause(cause), int32(die), int32(g*f.np), int32(page), s.host, uint8(f.np), slc
+		op.Prog = tag
 	}
 	s.n, s.host = 0, 0
 	if f.npending > 0 {
@@ -420,10 +442,10 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 	}
 	f.open[st][d] = g
 	f.busy[g] = true
-	if st == GCStream && f.wl > 1 && len(f.free[d]) < f.realFreeNeeded(d) && len(f.pendingErase[d]) > 0 {
+	if st == GCStream && len(f.free[d]) < f.realFreeNeeded(d) && len(f.pendingErase[d]) > 0 {
 		// Collection took a group the die cannot spare while victims
-		// wait for word lines to close: close them and erase the
-		// victims, as blocking collection would (a power cut now could
+		// wait for their erase: program what they wait for and erase
+		// them, as blocking collection would (a power cut now could
 		// leave the die no group to collect into).
 		if err := f.releasePending(d); err != nil {
 			return g, err

@@ -53,7 +53,7 @@ func (f *FTL) writeRun(die int, lba int64, token uint32, n int) (int, error) {
 			// copy goes first unless it goes late (lateUnmap: runPage
 			// lets it go, with the page open).
 			if !f.lateUnmap && f.l2p[l] != Unmapped {
-				if err := f.unmap(l); err != nil {
+				if err := f.unmap(l, false); err != nil {
 					return done, err
 				}
 			}
@@ -96,7 +96,7 @@ func (f *FTL) runPage(s *stage, lba int64, token uint32, n int) (int, error) {
 	f.mapClean = false
 	for j := range l2p {
 		if l2p[j] != Unmapped {
-			if err := f.unmap(lba + int64(j)); err != nil {
+			if err := f.unmap(lba+int64(j), false); err != nil {
 				f.placed(s, j)
 				return j, err
 			}

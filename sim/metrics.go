@@ -360,7 +360,7 @@ func (m *metrics) complete(ev event) {
 	if op == blockio.ZoneManage && ev.req.Length == 0 {
 		return // a reset a zbd job makes before a write: fio's ioctl, not one of its I/Os
 	}
-	d := min(int(op), 2)
+	d := op.Dir()
 	if ev.at >= m.rampEnd {
 		m.dir[d].add(lat, ev.req.Length)
 	}
