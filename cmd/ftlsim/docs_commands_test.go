@@ -201,7 +201,7 @@ const (
 	opDiesShort = "sed -e 's/capacity: 64GiB/capacity: 4GiB/' -e 's/time: 2000s/time: 5s/' -e 's/op: \\[7, 12, 25, 28\\]/op: [7, 28]/' " +
 		"-e 's/nand.geometry.dies: \\[8, 16, 32\\]/nand.geometry.dies: [8, 16]/' examples/sweeps/op-dies.yaml > op-dies.yaml"
 	diesShort = "sed -e 's/capacity: 64GiB/capacity: 16GiB/' -e 's/time: 300s/time: 5s/' -e 's/nand.geometry.dies: \\[8, 16, 32, 64, 128\\]/nand.geometry.dies: [8, 16]/' " +
-		"-e 's/gc_streams: \\[3, 0\\]/gc_streams: [0]/' examples/sweeps/dies.yaml > dies.yaml"
+		"-e 's/gc_streams: \\[4, 0\\]/gc_streams: [0]/' examples/sweeps/dies.yaml > dies.yaml"
 	fdpTenantsShort = "sed -e 's/warmup: 200s/warmup: 0s/' -e 's/time: 200s/time: 1s\\n  fill: 0/' -e 's/handles: \\[0, 2, 4\\]/handles: [0, 4]/' examples/sweeps/fdp-tenants.yaml > fdp-tenants.yaml"
 	zonesShort      = "sed -e 's/runtime: 60/runtime: 1/' -e 's/zone_size: \\[32MiB, 64MiB, 256MiB, 1GiB\\]/zone_size: [64MiB, 256MiB]/' " +
 		"-e 's/max_open: \\[1, 2, 4, 8, 16\\]/max_open: [1, 4]/' examples/sweeps/zones.yaml > zones.yaml"
