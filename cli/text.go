@@ -226,8 +226,12 @@ func faultLine(r *sim.Result) string {
 
 // powerLossText says what a power cut lost and what mounting took.
 func powerLossText(pl controller.PowerLossReport) string {
+	zones := ""
+	if pl.ZonesClosed+pl.ZonesRolledBack > 0 {
+		zones = fmt.Sprintf("; zones: %d open closed, %d write pointers moved back over %s", pl.ZonesClosed, pl.ZonesRolledBack, units.FormatBytes(pl.ZoneRollbackBytes))
+	}
 	if pl.Protected {
-		return fmt.Sprintf("the drive has power-loss protection: nothing lost; mounted in %.1f ms", float64(pl.MountNs)/1e6)
+		return fmt.Sprintf("the drive has power-loss protection: nothing lost; mounted in %.1f ms", float64(pl.MountNs)/1e6) + zones
 	}
 	ckpt := ""
 	if pl.CheckpointPages > 0 {
@@ -235,7 +239,7 @@ func powerLossText(pl controller.PowerLossReport) string {
 	}
 	return fmt.Sprintf("acknowledged data lost: %s made durable by a flush, %s not flushed but on flash (%d lower pages destroyed by interrupted upper-page programs), %s not yet on flash; %d programs unfinished, %d erases undone; mounted in %.1f ms (%s%d pages scanned, %d mapping entries rebuilt)",
 		units.FormatBytes(pl.LostFlushedBytes), units.FormatBytes(pl.LostProgrammedBytes), pl.CorruptedPages, units.FormatBytes(pl.LostVolatileBytes),
-		pl.UnfinishedPages, pl.UnerasedGroups, float64(pl.MountNs)/1e6, ckpt, pl.ScannedPages, pl.Entries)
+		pl.UnfinishedPages, pl.UnerasedGroups, float64(pl.MountNs)/1e6, ckpt, pl.ScannedPages, pl.Entries) + zones
 }
 
 // plural is "1 device", "2 devices".

@@ -116,6 +116,13 @@ type PowerLossReport struct {
 	CheckpointPages int64 `json:"checkpoint_pages"`
 	ScannedPages    int64 `json:"scanned_pages"`
 	MountNs         int64 `json:"mount_ns"`
+	// On a zoned namespace: ZonesClosed is the open zones the power
+	// cycle closed (or emptied: no zone is open after one),
+	// ZonesRolledBack the zones whose write pointer moved back to what
+	// the drive kept, over ZoneRollbackBytes in all.
+	ZonesClosed       int   `json:"zones_closed,omitempty"`
+	ZonesRolledBack   int   `json:"zones_rolled_back,omitempty"`
+	ZoneRollbackBytes int64 `json:"zone_rollback_bytes,omitempty"`
 }
 
 // PowerLoss cuts the drive's power at time at and powers it up again. A
@@ -153,6 +160,11 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 		mapPages := (c.ftl.UserUnits()*4 + int64(g.PageBytes) - 1) / int64(g.PageBytes)
 		rep.MountNs = (mapPages + int64(g.Dies()) - 1) / int64(g.Dies()) * tm.ReadNs
 		rep.Entries = c.ftl.UserUnits() - c.unmappedUnits()
+		if c.zones != nil {
+			if err := c.zonesPowerUp(ftl.Recovery{}, &rep); err != nil {
+				return rep, err
+			}
+		}
 		c.cnt.PowerLosses++
 		c.cnt.MountNs += rep.MountNs
 		c.powerUp(at + rep.MountNs)
@@ -208,6 +220,12 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 	rep.RevertedBytes = rec.RevertedUnits * unit
 	rep.ResurrectedBytes = rec.ResurrectedUnits * unit
 	rep.Entries = rec.Entries
+	if c.zones != nil {
+		if err := c.zonesPowerUp(rec, &rep); err != nil {
+			return rep, err
+		}
+		rep.Entries = c.ftl.UserUnits() - c.unmappedUnits()
+	}
 	// Every page holding data is read once, the dies in parallel — or,
 	// with a mapping checkpoint, the saved mapping (one-plane pages) and
 	// the pages programmed since.

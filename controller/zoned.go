@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ftlsim/ftlsim/blockio"
 	"github.com/ftlsim/ftlsim/ftl"
@@ -317,4 +318,72 @@ func (c *Controller) zoneDie() int {
 	d := s.first + c.zoneNext[s.set]
 	c.zoneNext[s.set] = (c.zoneNext[s.set] + 1) % s.n
 	return d
+}
+
+// zonesPowerUp brings a zoned namespace's table back after a power cycle
+// (ftl.Zones.PowerUp): no zone stays open, and the write pointer of a
+// zone that lost acknowledged data (rec.Lost: the FTL's lost units, in
+// its own numbering, from the rebuild) moves back to the first unit
+// lost. What a zone then holds past its write pointer (data kept beyond
+// a lost unit) is deallocated, as are the lost units that read an older
+// copy again and the units the rebuild found again after a reset or a
+// trim (rec.Resurrected: stale copies not yet erased — the FTL does not
+// journal deallocation, but the zone table knows the zone was reset),
+// and the blocks left empty are erased while mounting.
+func (c *Controller) zonesPowerUp(rec ftl.Recovery, rep *PowerLossReport) error {
+	lost := rec.Lost
+	z := c.zones.Config()
+	first := map[int]int64{}
+	for _, lba := range lost {
+		i, o := int(lba/z.CapacityUnits), lba%z.CapacityUnits
+		if k, ok := first[i]; !ok || o < k {
+			first[i] = o
+		}
+	}
+	rolled, units, closed := c.zones.PowerUp(first)
+	rep.ZonesRolledBack, rep.ZoneRollbackBytes, rep.ZonesClosed = rolled, units*c.unit, closed
+	trimmed := false
+	trim := func(from, to int64) error {
+		for u := from; u < to; u++ {
+			if !c.ftl.Mapped(u) {
+				continue
+			}
+			end := u + 1
+			for end < to && c.ftl.Mapped(end) {
+				end++
+			}
+			if err := c.ftl.Trim(u, end-u); err != nil {
+				return err
+			}
+			trimmed = true
+			u = end
+		}
+		return nil
+	}
+	for i := range z.Zones {
+		base := int64(i) * z.CapacityUnits
+		if err := trim(base+c.zones.Extent(i), base+z.CapacityUnits); err != nil {
+			return err
+		}
+	}
+	for _, lba := range slices.Concat(lost, rec.Resurrected) {
+		if err := trim(lba, lba+1); err != nil {
+			return err
+		}
+	}
+	for d := 0; trimmed && d < c.dies; d++ {
+		for {
+			did, err := c.ftl.ReclaimEmpty(d)
+			if err == nil && did {
+				_, err = c.ftl.SettlePending()
+			}
+			if err != nil {
+				return err
+			}
+			if !did {
+				break
+			}
+		}
+	}
+	return nil
 }

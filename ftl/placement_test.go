@@ -3,6 +3,7 @@ package ftl
 import (
 	"fmt"
 	"math/bits"
+	"strings"
 	"testing"
 
 	"github.com/ftlsim/ftlsim/nand"
@@ -41,7 +42,8 @@ func checkIsolation(t require.TestingT, f *FTL, writer []int) {
 // FTL's invariants hold, and at the end that every unit reads back the
 // data last written.
 func TestPlacementIsolationProperty(t *testing.T) {
-	for _, name := range []string{"greedy", "fifo", "cost-benefit", "random", "d-choices:4"} {
+	for _, name := range Policies() {
+		name = strings.Replace(name, ":D", ":4", 1) // d-choices:D with D = 4
 		t.Run(name, func(t *testing.T) {
 			rapid.Check(t, func(rt *rapid.T) {
 				pol, err := ParsePolicy(name)

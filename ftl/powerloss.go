@@ -89,10 +89,16 @@ type Recovery struct {
 	// victim erased before the copy of its data was programmed. The rest
 	// was in controller memory or on its way to the flash.
 	LostFlushedUnits, LostProgrammedUnits int64
+	// Lost lists the logical units of LostUnits, ascending: a zoned
+	// namespace moves each zone's write pointer back to its first.
+	Lost []int64
 	// ResurrectedUnits is the logical units trimmed (or never written)
 	// before the cut that read old data again: TRIM is not journaled, and
 	// a stale copy not yet erased is the newest the rebuild finds.
 	ResurrectedUnits int64
+	// Resurrected lists those units, ascending: a zoned namespace
+	// deallocates them again (its zone table knows their zone was reset).
+	Resurrected []int64
 	// ErasedGroups is the groups that hold no live data after the
 	// rebuild, which the firmware erases while it mounts.
 	ErasedGroups int64
@@ -217,6 +223,7 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 		if s == 0 {
 			if f.l2p[lba] != Unmapped {
 				rec.ResurrectedUnits++
+				rec.Resurrected = append(rec.Resurrected, int64(lba))
 			}
 			continue
 		}
@@ -230,6 +237,7 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 		}
 		if lost {
 			rec.LostUnits++
+			rec.Lost = append(rec.Lost, int64(lba))
 			switch {
 			case !newer(s, flushed):
 				rec.LostFlushedUnits++

@@ -208,8 +208,10 @@ func (c ZoneConfig) Validate() error {
 		return fieldErr("CapacityUnits", c.CapacityUnits, fmt.Sprintf("1..%d", c.ZoneUnits), "at most the zone size")
 	case c.MaxActive < 0 || c.MaxActive > c.Zones:
 		return fieldErr("MaxActive", c.MaxActive, fmt.Sprintf("0 (no limit)..%d", c.Zones), "")
-	case c.MaxOpen < 0 || c.MaxOpen > c.Zones || (c.MaxActive > 0 && (c.MaxOpen == 0 || c.MaxOpen > c.MaxActive)):
-		return fieldErr("MaxOpen", c.MaxOpen, fmt.Sprintf("1..%d (MaxActive)", max(c.MaxActive, 1)), "an open zone is active too")
+	case c.MaxActive > 0 && (c.MaxOpen < 1 || c.MaxOpen > c.MaxActive):
+		return fieldErr("MaxOpen", c.MaxOpen, fmt.Sprintf("1..%d (MaxActive)", c.MaxActive), "an open zone is active too")
+	case c.MaxOpen < 0 || c.MaxOpen > c.Zones:
+		return fieldErr("MaxOpen", c.MaxOpen, fmt.Sprintf("0 (no limit)..%d (the zones)", c.Zones), "")
 	}
 	return nil
 }

@@ -198,9 +198,46 @@ func TestZoneStateMachine(t *testing.T) {
 				m.opened = slices.DeleteFunc(m.opened, func(j int) bool { return j == i })
 				m.state[i] = map[bool]ZoneState{false: ZoneReadOnly, true: ZoneOffline}[off]
 			},
+			"power_cycle": func(t *rapid.T) {
+				lost := map[int]int64{}
+				for i := range zones {
+					if rapid.IntRange(0, 2).Draw(t, "loses") == 0 {
+						lost[i] = rapid.Int64Range(0, capUnits).Draw(t, "firstLost")
+					}
+				}
+				rolled, units, closed := z.PowerUp(lost)
+				// NVMe ZNS 1.1 §2.1.1.3: after a power cycle a zone is
+				// empty if its write pointer is at its start, closed if
+				// past it, full, read-only or offline if it was; the
+				// pointer of an active zone stands at what was kept.
+				var wantRolled, wantClosed int
+				var wantUnits int64
+				for i, st := range m.state {
+					if isOpen(st) {
+						wantClosed++
+					}
+					if !isActive(st) {
+						continue
+					}
+					if k, ok := lost[i]; ok && k < m.wp[i] {
+						wantRolled++
+						wantUnits += m.wp[i] - k
+						m.wp[i] = k
+					}
+					m.state[i] = map[bool]ZoneState{true: ZoneEmpty, false: ZoneClosed}[m.wp[i] == 0]
+				}
+				m.opened = m.opened[:0]
+				require.Equal(t, []any{wantRolled, wantUnits, wantClosed}, []any{rolled, units, closed}, "rolled back, units, closed")
+				require.Zero(t, z.Open(), "no zone is open after a power cycle")
+			},
 			"": func(t *rapid.T) {
 				for i := range m.state {
 					d := z.Desc(i)
+					ext := m.wp[i]
+					if m.state[i] == ZoneFull {
+						ext = cfg.CapacityUnits
+					}
+					require.Equal(t, ext, z.Extent(i), "zone %d's extent", i)
 					require.Equal(t, m.state[i], d.State, "zone %d", i)
 					require.Equal(t, m.wp[i], d.WritePointer, "zone %d", i)
 					require.LessOrEqual(t, d.WritePointer, cfg.CapacityUnits)

@@ -323,3 +323,51 @@ func (z *Zones) Fail(i int, offline bool) {
 	z.set(i, s)
 	z.wp[i] = wp
 }
+
+// PowerUp puts the table as a zoned namespace comes back from a power
+// cycle: the initial state of the NVMe ZNS Command Set (revision 1.1,
+// §2.1.1.3 Zone State Machine, after an NVM Subsystem Reset or a
+// shutdown) — empty if the write pointer is at the zone's start, closed
+// if it is past it, full if the zone was full, read-only and offline
+// zones as they were. No zone is open afterwards: the open resources do
+// not outlive the power (QEMU's reference device does the same in
+// nvme_zoned_ns_shutdown, hw/nvme/ns.c). lost gives, for the zones that
+// lost data the host had been told was written (a drive without
+// power-loss protection loses its write buffer), the offset of the first
+// unit lost: the write pointer of an open or closed zone moves back to
+// it, to what the drive kept (§2.1.1.2.1.1 lets a write that did not
+// complete leave the pointer anywhere in its range). A full zone stays
+// full whatever it lost (the spec keeps it full), the lost units reading
+// as unwritten. It returns the zones whose write pointer moved back, the
+// units it moved back over, and the open zones the power cycle closed
+// (or emptied).
+func (z *Zones) PowerUp(lost map[int]int64) (rolled int, units int64, closed int) {
+	for i, s := range z.state {
+		if s.IsActive() {
+			if k, ok := lost[i]; ok && k < z.wp[i] {
+				rolled++
+				units += z.wp[i] - k
+				z.wp[i] = k
+			}
+		}
+		if s.IsOpen() {
+			closed++
+		}
+		switch {
+		case s.IsActive() && z.wp[i] == 0:
+			z.set(i, ZoneEmpty)
+		case s.IsActive():
+			z.set(i, ZoneClosed)
+		}
+	}
+	return rolled, units, closed
+}
+
+// Extent returns how many units from zone i's start may hold data: its
+// write pointer, its capacity when full or finished.
+func (z *Zones) Extent(i int) int64 {
+	if z.state[i] == ZoneFull {
+		return z.cfg.CapacityUnits
+	}
+	return z.wp[i]
+}

@@ -185,6 +185,13 @@ var docCommands = []docEntry{
 	{doc: "ftlsim sweep examples/sweeps/fdp-tenants.yaml --out=results/fdp-tenants",
 		swap: []string{"ftlsim sweep examples/sweeps/fdp-tenants.yaml", fdpTenantsShort + " && ftlsim sweep fdp-tenants.yaml"}, def: short, long: short,
 		why: "12 points of a 64 GiB fill and 400 s of writes: ten minutes at -j 1"},
+	// docs/drives.md
+	{doc: "go run ./examples/znstax # 64 GiB of flash: a few minutes", def: skip, long: full,
+		why: "five drives, three drive writes each, on 64 GiB: the quicker form documented beside it runs, and examples/znstax TestCompare checks its figures"},
+	// examples/sweeps/README.md
+	{doc: "ftlsim sweep examples/sweeps/zones.yaml --out=results/zones",
+		swap: []string{"ftlsim sweep examples/sweeps/zones.yaml", zonesShort + " && ftlsim sweep zones.yaml"}, def: short, long: short,
+		why: "40 points of 60 s on 16 GiB: a minute at -j 1; examples/sweeps TestZonesStudy runs four points at length"},
 }
 
 // The shortened studies: the example study files with smaller drives,
@@ -194,8 +201,10 @@ const (
 	opDiesShort = "sed -e 's/capacity: 64GiB/capacity: 4GiB/' -e 's/time: 2000s/time: 5s/' -e 's/op: \\[7, 12, 25, 28\\]/op: [7, 28]/' " +
 		"-e 's/nand.geometry.dies: \\[8, 16, 32\\]/nand.geometry.dies: [8, 16]/' examples/sweeps/op-dies.yaml > op-dies.yaml"
 	diesShort = "sed -e 's/capacity: 64GiB/capacity: 16GiB/' -e 's/time: 300s/time: 5s/' -e 's/nand.geometry.dies: \\[8, 16, 32, 64, 128\\]/nand.geometry.dies: [8, 16]/' " +
-		"-e 's/gc_streams: \\[3, 0\\]/gc_streams: [0]/' examples/sweeps/dies.yaml > dies.yaml"
+		"-e 's/gc_streams: \\[4, 0\\]/gc_streams: [0]/' examples/sweeps/dies.yaml > dies.yaml"
 	fdpTenantsShort = "sed -e 's/warmup: 200s/warmup: 0s/' -e 's/time: 200s/time: 1s\\n  fill: 0/' -e 's/handles: \\[0, 2, 4\\]/handles: [0, 4]/' examples/sweeps/fdp-tenants.yaml > fdp-tenants.yaml"
+	zonesShort      = "sed -e 's/runtime: 60/runtime: 1/' -e 's/zone_size: \\[32MiB, 64MiB, 256MiB, 1GiB\\]/zone_size: [64MiB, 256MiB]/' " +
+		"-e 's/max_open: \\[1, 2, 4, 8, 16\\]/max_open: [1, 4]/' examples/sweeps/zones.yaml > zones.yaml"
 	tenantsWhy      = "200 to 600 s of writes on 64 GiB; sim's TestFourTenants and TestHotColdScenario run them at length"
 	nvmeQueuesShort = "sed -e 's/capacity: 64GiB/capacity: 16GiB/' -e 's/runtime: 2$/runtime: 0.2/' examples/sweeps/nvme-queues.yaml > nvme-queues.yaml"
 )

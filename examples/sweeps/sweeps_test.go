@@ -5,6 +5,7 @@ package sweeps
 
 import (
 	"bytes"
+	"encoding/csv"
 	"os"
 	"regexp"
 	"strconv"
@@ -160,4 +161,70 @@ func TestFDPTenantsStudy(t *testing.T) {
 	assert.Contains(t, lines[0], "--handles=0")
 	assert.Contains(t, lines[11], "--handles=4")
 	assert.Contains(t, lines[11], "--bs=4k,4k,4k,256k")
+}
+
+// The zone size × open-zone limit study (zones.yaml): the documented
+// command, its grid, and a small form of it run whole — 256 MiB zones on
+// the 16 GiB drive, about two drive writes — where what theory says holds:
+// one zone open at a time, its blocks its own, resets leave nothing to
+// copy (WA at most 1.01); over sets of 8 dies, two open zones write on
+// two sets, faster than one.
+func TestZonesStudy(t *testing.T) {
+	const cmd = "ftlsim sweep examples/sweeps/zones.yaml --out=results/zones"
+	assert.Contains(t, read(t, "README.md"), cmd)
+	assert.Contains(t, read(t, "zones.yaml"), cmd)
+	s, err := sweep.Load("zones.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"zone_size", "max_open", "zone_dies"}, s.AxisNames())
+	assert.Equal(t, 40, s.NumPoints())
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, cli.Main([]string{"sweep", "zones.yaml", "--list"}, &out, &errb), errb.String())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 40)
+	assert.Contains(t, lines[0], "--zonemode=zbd")
+
+	small := strings.NewReplacer("runtime: 60", "runtime: 40",
+		"zone_size: [32MiB, 64MiB, 256MiB, 1GiB]", "zone_size: [256MiB]", "max_open: [1, 2, 4, 8, 16]", "max_open: [1, 2]").Replace(read(t, "zones.yaml"))
+	dir := t.TempDir()
+	file := dir + "/zones.yaml"
+	require.NoError(t, os.WriteFile(file, []byte(small), 0o644))
+	out.Reset()
+	errb.Reset()
+	require.Equal(t, 0, cli.Main([]string{"sweep", file, "--out=" + dir + "/out"}, &out, &errb), errb.String())
+	rows := readTable(t, dir+"/out/table.csv")
+	require.Len(t, rows, 4)
+	at := func(open, dies string) map[string]string {
+		for _, r := range rows {
+			if r["max_open"] == open && r["zone_dies"] == dies {
+				return r
+			}
+		}
+		t.Fatalf("no point max_open=%s zone_dies=%s", open, dies)
+		return nil
+	}
+	num := func(r map[string]string, k string) float64 {
+		v, err := strconv.ParseFloat(r[k], 64)
+		require.NoError(t, err, k)
+		return v
+	}
+	for _, dies := range []string{"0", "8"} {
+		assert.LessOrEqual(t, num(at("1", dies), "wa"), 1.01, "one open zone over %s dies", dies)
+	}
+	assert.Greater(t, num(at("2", "8"), "write_mbps"), 1.2*num(at("1", "8"), "write_mbps"), "two die sets write faster than one")
+}
+
+// readTable reads a study's table.csv as rows of column → value.
+func readTable(t *testing.T, file string) []map[string]string {
+	recs, err := csv.NewReader(strings.NewReader(read(t, file))).ReadAll()
+	require.NoError(t, err)
+	require.NotEmpty(t, recs)
+	var rows []map[string]string
+	for _, rec := range recs[1:] {
+		r := map[string]string{}
+		for i, k := range recs[0] {
+			r[k] = rec[i]
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }

@@ -27,6 +27,10 @@
 //     safe erase, every write a flush made durable reads back (or a
 //     later one).
 //
+// CheckPlacement does the same for flexible data placement: writes
+// through reclaim unit handles of both isolation types, with collection
+// keeping a persistently isolated handle's data apart from every other's.
+//
 // A policy that returns a group that is not a candidate, or that leads
 // the FTL into an error, fails the check with a shrunk counterexample.
 package ftltest

@@ -1,6 +1,7 @@
 package ftltest_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ftlsim/ftlsim/ftl"
@@ -40,4 +41,22 @@ func (newestGreedy) Victim(v ftl.View, die int) int {
 
 func TestUserPolicy(t *testing.T) {
 	ftltest.Check(t, func() ftl.VictimPolicy { return newestGreedy{} })
+}
+
+// Flexible data placement's isolation under every built-in victim
+// policy, and under a user's.
+func TestPlacement(t *testing.T) {
+	for _, name := range ftl.Policies() {
+		name = strings.Replace(name, ":D", ":4", 1) // d-choices:D with D = 4
+		t.Run(name, func(t *testing.T) {
+			ftltest.CheckPlacement(t, func() ftl.VictimPolicy {
+				p, err := ftl.ParsePolicy(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p
+			})
+		})
+	}
+	t.Run("newest-greedy", func(t *testing.T) { ftltest.CheckPlacement(t, func() ftl.VictimPolicy { return newestGreedy{} }) })
 }
