@@ -28,6 +28,9 @@ import (
 //     drive has never collected (ftl.FTL.Collected): until then they have
 //     decided nothing. The values that decide when collection begins
 //     (gc_low_water, gc_pace_water, gc_high_water) must be the same.
+//   - trim: the values that act only on a TRIM (trim_backlog: how much
+//     trimmed space the firmware records), when the state's drive has
+//     never been sent one: until then they have decided nothing.
 //
 // Every other value (the flash, its timing, the geometry, the capacity,
 // the placement and collection policies, the board) shapes the state and
@@ -47,6 +50,9 @@ const (
 	// StateCollection fields may differ when the state's drive has never
 	// collected.
 	StateCollection
+	// StateTrim fields may differ when the state's drive has never been
+	// sent a TRIM.
+	StateTrim
 )
 
 // String names the class.
@@ -56,6 +62,8 @@ func (k StateClass) String() string {
 		return "timing"
 	case StateCollection:
 		return "collection"
+	case StateTrim:
+		return "trim"
 	}
 	return "fixed"
 }
@@ -67,6 +75,10 @@ var timingUnits = map[string]bool{"ns": true, "MB/s": true, "operations": true}
 // collection has begun (ftl.FTL.Retune).
 var collectionFTL = map[string]bool{"GCRestoreTo": true, "GCPacePercent": true}
 
+// trimOnly are the fields read only when a TRIM arrives (controller
+// trimRange).
+var trimOnly = map[string]bool{"firmware.trim_backlog": true}
+
 // StateClass returns the field's class.
 func (f Field) StateClass() StateClass {
 	switch {
@@ -74,6 +86,8 @@ func (f Field) StateClass() StateClass {
 		return StateFixed
 	case collectionFTL[f.FTL]:
 		return StateCollection
+	case trimOnly[f.Path]:
+		return StateTrim
 	case f.FTL == "" && (f.Layer == LayerFirmware || f.Layer == LayerController) && timingUnits[f.Unit]:
 		return StateTiming
 	}
@@ -109,8 +123,8 @@ func Changes(a, b Config) []FieldChange {
 
 // Retune gives c, a drive between runs (one whose state was just loaded),
 // the values of cfg, which must be c's description but for fields of
-// class StateTiming, and of class StateCollection when c's FTL has never
-// collected. The description is resolved first. Any other difference is
+// class StateTiming, of class StateCollection when c's FTL has never
+// collected, and of class StateTrim when c has never been sent a TRIM. The description is resolved first. Any other difference is
 // refused with an error naming the fields, and c is then unchanged. now
 // is the drive's time (the engine's clock).
 func (c *Controller) Retune(cfg Config, now int64) error {
@@ -124,18 +138,23 @@ func (c *Controller) Retune(cfg Config, now int64) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	var fixed, coll []string
+	var fixed, coll, trim []string
 	for _, d := range changes {
 		switch d.Field.StateClass() {
 		case StateFixed:
 			fixed = append(fixed, d.String())
 		case StateCollection:
 			coll = append(coll, d.String())
+		case StateTrim:
+			trim = append(trim, d.String())
 		}
 	}
 	if len(fixed) > 0 {
 		return fmt.Errorf("%w: %s: %s (only costs and rates may differ: fields of layer firmware or controller in ns, MB/s or operations)",
 			ErrConfig, plural(len(fixed), "value shapes", "values shape")+" the drive's state", strings.Join(fixed[:min(3, len(fixed))], "; "))
+	}
+	if len(trim) > 0 && c.Trimmed() {
+		return fmt.Errorf("%w: %s: the drive has been sent a TRIM, and these values shaped its state", ErrConfig, strings.Join(trim, "; "))
 	}
 	if len(coll) > 0 {
 		if c.ftl.Collected() {
@@ -193,3 +212,7 @@ func plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// Trimmed reports whether the drive has been sent a TRIM since it was
+// built (a state brings its drive's history along).
+func (c *Controller) Trimmed() bool { return c.cnt.HostTrimBytes > 0 }

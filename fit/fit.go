@@ -316,6 +316,10 @@ func (st *stage) search(name string, w []float64, x0 []float64) ([]float64, erro
 	return bestX, nil
 }
 
+// metThreshold is the objective (RMS relative error) below which a
+// search stops: the targets are met (0.05 %; a range met counts 0).
+const metThreshold = 5e-4
+
 // RestartAbove is the objective (RMS relative error) above which a
 // search that has ended tries a design over the bounds (5 %).
 const RestartAbove = 0.05
@@ -365,8 +369,8 @@ func (st *stage) design() [][]float64 {
 // every evaluation to consider; best is the search's best so far.
 func (st *stage) minimize(name string, free []int, x0, w []float64, consider func([]float64, float64), best func() float64) error {
 	ps, ts := st.ev.params, st.o.Targets.List
-	if len(free) == 0 {
-		return nil
+	if len(free) == 0 || best() < metThreshold {
+		return nil // nothing to search, or the targets are met already
 	}
 	values := func(u []float64) []float64 {
 		x := append([]float64(nil), x0...)
@@ -379,6 +383,8 @@ func (st *stage) minimize(name string, free []int, x0, w []float64, consider fun
 	for k, i := range free {
 		u0[k] = ps[i].toUnit(x0[i])
 	}
+	method := &optimize.NelderMead{SimplexSize: 0.2}
+	st.prefetchSimplex(u0, method.SimplexSize, values)
 	prob := optimize.Problem{
 		Func: func(u []float64) float64 {
 			x := values(u)
@@ -399,7 +405,7 @@ func (st *stage) minimize(name string, free []int, x0, w []float64, consider fun
 			if err := st.ev.ctx.Err(); err != nil {
 				return optimize.Failure, err
 			}
-			if best() < 5e-4 {
+			if best() < metThreshold {
 				return optimize.FunctionThreshold, nil
 			}
 			return optimize.NotTerminated, nil
@@ -408,7 +414,6 @@ func (st *stage) minimize(name string, free []int, x0, w []float64, consider fun
 	// Nelder-Mead from a simplex a fifth of each range wide; it stops
 	// when the best error is below 0.05 % (Status), when it has not fallen
 	// by 1e-4 in 10 iterations per parameter, or after MaxEvaluations.
-	method := &optimize.NelderMead{SimplexSize: 0.2}
 	settings := &optimize.Settings{FuncEvaluations: st.o.MaxEvaluations,
 		Converger: &optimize.FunctionConverge{Absolute: 1e-4, Iterations: 10 * len(free)}}
 	_, err := optimize.Minimize(prob, u0, settings, method)
@@ -419,6 +424,29 @@ func (st *stage) minimize(name string, free []int, x0, w []float64, consider fun
 		return fmt.Errorf("fit: %s: %w", name, err)
 	}
 	return nil
+}
+
+// prefetchSimplex runs, in parallel, the drives of the initial simplex
+// Nelder-Mead builds around u0 (u0 and one vertex size away along each
+// parameter), which it would otherwise evaluate one after another: its
+// evaluations of them are then look-ups, and the search the same. (When
+// a vertex meets the targets, Nelder-Mead would not have run the ones
+// after it: those drives are the price of the parallel start.)
+func (st *stage) prefetchSimplex(u0 []float64, size float64, values func([]float64) []float64) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, st.o.Jobs)
+	for k := range u0 {
+		u := append([]float64(nil), u0...)
+		u[k] += size
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			st.ev.eval(values(u))
+		}()
+	}
+	wg.Wait()
 }
 
 // identify measures the parameters' effect at the fitted drive and

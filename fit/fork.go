@@ -54,7 +54,8 @@ type prepCache struct {
 type prepEntry struct {
 	once      sync.Once
 	st        *sim.State
-	collected bool
+	collected bool // the preparation collected (a late one: or trimmed)
+	figs      map[string]float64
 	err       error
 }
 
@@ -80,10 +81,17 @@ var retunable = func() (out []struct {
 				f    fields.Field
 				coll bool
 			}{f, true})
+		case controller.StateTrim:
+			trimFields = append(trimFields, f)
 		}
 	}
 	return out
 }()
+
+// trimFields are the fields that act only once the drive is sent a TRIM
+// (controller.StateTrim): a state taken before its first TRIM serves a
+// drive with other values of them (prepCache.late).
+var trimFields []fields.Field
 
 // canonical is cfg with the base's costs and rates, and, with coll, the
 // base's collection values: the drive a preparation is run on.
@@ -93,6 +101,17 @@ func (pc *prepCache) canonical(cfg controller.Config, coll bool) controller.Conf
 		if !r.coll || coll {
 			r.f.Value(dst).Set(r.f.Value(src))
 		}
+	}
+	return cfg
+}
+
+// beforeTrim is cfg with the base's values of the fields that act only
+// once a TRIM arrives: the drive the steps before its first TRIM are run
+// on.
+func (pc *prepCache) beforeTrim(cfg controller.Config) controller.Config {
+	dst, src := reflect.ValueOf(&cfg).Elem(), reflect.ValueOf(&pc.base).Elem()
+	for _, f := range trimFields {
+		f.Value(dst).Set(f.Value(src))
 	}
 	return cfg
 }
@@ -137,25 +156,7 @@ func (pc *prepCache) state(ctx context.Context, p stagedProcedure, cfg controlle
 // procedure p) if no evaluation has; the least recently used beyond the
 // limit are dropped.
 func (pc *prepCache) entry(ctx context.Context, k string, p stagedProcedure, cfg controller.Config) *prepEntry {
-	pc.mu.Lock()
-	e, ok := pc.m[k]
-	if !ok {
-		e = &prepEntry{}
-		pc.m[k] = e
-	}
-	for i, o := range pc.order {
-		if o == k {
-			pc.order = append(pc.order[:i], pc.order[i+1:]...)
-			break
-		}
-	}
-	pc.order = append([]string{k}, pc.order...)
-	for len(pc.order) > pc.limit {
-		delete(pc.m, pc.order[len(pc.order)-1])
-		pc.order = pc.order[:len(pc.order)-1]
-	}
-	pc.mu.Unlock()
-	e.once.Do(func() {
+	return pc.entryWith(k, func(e *prepEntry) {
 		c, err := controller.New(cfg)
 		if err != nil {
 			e.err = err
@@ -178,11 +179,130 @@ func (pc *prepCache) entry(ctx context.Context, k string, p stagedProcedure, cfg
 		}
 		e.st, e.err = eng.Save()
 		e.collected = c.FTL().Collected()
-		pc.mu.Lock()
-		pc.made++
-		pc.mu.Unlock()
+	})
+}
+
+// entryWith returns the entry of key k, made by prepare if no evaluation
+// has made it; the least recently used beyond the limit are dropped.
+func (pc *prepCache) entryWith(k string, prepare func(*prepEntry)) *prepEntry {
+	pc.mu.Lock()
+	e, ok := pc.m[k]
+	if !ok {
+		e = &prepEntry{}
+		pc.m[k] = e
+	}
+	for i, o := range pc.order {
+		if o == k {
+			pc.order = append(pc.order[:i], pc.order[i+1:]...)
+			break
+		}
+	}
+	pc.order = append([]string{k}, pc.order...)
+	for len(pc.order) > pc.limit {
+		delete(pc.m, pc.order[len(pc.order)-1])
+		pc.order = pc.order[:len(pc.order)-1]
+	}
+	pc.mu.Unlock()
+	e.once.Do(func() {
+		prepare(e)
+		if e.err == nil {
+			pc.mu.Lock()
+			pc.made++
+			pc.mu.Unlock()
+		}
 	})
 	return e
+}
+
+// A scenario that measures, then sends a TRIM (the TRIM validation:
+// measured clean, tortured, measured dirty, trimmed, measured again) has
+// its longest work before the TRIM, and the values that act only on a
+// TRIM (trim_backlog) have decided nothing there. So the drive is run to
+// its first TRIM once per description without those values — on the
+// base's values of them, so that the fit does not depend on the order
+// evaluations end in — its state and the figures measured so far kept,
+// and every evaluation that differs only in them forks it there. The
+// figures are those of the whole run: nothing before the TRIM read the
+// values. A run that was sent a TRIM before (a job's own) serves only
+// its own drive.
+
+// late runs scenario p on drive cfg from the state before its first
+// TRIM, running that state first if no evaluation has; ok is false when
+// p has no such split, or the state serves only its own drive and cfg
+// is another.
+func (pc *prepCache) late(ctx context.Context, p *scenario, cfg controller.Config) (figs map[string]float64, ok bool, err error) {
+	r, err := p.stages()
+	if err != nil || r.head == nil {
+		return nil, false, err
+	}
+	head := pc.beforeTrim(cfg)
+	k, err := descriptionKey(head)
+	if err != nil {
+		return nil, false, err
+	}
+	e := pc.entryWith("before the first TRIM\x00"+p.Key()+"\x00"+k, func(e *prepEntry) {
+		c, err := controller.New(head)
+		if err != nil {
+			e.err = err
+			return
+		}
+		hr, err := p.stages()
+		if err != nil {
+			e.err = err
+			return
+		}
+		eng := sim.New(c)
+		defer stopOn(ctx, eng)()
+		if hr.prep != nil {
+			st, err := pc.state(ctx, p, head)
+			if err == nil && st != nil {
+				err = eng.Restore(st)
+			} else if err == nil {
+				err = hr.prep(ctx, eng)
+			}
+			if err != nil {
+				e.err = err
+				return
+			}
+		}
+		if err := hr.head(ctx, eng); err != nil {
+			e.err = err
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			e.err = err
+			return
+		}
+		e.st, e.err = eng.Save()
+		e.figs, e.collected = hr.out, c.Trimmed()
+	})
+	if e.err != nil {
+		return nil, false, e.err
+	}
+	if e.collected {
+		if k2, err := descriptionKey(cfg); err != nil || k2 != k {
+			return nil, false, err
+		}
+	}
+	c, err := controller.New(cfg)
+	if err != nil {
+		return nil, false, err
+	}
+	eng := sim.New(c)
+	defer stopOn(ctx, eng)()
+	if err := eng.Restore(e.st); err != nil {
+		return nil, false, err
+	}
+	pc.mu.Lock()
+	pc.restore++
+	pc.mu.Unlock()
+	for f, v := range e.figs {
+		r.out[f] = v
+	}
+	if err := r.tail(ctx, eng); err != nil {
+		return nil, false, err
+	}
+	return r.out, true, nil
 }
 
 // counts returns the preparations run and the evaluations restored.
@@ -201,6 +321,12 @@ func runProcedure(ctx context.Context, pc *prepCache, p Procedure, cfg controlle
 	sp, ok := p.(stagedProcedure)
 	if !ok || pc == nil {
 		return p.Run(ctx, cfg)
+	}
+	if sc, ok := p.(*scenario); ok {
+		figs, ok, err := pc.late(ctx, sc, cfg)
+		if ok || err != nil {
+			return figs, err
+		}
 	}
 	c, err := controller.New(cfg)
 	if err != nil {

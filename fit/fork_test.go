@@ -64,3 +64,45 @@ func TestForkedPreparation(t *testing.T) {
 		})
 	}
 }
+
+// A scenario that measures before a TRIM forks the drive there for every
+// evaluation that differs only in what acts on a TRIM (trim_backlog):
+// the figures are those of the whole run on that drive, to the last
+// digit, and the steps before the TRIM run once for both drives.
+func TestForkedBeforeTrim(t *testing.T) {
+	ctx := context.Background()
+	cfg, err := controller.Preset("atlas-240")
+	require.NoError(t, err)
+	r, err := cfg.Resolve()
+	require.NoError(t, err)
+	base := r.Config.Resized(8<<30, r.SparePercent)
+	p := &scenario{name: "trim-validation", over: map[string]string{"torture_time": "10s", "measure_time": "5s"}}
+	st, err := p.stages()
+	require.NoError(t, err)
+	require.NotNil(t, st.head, "the TRIM validation measures before its TRIM")
+
+	pc := &prepCache{base: base, limit: 4, m: map[string]*prepEntry{}}
+	other := base
+	other.Firmware.TrimBacklog = 256 << 20 // most of the TRIM dropped
+	var after []float64
+	for _, d := range []controller.Config{base, other} {
+		whole, err := p.Run(ctx, d)
+		require.NoError(t, err)
+		forked, err := runProcedure(ctx, pc, p, d)
+		require.NoError(t, err)
+		require.Equal(t, whole, forked, "trim_backlog %v", d.Firmware.TrimBacklog)
+		after = append(after, whole["after-trim: write MB/s"])
+	}
+	require.NotEqual(t, after[0], after[1], "the backlog moves the figure after the TRIM")
+	made, restored := pc.counts()
+	require.Equal(t, 1, made, "the steps before the TRIM run once")
+	require.Equal(t, 2, restored)
+
+	// Another cost runs them again (the torture depends on it).
+	costly := other
+	costly.Firmware.CompressOutMBps /= 2
+	_, err = runProcedure(ctx, pc, p, costly)
+	require.NoError(t, err)
+	made, _ = pc.counts()
+	require.Equal(t, 2, made)
+}

@@ -285,6 +285,10 @@ func stopOn(ctx context.Context, e *sim.Engine) func() bool {
 type scenario struct {
 	name string
 	over map[string]string
+	// need are the figures the targets read from it ("LABEL: figure"),
+	// when known: the run then ends with the last step they read, and
+	// stops that step once they are determined (runsTo).
+	need []string
 }
 
 func (p *scenario) Key() string {
@@ -314,13 +318,37 @@ func (p *scenario) Run(ctx context.Context, cfg controller.Config) (map[string]f
 // unmeasured jobs of a fixed amount of I/O (the fill, not a torture of a
 // given length): those prepare the drive.
 func (p *scenario) plan(*controller.Controller) (prep, measure func(context.Context, *sim.Engine) error, figs func() map[string]float64, err error) {
-	sc, err := workload.ScenarioByName(p.name)
+	r, err := p.stages()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	steps, err := sc.Steps(p.over)
+	measure = r.tail
+	if r.head != nil {
+		measure = func(ctx context.Context, e *sim.Engine) error {
+			if err := r.head(ctx, e); err != nil {
+				return err
+			}
+			return r.tail(ctx, e)
+		}
+	}
+	return r.prep, measure, func() map[string]float64 { return r.out }, nil
+}
+
+// scenarioRun is a scenario's run on one drive in stages: prep, the
+// leading preparation (nil when there is none); head, the steps from
+// there to the first that sends a TRIM, when a job runs before it (nil
+// otherwise: see firstTrim and prepCache.late); tail, the rest. Each adds the
+// figures of its measured steps to out.
+type scenarioRun struct {
+	prep, head, tail func(context.Context, *sim.Engine) error
+	out              map[string]float64
+}
+
+// stages splits the scenario's run (see scenarioRun and plan).
+func (p *scenario) stages() (*scenarioRun, error) {
+	steps, err := p.steps()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	n, jobs := 0, 0
 	for ; n < len(steps); n++ {
@@ -331,7 +359,11 @@ func (p *scenario) plan(*controller.Controller) (prep, measure func(context.Cont
 			break
 		}
 	}
-	out := map[string]float64{}
+	if jobs == 0 || n == len(steps) {
+		n = 0 // nothing worth keeping: no step writes, or no step measures
+	}
+	r := &scenarioRun{out: map[string]float64{}}
+	end, cut := p.runsTo(steps)
 	run := func(steps []workload.Step, keep bool) func(context.Context, *sim.Engine) error {
 		return func(ctx context.Context, e *sim.Engine) error {
 			ms, err := e.RunSteps(steps)
@@ -342,16 +374,161 @@ func (p *scenario) plan(*controller.Controller) (prep, measure func(context.Cont
 				return err // cut short: not the drive's figures
 			}
 			if keep {
-				stepFigures(ms, out)
+				stepFigures(ms, r.out)
 			}
 			return nil
 		}
 	}
-	figs = func() map[string]float64 { return out }
-	if jobs == 0 || n == len(steps) {
-		return nil, run(steps, true), figs, nil
+	// from returns the measurement of the steps from i to end, the last
+	// cut short when cut says.
+	from := func(i int) func(context.Context, *sim.Engine) error {
+		if cut == nil {
+			return run(steps[i:end], true)
+		}
+		before := run(steps[i:end-1], true)
+		return func(ctx context.Context, e *sim.Engine) error {
+			if err := before(ctx, e); err != nil {
+				return err
+			}
+			ms, err := e.RunStepsHooks(steps[end-1:end], sim.Hooks{OnInterval: cut.observe(e)})
+			if err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err // cut short by the context: not the drive's figures
+			}
+			part := map[string]float64{}
+			stepFigures(ms, part)
+			for _, f := range cut.figures {
+				r.out[f] = part[f] // the step's others are those of a run cut short
+			}
+			return nil
+		}
 	}
-	return run(steps[:n], false), run(steps[n:], true), figs, nil
+	if n > 0 {
+		r.prep = run(steps[:n], false)
+	}
+	if k := firstTrim(steps, n, end); k > 0 {
+		r.head, r.tail = run(steps[n:k], true), from(k)
+	} else {
+		r.tail = from(n)
+	}
+	return r, nil
+}
+
+// firstTrim returns the first of steps[from:end] that sends a TRIM, when
+// a job runs before it and no label is measured on both sides (the
+// figures of a repeated label are combined); 0 otherwise.
+func firstTrim(steps []workload.Step, from, end int) int {
+	k := 0
+	for i := from; i < end && k == 0; i++ {
+		for _, j := range steps[i].Jobs() {
+			if j.Pattern == workload.SeqTrim || j.Pattern == workload.RandTrim || j.Pattern == workload.TrimWrite {
+				k = i
+			}
+		}
+	}
+	if k == 0 {
+		return 0
+	}
+	before, work := map[string]bool{}, false
+	for _, s := range steps[from:k] {
+		work = work || s.Kind == workload.RunJob
+		if s.Label != "" {
+			before[s.Label] = true
+		}
+	}
+	for _, s := range steps[k:end] {
+		if before[s.Label] {
+			return 0
+		}
+	}
+	if !work {
+		return 0 // nothing run before it but what the leading preparation runs
+	}
+	return k
+}
+
+// steps returns the scenario's steps with its parameters.
+func (p *scenario) steps() ([]workload.Step, error) {
+	sc, err := workload.ScenarioByName(p.name)
+	if err != nil {
+		return nil, err
+	}
+	return sc.Steps(p.over)
+}
+
+// runsTo returns how many of the scenario's steps a fit runs, and how the
+// last of them may be cut short (nil: run whole). With the figures the
+// targets need known, the steps after the last one they read are not run
+// (no step's figures depend on a later step), and when every figure they
+// read from that step is one of HD Tach's write curve's — read from its
+// start — the step stops once they are determined: the curve's intervals
+// up to then are those of the whole step. With a figure of a label that
+// is no step's (a target the check will refuse), every step runs.
+func (p *scenario) runsTo(steps []workload.Step) (int, *curveCut) {
+	if len(p.need) == 0 {
+		return len(steps), nil
+	}
+	at := map[string]int{} // a label's last step
+	count := map[string]int{}
+	for i, s := range steps {
+		if s.Kind == workload.RunJob && s.Label != "" {
+			at[s.Label] = i
+			count[s.Label]++
+		}
+	}
+	end := 0
+	byLabel := map[string][]string{}
+	for _, f := range p.need {
+		label, fig, ok := strings.Cut(f, ": ")
+		i, known := at[label]
+		if !ok || !known {
+			return len(steps), nil
+		}
+		end = max(end, i+1)
+		byLabel[label] = append(byLabel[label], fig)
+	}
+	label := steps[end-1].Label
+	if count[label] != 1 {
+		return end, nil
+	}
+	c := &curveCut{}
+	for _, fig := range byLabel[label] {
+		switch fig {
+		case "first 10 GB MB/s":
+			c.first10 = true
+		case "GB before 300 MB/s":
+			c.to300 = true
+		default:
+			return end, nil
+		}
+		c.figures = append(c.figures, label+": "+fig)
+	}
+	return end, c
+}
+
+// curveCut stops a write curve's step once the HD Tach figures read from
+// it are determined (hdTach): the mean over the first 10 GB once the
+// intervals have passed 10 GB, the GB before 300 MB/s once a second above
+// 300 MB/s has ended.
+type curveCut struct {
+	first10, to300 bool
+	figures        []string
+}
+
+// observe returns the step's interval hook: it follows the curve as
+// hdTach reads it and stops e when the figures are determined.
+func (c *curveCut) observe(e *sim.Engine) func(sim.Interval) {
+	var gb float64
+	fast := false
+	return func(iv sim.Interval) {
+		gb += float64(iv.WriteBytes) / 1e9
+		fast = fast || iv.MBps > 300
+		if (!c.first10 || gb > 10) && (!c.to300 || fast) {
+			e.Stop()
+		}
+	}
 }
 
 // stepFigures adds the figures of a scenario's measured steps to out.

@@ -281,6 +281,11 @@ func LoadFigures(file string) (*Targets, error) {
 	if len(ts.List) == 0 {
 		return nil, fmt.Errorf("%s: no targets", file)
 	}
+	for _, t := range ts.List {
+		if sc, ok := ts.Procedures[t.Procedure].(*scenario); ok {
+			sc.need = append(sc.need, t.Figure) // what it must measure: see runsTo
+		}
+	}
 	return ts, nil
 }
 

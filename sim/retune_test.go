@@ -51,7 +51,8 @@ func retunable() []string {
 
 // Retune leaves nothing of the old values behind: a fresh drive's state
 // loaded into a drive with another cost (or, not having collected,
-// another gc_restore_to or gc_pace_percent) saves the same bytes as a
+// another gc_restore_to or gc_pace_percent; not having trimmed, another
+// trim_backlog) saves the same bytes as a
 // fresh drive built with it. Every value a drive derives from the field
 // when it is built is part of what it saves, so a value Retune forgot to
 // rebuild shows as a difference.
@@ -60,6 +61,7 @@ func TestRetuneIsAFreshDrive(t *testing.T) {
 	require.Contains(t, paths, "firmware.command_ns")
 	require.Contains(t, paths, "firmware.gc_streams")
 	require.Contains(t, paths, "firmware.gc_pace_percent")
+	require.Contains(t, paths, "firmware.trim_backlog")
 	require.NotContains(t, paths, "firmware.gc_low_water")     // decides when collection begins
 	require.NotContains(t, paths, "nand.timing.read_ns")       // the part's
 	require.NotContains(t, paths, "firmware.write_buffer")     // a size
@@ -163,8 +165,28 @@ func TestRetuneRefuses(t *testing.T) {
 	err = sim.New(mustNew(t, cfg)).Restore(tortured)
 	require.ErrorIs(t, err, sim.ErrOtherDrive)
 	require.ErrorContains(t, err, "has collected")
-	// A cost may still differ.
+	// A cost may still differ, and, never having been sent a TRIM, the
+	// TRIM backlog.
 	cfg = twoDies(t, nil).Config()
 	require.True(t, otherValue(t, &cfg, "firmware.command_ns"))
 	require.NoError(t, sim.New(mustNew(t, cfg)).Restore(tortured))
+	require.False(t, e.Controller().Trimmed())
+	cfg = twoDies(t, nil).Config()
+	cfg.Firmware.TrimBacklog = 64 << 20
+	require.NoError(t, sim.New(mustNew(t, cfg)).Restore(tortured))
+
+	// Once trimmed, the backlog has shaped the state.
+	j := workload.NewJob("trim")
+	require.NoError(t, j.Set("rw", "trim"))
+	require.NoError(t, j.Set("bs", "1m"))
+	require.NoError(t, j.Set("size", "16m"))
+	_, err = e.RunJob(j, sim.Hooks{})
+	require.NoError(t, err)
+	require.True(t, e.Controller().Trimmed())
+	trimmed, err := e.Save()
+	require.NoError(t, err)
+	err = sim.New(mustNew(t, cfg)).Restore(trimmed)
+	require.ErrorIs(t, err, sim.ErrOtherDrive)
+	require.ErrorContains(t, err, "firmware.trim_backlog")
+	require.ErrorContains(t, err, "TRIM")
 }
