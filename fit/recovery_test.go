@@ -75,7 +75,7 @@ func TestRecovery(t *testing.T) {
 	}
 	base := smallBP4(t)
 	hidden := base
-	hidden.Firmware.GCStreams = 4         // 3, +33 %
+	hidden.Firmware.GCStreams = 6         // 4, +50 %
 	hidden.Firmware.GCPacePercent = 210   // 150, +40 %
 	hidden.Firmware.ReadCommandNs = 26000 // 19,500, +33 %
 	hidden.Firmware.WriteCommandNs = 8400 // 12,000, -30 %
