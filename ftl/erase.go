@@ -135,6 +135,9 @@ func (f *FTL) finishVictim(d int, g int32, dep eraseDep, cause Stream) error {
 			f.pendingErase[d] = append(f.pendingErase[d], g)
 			f.pendingDep[d] = append(f.pendingDep[d], dep)
 			f.npending++
+			if dep.host > 0 {
+				f.pendHost = min(f.pendHost, dep.host)
+			}
 			return nil
 		}
 	}
@@ -154,6 +157,7 @@ func (f *FTL) supersedeMoved(d int) {
 	for i := range f.pendingDep[d] {
 		if dep := &f.pendingDep[d][i]; dep.gc == cur {
 			dep.host = max(dep.host, h)
+			f.pendHost = min(f.pendHost, h)
 		}
 	}
 }
@@ -165,6 +169,7 @@ func (f *FTL) erasePendingReady() error {
 		return nil
 	}
 	rest := f.hostRest()
+	low := uint64(math.MaxUint64)
 	for d := range f.pendingErase {
 		if len(f.pendingErase[d]) == 0 {
 			continue
@@ -172,8 +177,34 @@ func (f *FTL) erasePendingReady() error {
 		if err := f.erasePendingOn(d, rest); err != nil {
 			return err
 		}
+		for _, dep := range f.pendingDep[d] {
+			if dep.host > f.hostProgs || dep.host >= rest {
+				low = min(low, dep.host)
+			}
+		}
 	}
+	f.pendHost = low
 	return nil
+}
+
+// erasePendingAfter erases the cleaned victims a program of stream st on
+// die d may have made ready, as erasePendingReady would after it: a
+// program of collection (or any stream but the host's) changes only what
+// die d's victims wait for; a host program, only what the victims whose
+// host programs were not yet at rest wait for, and none of those can be
+// ready while the earliest of their programs (pendHost) is beyond the
+// host's programs or not at rest.
+func (f *FTL) erasePendingAfter(st Stream, d int) error {
+	if st != HostStream {
+		if len(f.pendingErase[d]) == 0 {
+			return nil
+		}
+		return f.erasePendingOn(d, f.hostRest())
+	}
+	if f.pendHost > f.hostProgs || f.pendHost >= f.hostRest() {
+		return nil
+	}
+	return f.erasePendingReady()
 }
 
 // erasePendingOn erases die d's cleaned victims that may be erased, given

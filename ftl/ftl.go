@@ -72,7 +72,12 @@ type FTL struct {
 	// pendingDep is, per victim, the programs those copies are in.
 	pendingErase [][]int32
 	npending     int
-	pendingDep   [][]eraseDep
+	// pendHost is no more than the host program any victim waiting for
+	// its erase depends on, of those whose host programs are not yet at
+	// rest: after a host program, no victim can have become ready while
+	// pendHost is beyond it or not yet at rest (erasePendingAfter).
+	pendHost   uint64
+	pendingDep [][]eraseDep
 	// hostProgs counts the host stage's programs and gcProgs each die's
 	// GC stage's (SafeErase): a program's number names the page that
 	// holds what was staged for it.

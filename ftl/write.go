@@ -263,7 +263,7 @@ func (f *FTL) program(s *stage, cause Stream) error {
 	s.n, s.host = 0, 0
 	if f.npending > 0 {
 		// Cleaned victims waiting for this page can go now.
-		if err := f.erasePendingReady(); err != nil {
+		if err := f.erasePendingAfter(cause, die); err != nil {
 			return err
 		}
 	}
