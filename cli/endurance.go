@@ -81,9 +81,9 @@ func enduranceRun(sc workload.Scenario, spec workload.Endurance, overrides map[s
 	}
 	fmt.Fprintf(out, "drive %s\nscenario %s: %s\n\n", describeDrive(c), sc.Name, sc.Description)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "round\tlife used %\tTB written\tWA\tread IOPS\treads retried %\tretries/read\tp99 read us\tmean read us\tuncorrectable\trebuilt\tfailed\tgrown bad groups\t")
+	fmt.Fprintln(tw, "round\tlife used %\tTB written\tWA\twrite pass WA\tread IOPS\treads retried %\tretries/read\tp99 read us\tmean read us\tuncorrectable\trebuilt\tfailed\tgrown bad groups\t")
 	for _, r := range res.Rounds {
-		fmt.Fprintf(tw, "%d\t%.0f\t%.2f\t%.2f\t%.0f\t%.2f\t%.3f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t\n", r.Round, 100*r.LifeUsed, float64(r.HostBytes)/1e12, r.WA,
+		fmt.Fprintf(tw, "%d\t%.0f\t%.2f\t%.2f\t%.2f\t%.0f\t%.2f\t%.3f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t\n", r.Round, 100*r.LifeUsed, float64(r.HostBytes)/1e12, r.WA, r.WritePassWA,
 			r.ReadIOPS, 100*r.RetriedReadShare, r.RetriesPerRead, float64(r.ReadP99Ns)/1e3, r.ReadMeanNs/1e3, r.UncorrectableReads, r.ParityRebuilds, r.FailedReads, r.GrownBadGroups)
 	}
 	if err := tw.Flush(); err != nil {

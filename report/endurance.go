@@ -277,8 +277,9 @@ func enduranceText(quick bool) string {
 	}
 	var fc controller.Config
 	return fmt.Sprintf("Each drive, on its own copy with its NAND part's read-error model on (`%s`), gets a secure erase, a fill, and %s of its capacity in %s; then rounds until it retires. "+
-		"Each round writes %s of the drive in %s (its write amplification measured); adds %s of the rated P/E cycles to every block at once (the passes it stands for, counted as host bytes written at that write amplification); "+
-		"idles %s; bakes %s of retention into the data; and runs %s for %s, counting the reads that needed read retry, the p99 read latency and the reads ECC could not correct. "+
+		"Each round writes %s of the drive in %s; adds %s of the rated P/E cycles to every block at once (the passes it stands for, counted as host bytes written at the round's write amplification); "+
+		"idles %s (collecting in the background, as the drive's firmware does); bakes %s of retention into the data; and runs %s for %s, counting the reads that needed read retry, the p99 read latency and the reads ECC could not correct. "+
+		"A round's write amplification counts every page programmed from its writes to its reads (the collection while it idles too) per byte written; the CSV's write_pass_write_amplification counts the writes alone. "+
 		"The drive retires on the first read it can neither correct nor rebuild from RAISE parity, when grown bad blocks leave it read-only, or at %s times the rated cycles. "+
 		"Life used is the mean erase count over the rated cycles. The parts' error models are estimates: these runs show the mechanism and compare drives, they do not measure a drive's endurance. `ftlsim scenario endurance --drive=NAME%s --chart=FILE.png` runs the procedure alone%s.",
 		fc.FieldPath(&fc.Firmware.ReadErrors),
@@ -335,9 +336,9 @@ func addEnduranceData(files fileSet, drive string, res *sim.EnduranceResult) err
 	}
 	files[enduranceJSON(drive)] = append(b, '\n')
 	var c bytes.Buffer
-	fmt.Fprintln(&c, "round,life_used,host_bytes,simulated_host_bytes,write_amplification,read_iops,retried_read_share,retries_per_read,read_p99_us,read_mean_us,uncorrectable_reads,parity_rebuilds,failed_reads,grown_bad_groups")
+	fmt.Fprintln(&c, "round,life_used,host_bytes,simulated_host_bytes,write_amplification,write_pass_write_amplification,read_iops,retried_read_share,retries_per_read,read_p99_us,read_mean_us,uncorrectable_reads,parity_rebuilds,failed_reads,grown_bad_groups")
 	for _, r := range res.Rounds {
-		fmt.Fprintf(&c, "%d,%.4f,%d,%d,%.3f,%.1f,%.5f,%.5f,%.1f,%.1f,%d,%d,%d,%d\n", r.Round, r.LifeUsed, r.HostBytes, r.SimulatedHostBytes, r.WA,
+		fmt.Fprintf(&c, "%d,%.4f,%d,%d,%.3f,%.3f,%.1f,%.5f,%.5f,%.1f,%.1f,%d,%d,%d,%d\n", r.Round, r.LifeUsed, r.HostBytes, r.SimulatedHostBytes, r.WA, r.WritePassWA,
 			r.ReadIOPS, r.RetriedReadShare, r.RetriesPerRead, float64(r.ReadP99Ns)/1e3, r.ReadMeanNs/1e3, r.UncorrectableReads, r.ParityRebuilds, r.FailedReads, r.GrownBadGroups)
 	}
 	files[enduranceCSV(drive)] = c.Bytes()

@@ -20,8 +20,15 @@ type EnduranceRound struct {
 	// SimulatedHostBytes the simulated part.
 	HostBytes          int64 `json:"host_bytes"`
 	SimulatedHostBytes int64 `json:"simulated_host_bytes"`
-	// WA is the write pass's write amplification.
-	WA float64 `json:"write_amplification"`
+	// WA is the round's write amplification: every page programmed from
+	// its write pass's start to its read pass's end — collection during
+	// the writes and while the drive idles after them, read reclaim,
+	// parity, mapping — per byte the host wrote. The added wear stands
+	// for passes of whole rounds, so it converts to host bytes at this
+	// WA. WritePassWA counts the write pass alone (the figure a
+	// consistency run gives; lower when idle collection does the rest).
+	WA          float64 `json:"write_amplification"`
+	WritePassWA float64 `json:"write_pass_write_amplification"`
 	// The read pass: IOPS; the share of flash reads that needed read
 	// retries and the retries per flash read; the 99th percentile and
 	// mean read latency; reads ECC could not correct, those rebuilt
@@ -45,7 +52,8 @@ type EnduranceRound struct {
 type EnduranceResult struct {
 	Rounds  []EnduranceRound `json:"rounds"`
 	Retired string           `json:"retired"`
-	// RatedHostBytes is RatedCycles × flash bytes / mean WA.
+	// RatedHostBytes is RatedCycles × flash bytes / mean WA (the rounds'
+	// WA, idle collection included).
 	RatedHostBytes int64 `json:"rated_host_bytes"`
 	RatedCycles    int   `json:"rated_cycles"`
 }
@@ -82,6 +90,7 @@ func (e *Engine) Endurance(p workload.Endurance, hooks Hooks) (*EnduranceResult,
 				return nil, err
 			}
 		}
+		before := e.ctrl.Counters()
 		w, err := e.RunJob(p.Write, hooks)
 		if errors.Is(err, ftl.ErrReadOnly) {
 			res.Retired = "read-only: grown bad blocks used up the spare area"
@@ -90,13 +99,6 @@ func (e *Engine) Endurance(p workload.Endurance, hooks Hooks) (*EnduranceResult,
 		if err != nil {
 			return nil, fmt.Errorf("endurance round %d write: %w", round, err)
 		}
-		wa := w.Device.WriteAmplification
-		simulated += w.Device.HostWriteBytes
-		host += w.Device.HostWriteBytes
-		if wa > 0 {
-			host += int64(p.RoundWear * float64(rated) * float64(flashBytes) / wa)
-		}
-		waSum += wa
 		if err := e.ctrl.AddWear(p.RoundWear); err != nil {
 			return nil, err
 		}
@@ -110,10 +112,18 @@ func (e *Engine) Endurance(p workload.Endurance, hooks Hooks) (*EnduranceResult,
 		if err != nil {
 			return nil, fmt.Errorf("endurance round %d read: %w", round, err)
 		}
+		wa := roundWA(e.ctrl.Counters().Sub(before), int64(g.PageBytes))
+		simulated += w.Device.HostWriteBytes
+		host += w.Device.HostWriteBytes
+		if wa > 0 {
+			host += int64(p.RoundWear * float64(rated) * float64(flashBytes) / wa)
+		}
+		waSum += wa
 		d := &r.Device
 		reads := d.Flash.Total().ReadPages
 		rr := EnduranceRound{
-			Round: round, LifeUsed: e.ctrl.Device().Wear().Life, HostBytes: host, SimulatedHostBytes: simulated, WA: wa,
+			Round: round, LifeUsed: e.ctrl.Device().Wear().Life, HostBytes: host, SimulatedHostBytes: simulated,
+			WA: wa, WritePassWA: w.Device.WriteAmplification,
 			ReadIOPS: r.Read.IOPS, ReadMeanNs: r.Read.Latency.Mean,
 			ReadP99Ns:          binPercentile(r.Read.Latency.Bins, r.Read.IOs, 99),
 			UncorrectableReads: d.UncorrectableReads, ParityRebuilds: d.ParityRebuilds, FailedReads: d.FailedReads,
@@ -138,4 +148,14 @@ func (e *Engine) Endurance(p workload.Endurance, hooks Hooks) (*EnduranceResult,
 		res.RatedHostBytes = int64(float64(rated) * float64(flashBytes) / (waSum / float64(n)))
 	}
 	return res, nil
+}
+
+// roundWA is the write amplification of a round whose counters are k:
+// pages programmed by every cause per byte the host wrote (0 when it
+// wrote nothing).
+func roundWA(k ftl.Counters, pageBytes int64) float64 {
+	if k.HostWriteBytes == 0 {
+		return 0
+	}
+	return float64(k.Flash.Total().ProgramPages*pageBytes) / float64(k.HostWriteBytes)
 }

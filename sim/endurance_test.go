@@ -46,3 +46,47 @@ func TestEnduranceWearsOutTheDrive(t *testing.T) {
 	require.Greater(t, last.HostBytes, r.RatedHostBytes, "the flash outlives its rated cycles")
 	require.Equal(t, r, run(), "deterministic")
 }
+
+// TestEnduranceRoundCountsIdleCollection: a round's write amplification
+// counts what the drive programs while it idles after the write pass, as
+// wear does. Without background collection nothing is programmed after
+// the writes, so the round's WA is the write pass's; with it, the idle
+// drive collects back to its high-water mark what the writes used up, so
+// in steady state (after the first round) every round programs more than
+// its write pass did — and the host bytes the added wear stands for, at
+// the round's WA, are fewer.
+func TestEnduranceRoundCountsIdleCollection(t *testing.T) {
+	run := func(background bool) *sim.EnduranceResult {
+		d := twoDies(t, func(c *controller.Config) {
+			c.Firmware.BackgroundGC = background
+			c.Firmware.GCHighWater = max(c.Firmware.GCHighWater, c.Firmware.GCLowWater+4)
+		})
+		spec, err := workload.NewEndurance(true)
+		require.NoError(t, err)
+		spec.RoundWear, spec.MaxLife = 0.25, 1
+		r, err := sim.New(d).Endurance(spec, sim.Hooks{})
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(r.Rounds), 3)
+		return r
+	}
+	for _, x := range run(false).Rounds {
+		require.InEpsilon(t, x.WritePassWA, x.WA, 1e-9, "round %d: no background collection, nothing programmed after the writes", x.Round)
+	}
+	r := run(true)
+	for _, x := range r.Rounds[1:] {
+		t.Logf("round %d: WA %.2f, write pass %.2f", x.Round, x.WA, x.WritePassWA)
+		require.Greater(t, x.WA, 1.2*x.WritePassWA, "round %d: idle collection programs a fifth more at least", x.Round)
+	}
+	var sum float64
+	for _, x := range r.Rounds {
+		sum += x.WA
+	}
+	require.InEpsilon(t, float64(r.RatedCycles)*float64(flashBytes(t))/(sum/float64(len(r.Rounds))), float64(r.RatedHostBytes), 1e-9,
+		"the rated host bytes at the rounds' mean WA")
+}
+
+// flashBytes is twoDies' raw flash.
+func flashBytes(t *testing.T) int64 {
+	g := twoDies(t, nil).Config().NAND.Geometry
+	return int64(g.Blocks()) * int64(g.PagesPerBlock) * int64(g.PageBytes)
+}

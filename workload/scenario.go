@@ -406,7 +406,7 @@ var scenarios = []Scenario{
 		},
 	},
 	{
-		Name: "endurance", Description: "accelerated endurance: secure erase and fill, then rounds until the drive retires, each writing part of the drive in 4 KiB random writes (its WA measured), adding round_wear of the rated P/E cycles at once for the passes it stands for, baking the data for retention, and reading 4 KiB at random to measure read retries, latency and uncorrectable reads; the drive's read-error model is on",
+		Name: "endurance", Description: "accelerated endurance: secure erase and fill, then rounds until the drive retires, each writing part of the drive in 4 KiB random writes, adding round_wear of the rated P/E cycles at once for the passes it stands for, idling (the drive collects in the background; the round's WA counts it), baking the data for retention, and reading 4 KiB at random to measure read retries, latency and uncorrectable reads; the drive's read-error model is on",
 		Params: []Param{{"quick", "0", "1: smaller rounds (a 32nd of the drive written, a quarter of the rated cycles each)"}, {"round_wear", "", "share of the rated cycles each round adds (default 0.1, quick 0.25)"},
 			{"retention", "30d", "retention baked into the data before each read pass"}, {"max_life", "10", "retire at this many times the rated cycles"},
 			{"chart", "", "write the chart (read retries and p99 read latency against TB written) to this .svg or .png file"}},
