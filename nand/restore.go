@@ -77,6 +77,34 @@ func (d *Device) Restore(pb, wp int, slc bool, tags, seqs, data []uint32) error 
 	return nil
 }
 
+// Unprogram rolls physical block pb back to erased, as a power cut leaves
+// a block none of whose programs since its last erase had started: its
+// cells are still erased. Its write pointer goes back to 0, its pages
+// lose their tags and validity, and its reads since that erase (which
+// could only follow the programs) are forgotten; that erase ran and was
+// counted when it was done, so no erase is counted. The block keeps its
+// mode (SetSLC).
+func (d *Device) Unprogram(pb int) error {
+	if pb < 0 || pb >= d.nblk {
+		return fmt.Errorf("%w: unprogram block %d", ErrRange, pb)
+	}
+	for page := 0; page < int(d.wp[pb]); page++ {
+		for s := 0; s < d.upp; s++ {
+			u := d.Unit(pb, page, s)
+			d.vbit[u>>6] &^= 1 << (u & 63)
+			if d.tags != nil {
+				d.tags[u] = NoTag
+			}
+		}
+	}
+	d.valid[pb] = 0
+	d.wp[pb] = 0
+	if d.reads != nil {
+		d.reads[pb] = 0
+	}
+	return nil
+}
+
 // SetValid marks programmed unit u valid or invalid, whatever it was: a
 // rebuild after power loss decides anew which copies are live.
 func (d *Device) SetValid(u int64, valid bool) error {
