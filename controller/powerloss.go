@@ -86,14 +86,20 @@ type PowerLossReport struct {
 	// Protected: the drive has power-loss protection and lost nothing.
 	Protected bool `json:"protected"`
 	// UnfinishedPages are the multi-plane pages whose program the cut
-	// stopped or kept from starting, CorruptedPages the finished lower
-	// pages an interrupted program on their word line destroyed (on a
-	// one-shot part: the pages of word lines not yet programmed whole,
-	// which were only in the dies' latches), and
-	// UneraseGroups the groups whose erase had not started.
+	// stopped or kept from starting (UnstartedPages of them had not
+	// started: their cells are still erased), CorruptedPages the
+	// finished lower pages an interrupted program on their word line
+	// destroyed (on a one-shot part: the pages of word lines not yet
+	// programmed whole, which were only in the dies' latches),
+	// UnerasedGroups the groups whose erase had not started (they hold
+	// what they held before it again), and FreedGroups the groups none
+	// of whose programs since their last erase that ran had started:
+	// still erased, they are free again.
 	UnfinishedPages int `json:"unfinished_pages"`
+	UnstartedPages  int `json:"unstarted_pages"`
 	CorruptedPages  int `json:"corrupted_pages"`
 	UnerasedGroups  int `json:"unerased_groups"`
+	FreedGroups     int `json:"freed_groups"`
 	// The acknowledged data lost: LostFlushedBytes had been made durable
 	// by a FLUSH or a FUA write (the firmware's promise: with
 	// gc_safe_erase none is lost), LostProgrammedBytes had not been
@@ -195,6 +201,9 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 			continue
 		}
 		rep.UnfinishedPages++
+		if f.start >= at {
+			rep.UnstartedPages++
+		}
 		if unrun[grp] {
 			continue // after an erase not started: not in what the group holds again
 		}
@@ -233,6 +242,7 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 	rep.RevertedBytes = rec.RevertedUnits * unit
 	rep.ResurrectedBytes = rec.ResurrectedUnits * unit
 	rep.Entries = rec.Entries
+	rep.FreedGroups = int(rec.FreedGroups)
 	if c.zones != nil {
 		if err := c.zonesPowerUp(rec, &rep); err != nil {
 			return rep, err
