@@ -139,9 +139,13 @@ type Recovery struct {
 // copy, known by the write sequence each unit's OOB area carries (a
 // moved copy keeps its data's number). Victims half cleaned go back to
 // being full groups, and those waiting for their erase stay unerased: the
-// rebuild may find the only copy of some data there. The device must
-// track data (nand.Config.TrackData), since the sequence numbers live
-// there.
+// rebuild may find the only copy of some data there. Groups whose erase
+// did not start hold again what they held before it, less their pages
+// unfinished; groups with no program started since their last erase are
+// free again (Recovery.FreedGroups). A group with a program started keeps
+// its pages (the unfinished ones unreadable): an open one is filled on
+// after them, a full one collected. The device must track data
+// (nand.Config.TrackData), since the sequence numbers live there.
 func (f *FTL) PowerLoss(cut PowerCut) (rec Recovery, err error) {
 	if f.fdp != nil {
 		return rec, fmt.Errorf("%w: a power-loss rebuild with placement handles is not supported", ErrPlacement)

@@ -2,8 +2,8 @@ package nand
 
 import "fmt"
 
-// What a power cut leaves: pages it destroyed, erases it undid, and the
-// validity a rebuild decides anew.
+// What a power cut leaves: pages it destroyed, erases it undid, blocks it
+// left erased, and the validity a rebuild decides anew.
 
 // Corrupt makes page p of physical block pb unreadable, as a program cut
 // short by power loss leaves it (or its paired lower page): its units
