@@ -162,3 +162,22 @@ func TestPowerCutRestoredGroupLosesUnfinishedPages(t *testing.T) {
 	require.Equal(t, 0, f.groupWP(int32(g1)))
 	require.Equal(t, f.gpd-1, f.FreeGroups(), "only the restored group holds data")
 }
+
+// TestNoRoomSaysWhy checks the error a die gives when it has no free
+// group, none open for collection and live data in every full group: it
+// names the die and why nothing can make room (the state is set by hand;
+// a power cut that left a die so would give the same).
+func TestNoRoomSaysWhy(t *testing.T) {
+	f := powerCutFTL(t)
+	upg := int64(f.upg)
+	for lba := range 4 * upg {
+		require.NoError(t, f.Write(lba, uint32(lba+1)))
+	}
+	f.Advance()
+	require.Equal(t, int32(-1), f.open[GCStream][0])
+	f.nfree -= len(f.free[0])
+	f.free[0] = f.free[0][:0]
+	_, err := f.openGroup(GCStream, 0)
+	require.ErrorIs(t, err, ErrNoVictim)
+	require.ErrorContains(t, err, "die 0 has no free group and no group open for collection to copy into: its 4 full groups all hold live data (the least 64 of 64 units)")
+}
