@@ -41,8 +41,9 @@ func TestSafeEraseOrderKeepsFlushedData(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, r.PowerLosses, 1)
 			pl := r.PowerLosses[0]
-			moved := d.Counters().Sub(c0).GCCopiedUnits
-			t.Logf("cut at %s: %+v; GC moved %d units", cut, pl, moved)
+			dc := d.Counters().Sub(c0)
+			moved := dc.GCCopiedUnits
+			t.Logf("cut at %s: %+v; GC moved %d units for %d host units", cut, pl, moved, dc.HostWriteUnits)
 			require.Positive(t, moved, "collection ran")
 			require.Positive(t, pl.UnstartedPages, "programs were booked past the cut")
 			require.Positive(t, pl.FreedGroups, "groups opened past the cut are free again")
