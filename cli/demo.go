@@ -271,7 +271,7 @@ func demoCommands() []string {
 		"go run ./cmd/ftlsim drives",
 		"go run ./cmd/ftlsim scenario",
 		"go run ./cmd/ftlsim --drive=generic-mlc-small --precondition=fill --rw=randwrite --bs=4k --iodepth=32 --runtime=600 --time_based --norandommap --size=75% --output-format=json",
-		"go run ./cmd/ftlsim review --drive=bp4-240,m4-256 --quick --out=review",
+		"go run ./cmd/ftlsim review --drive=m4-64,bp4-60 --quick --out=review",
 	}
 }
 

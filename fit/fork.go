@@ -156,20 +156,30 @@ func (pc *prepCache) state(ctx context.Context, p stagedProcedure, cfg controlle
 // procedure p) if no evaluation has; the least recently used beyond the
 // limit are dropped.
 func (pc *prepCache) entry(ctx context.Context, k string, p stagedProcedure, cfg controller.Config) *prepEntry {
-	return pc.entryWith(k, func(e *prepEntry) {
-		c, err := controller.New(cfg)
-		if err != nil {
-			e.err = err
-			return
-		}
+	return pc.entryWith(k, prepared(ctx, cfg, func(c *controller.Controller, eng *sim.Engine) error {
 		prep, _, _, err := p.plan(c)
+		if err != nil {
+			return err
+		}
+		return prep(ctx, eng)
+	}, func(e *prepEntry, c *controller.Controller) {
+		e.collected = c.FTL().Collected()
+	}))
+}
+
+// prepared returns how an entry is made: a drive of description cfg, run
+// by run and saved, with what keep takes from it — unless the run fails
+// or ctx is done first.
+func prepared(ctx context.Context, cfg controller.Config, run func(*controller.Controller, *sim.Engine) error, keep func(*prepEntry, *controller.Controller)) func(*prepEntry) {
+	return func(e *prepEntry) {
+		c, err := controller.New(cfg)
 		if err != nil {
 			e.err = err
 			return
 		}
 		eng := sim.New(c)
 		defer stopOn(ctx, eng)()
-		if err := prep(ctx, eng); err != nil {
+		if err := run(c, eng); err != nil {
 			e.err = err
 			return
 		}
@@ -178,8 +188,8 @@ func (pc *prepCache) entry(ctx context.Context, k string, p stagedProcedure, cfg
 			return
 		}
 		e.st, e.err = eng.Save()
-		e.collected = c.FTL().Collected()
-	})
+		keep(e, c)
+	}
 }
 
 // entryWith returns the entry of key k, made by prepare if no evaluation
@@ -240,19 +250,12 @@ func (pc *prepCache) late(ctx context.Context, p *scenario, cfg controller.Confi
 	if err != nil {
 		return nil, false, err
 	}
-	e := pc.entryWith("before the first TRIM\x00"+p.Key()+"\x00"+k, func(e *prepEntry) {
-		c, err := controller.New(head)
-		if err != nil {
-			e.err = err
-			return
+	var hr *scenarioRun
+	e := pc.entryWith("before the first TRIM\x00"+p.Key()+"\x00"+k, prepared(ctx, head, func(_ *controller.Controller, eng *sim.Engine) error {
+		var err error
+		if hr, err = p.stages(); err != nil {
+			return err
 		}
-		hr, err := p.stages()
-		if err != nil {
-			e.err = err
-			return
-		}
-		eng := sim.New(c)
-		defer stopOn(ctx, eng)()
 		if hr.prep != nil {
 			st, err := pc.state(ctx, p, head)
 			if err == nil && st != nil {
@@ -261,21 +264,13 @@ func (pc *prepCache) late(ctx context.Context, p *scenario, cfg controller.Confi
 				err = hr.prep(ctx, eng)
 			}
 			if err != nil {
-				e.err = err
-				return
+				return err
 			}
 		}
-		if err := hr.head(ctx, eng); err != nil {
-			e.err = err
-			return
-		}
-		if err := ctx.Err(); err != nil {
-			e.err = err
-			return
-		}
-		e.st, e.err = eng.Save()
+		return hr.head(ctx, eng)
+	}, func(e *prepEntry, c *controller.Controller) {
 		e.figs, e.collected = hr.out, c.Trimmed()
-	})
+	}))
 	if e.err != nil {
 		return nil, false, e.err
 	}

@@ -149,14 +149,14 @@ var docCommands = []docEntry{
 
 	// docs/snapshots.md: the three commands share the drive's options.
 	{doc: "ftlsim --drive=bp4-240 --precondition=torture:30m --save_state=bp4.state --prepare_only",
-		swap: []string{"--drive=bp4-240", "--drive=bp4-240" + cap16, "torture:30m", "torture:1m"}, def: short, long: full,
-		why: "a 240 GB fill and a 30-minute torture"},
+		swap: []string{"--drive=bp4-240", "--drive=bp4-240" + cap16, "torture:30m", "torture:1m"}, def: short, long: short,
+		why: "a 240 GB fill and a 30-minute torture; cli TestStateBP4FullSize saves, loads and runs it at full size in the long tier"},
 	{doc: "ftlsim --drive=bp4-240 --load_state=bp4.state --rw=randwrite --bs=4k --iodepth=32 --runtime=60 --time_based --output-format=json > w.json",
-		swap: []string{"--drive=bp4-240", "--drive=bp4-240" + cap16, "--runtime=60", "--runtime=2"}, def: short, long: full,
-		why: "the snapshot's drive"},
+		swap: []string{"--drive=bp4-240", "--drive=bp4-240" + cap16, "--runtime=60", "--runtime=2"}, def: short, long: short,
+		why: "the snapshot's drive (at full size: cli TestStateBP4FullSize)"},
 	{doc: "ftlsim --drive=bp4-240 --load_state=bp4.state --rw=randread --iodepth=4 --randseed=7 --runtime=60 --time_based",
-		swap: []string{"--drive=bp4-240", "--drive=bp4-240" + cap16, "--runtime=60", "--runtime=2"}, def: short, long: full,
-		why: "the snapshot's drive"},
+		swap: []string{"--drive=bp4-240", "--drive=bp4-240" + cap16, "--runtime=60", "--runtime=2"}, def: short, long: short,
+		why: "the snapshot's drive (at full size: cli TestStateBP4FullSize)"},
 
 	// docs/studies.md and examples/sweeps/README.md
 	{doc: "ftlsim sweep examples/sweeps/op-dies.yaml --out=results/op-dies",
