@@ -237,9 +237,9 @@ func powerLossText(pl controller.PowerLossReport) string {
 	if pl.CheckpointPages > 0 {
 		ckpt = fmt.Sprintf("%d mapping checkpoint pages read, ", pl.CheckpointPages)
 	}
-	return fmt.Sprintf("acknowledged data lost: %s made durable by a flush, %s not flushed but on flash (%d lower pages destroyed by interrupted upper-page programs), %s not yet on flash; %d programs unfinished, %d erases undone; mounted in %.1f ms (%s%d pages scanned, %d mapping entries rebuilt)",
+	return fmt.Sprintf("acknowledged data lost: %s made durable by a flush, %s not flushed but on flash (%d lower pages destroyed by interrupted upper-page programs), %s not yet on flash; %d programs unfinished (%d not started), %d erases undone, %d groups still erased freed; mounted in %.1f ms (%s%d pages scanned, %d mapping entries rebuilt)",
 		units.FormatBytes(pl.LostFlushedBytes), units.FormatBytes(pl.LostProgrammedBytes), pl.CorruptedPages, units.FormatBytes(pl.LostVolatileBytes),
-		pl.UnfinishedPages, pl.UnerasedGroups, float64(pl.MountNs)/1e6, ckpt, pl.ScannedPages, pl.Entries) + zones
+		pl.UnfinishedPages, pl.UnstartedPages, pl.UnerasedGroups, pl.FreedGroups, float64(pl.MountNs)/1e6, ckpt, pl.ScannedPages, pl.Entries) + zones
 }
 
 // plural is "1 device", "2 devices".

@@ -86,14 +86,20 @@ type PowerLossReport struct {
 	// Protected: the drive has power-loss protection and lost nothing.
 	Protected bool `json:"protected"`
 	// UnfinishedPages are the multi-plane pages whose program the cut
-	// stopped or kept from starting, CorruptedPages the finished lower
-	// pages an interrupted program on their word line destroyed (on a
-	// one-shot part: the pages of word lines not yet programmed whole,
-	// which were only in the dies' latches), and
-	// UneraseGroups the groups whose erase had not started.
+	// stopped or kept from starting (UnstartedPages of them had not
+	// started: their cells are still erased), CorruptedPages the
+	// finished lower pages an interrupted program on their word line
+	// destroyed (on a one-shot part: the pages of word lines not yet
+	// programmed whole, which were only in the dies' latches),
+	// UnerasedGroups the groups whose erase had not started (they hold
+	// what they held before it again), and FreedGroups the groups none
+	// of whose programs since their last erase that ran had started:
+	// still erased, they are free again.
 	UnfinishedPages int `json:"unfinished_pages"`
+	UnstartedPages  int `json:"unstarted_pages"`
 	CorruptedPages  int `json:"corrupted_pages"`
 	UnerasedGroups  int `json:"unerased_groups"`
+	FreedGroups     int `json:"freed_groups"`
 	// The acknowledged data lost: LostFlushedBytes had been made durable
 	// by a FLUSH or a FUA write (the firmware's promise: with
 	// gc_safe_erase none is lost), LostProgrammedBytes had not been
@@ -173,24 +179,40 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 	c.settleFlushes(at)
 	cut := ftl.PowerCut{Flushed: c.durable, FlushedKnown: true}
 	oneShot := tm.Program == nand.OneShot
+	// unrun marks the groups whose erase had not started, from that erase
+	// on in booking order (c.flight keeps it): the FTL puts back what they
+	// held before it, so the programs booked later into them never were.
+	unrun := make([]bool, g.Groups())
 	for _, f := range c.flight {
+		grp := int(f.block) / g.PlanesPerDie
 		if f.done <= at {
 			if f.kind == ftl.OpErase {
-				c.ftl.ForgetErased(int(f.block) / g.PlanesPerDie)
+				c.ftl.ForgetErased(grp)
 			}
 			continue
 		}
 		if f.kind == ftl.OpErase {
 			if f.start >= at {
-				cut.Unerased = append(cut.Unerased, int(f.block)/g.PlanesPerDie)
+				cut.Unerased = append(cut.Unerased, grp)
+				unrun[grp] = true
 			} else {
-				c.ftl.ForgetErased(int(f.block) / g.PlanesPerDie) // under way: erased enough
+				c.ftl.ForgetErased(grp) // under way: erased enough
 			}
 			continue
 		}
 		rep.UnfinishedPages++
+		if f.start >= at {
+			rep.UnstartedPages++
+		}
+		if unrun[grp] {
+			continue // after an erase not started: not in what the group holds again
+		}
 		for p := range int(f.planes) {
-			cut.Unfinished = append(cut.Unfinished, ftl.PageRef{Block: int(f.block) + p, Page: int(f.page)})
+			ref := ftl.PageRef{Block: int(f.block) + p, Page: int(f.page)}
+			cut.Unfinished = append(cut.Unfinished, ref)
+			if f.start >= at {
+				cut.Unstarted = append(cut.Unstarted, ref) // its cells still erased
+			}
 		}
 		if !oneShot && !f.slc && f.start < at && tm.Kind(int(f.page)) != nand.LSB {
 			// An upper page's program under way destroys the lower pages
@@ -204,7 +226,7 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 		}
 	}
 	if oneShot {
-		rep.CorruptedPages += c.latchedPages(&cut)
+		rep.CorruptedPages += c.latchedPages(&cut, unrun)
 	}
 	rep.UnerasedGroups = len(cut.Unerased)
 	c.flight = c.flight[:0]
@@ -220,6 +242,7 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 	rep.RevertedBytes = rec.RevertedUnits * unit
 	rep.ResurrectedBytes = rec.ResurrectedUnits * unit
 	rep.Entries = rec.Entries
+	rep.FreedGroups = int(rec.FreedGroups)
 	if c.zones != nil {
 		if err := c.zonesPowerUp(rec, &rep); err != nil {
 			return rep, err
@@ -248,25 +271,38 @@ func wordLineStart(t nand.Timing, p int) int { return p - t.PageType(p) }
 // in the dies' latches: those before the last page of a word line whose
 // last page's program had not finished — cut short, not started, or not
 // sent yet (Timeline.Program); a group retired for a failed program keeps
-// what it holds (ftl.FTL.Retired). It returns the multi-plane pages so lost
-// that cut does not already list as unfinished.
-func (c *Controller) latchedPages(cut *ftl.PowerCut) int {
+// what it holds (ftl.FTL.Retired). A group whose erase had not started
+// (unrun) is taken as it will be again: what it held before that erase
+// (ftl.FTL.KeptImage). It returns the multi-plane pages so lost that cut
+// does not already list as unfinished.
+func (c *Controller) latchedPages(cut *ftl.PowerCut, unrun []bool) int {
 	g := c.cfg.NAND.Geometry
 	wl, np := c.cfg.NAND.Timing.WordLinePages(), g.PlanesPerDie
+	// wp and slc return what block b holds pages up to, and its mode, as
+	// the FTL will have it.
+	wp := func(b int) (int, bool) {
+		if unrun[b/np] {
+			if w, slc, ok := c.ftl.KeptImage(b / np); ok {
+				return w, slc
+			}
+			return 0, false
+		}
+		return c.dev.WritePointer(b), c.dev.IsSLC(b)
+	}
 	type ref struct{ block, page int } // a group's first block
 	unfinished := map[ref]bool{}
 	lines := map[ref]bool{} // word lines, by their first page
 	for _, r := range cut.Unfinished {
 		b := r.Block - r.Block%np
 		unfinished[ref{b, r.Page}] = true
-		if !c.dev.IsSLC(b) { // in SLC mode a page is its word line
+		if _, slc := wp(b); !slc { // in SLC mode a page is its word line
 			lines[ref{b, r.Page - r.Page%wl}] = true
 		}
 	}
 	for grp := range g.Groups() {
 		b := grp * np
-		if wp := c.dev.WritePointer(b); wp%wl != 0 && wp != g.PagesPerBlock && !c.ftl.Retired(grp) && !c.dev.IsSLC(b) {
-			lines[ref{b, wp - wp%wl}] = true
+		if w, slc := wp(b); w%wl != 0 && w != g.PagesPerBlock && !c.ftl.Retired(grp) && !slc {
+			lines[ref{b, w - w%wl}] = true
 		}
 	}
 	keys := slices.SortedFunc(maps.Keys(lines), func(x, y ref) int {
@@ -274,7 +310,8 @@ func (c *Controller) latchedPages(cut *ftl.PowerCut) int {
 	})
 	n := 0
 	for _, l := range keys {
-		end := min(l.page+wl, c.dev.WritePointer(l.block))
+		w, _ := wp(l.block)
+		end := min(l.page+wl, w)
 		for q := l.page; q < end; q++ {
 			if unfinished[ref{l.block, q}] {
 				continue

@@ -16,8 +16,17 @@ type PageRef struct{ Block, Page int }
 // which knows when each operation ran, tells it.
 type PowerCut struct {
 	// Unfinished are the pages whose program had not finished: their
-	// data never reached the cells.
+	// data never reached the cells. They are the pages of the flash as
+	// the rebuild finds it: a group in Unerased holds again what it held
+	// before its first erase that did not start, so of its unfinished
+	// pages only those programmed before that erase are listed (they are
+	// in what it holds again; those programmed after it never were).
 	Unfinished []PageRef
+	// Unstarted are those of Unfinished whose program had not started:
+	// their cells are still erased (the others' cells are disturbed). A
+	// group every page of which, since its last erase that ran, is
+	// unstarted is erased flash: it is free again.
+	Unstarted []PageRef
 	// Corrupted are programmed pages whose data an interrupted program
 	// destroyed (the lower pages sharing a word line with an interrupted
 	// upper page of MLC, TLC or QLC flash), or that never reached the
@@ -73,6 +82,18 @@ func (f *FTL) ForgetErased(g int) {
 	}
 }
 
+// KeptImage returns the write pointer and mode (SLC or not) of what group
+// g held before its oldest erase still kept (Config.KeepErased): the one
+// a power cut now would undo, once ForgetErased has dropped those that
+// ran. ok is false when nothing is kept.
+func (f *FTL) KeptImage(g int) (wp int, slc, ok bool) {
+	k := f.erased[int32(g)]
+	if len(k) == 0 {
+		return 0, false, false
+	}
+	return k[0].wp, k[0].slc, true
+}
+
 // Recovery is what the FTL found when power came back.
 type Recovery struct {
 	// StagedUnits is the logical units that waited in controller memory
@@ -100,8 +121,11 @@ type Recovery struct {
 	// deallocates them again (its zone table knows their zone was reset).
 	Resurrected []int64
 	// ErasedGroups is the groups that hold no live data after the
-	// rebuild, which the firmware erases while it mounts.
-	ErasedGroups int64
+	// rebuild, which the firmware erases while it mounts. FreedGroups is
+	// the groups none of whose programs since their last erase had
+	// started (PowerCut.Unstarted): still erased, they are free again
+	// without an erase.
+	ErasedGroups, FreedGroups int64
 	// Entries is the mapping entries the rebuild found (logical units
 	// holding data); ScannedPages the multi-plane pages it read to find
 	// them.
@@ -115,11 +139,14 @@ type Recovery struct {
 // copy, known by the write sequence each unit's OOB area carries (a
 // moved copy keeps its data's number). Victims half cleaned go back to
 // being full groups, and those waiting for their erase stay unerased: the
-// rebuild may find the only copy of some data there. The device must
-// track data (nand.Config.TrackData), since the sequence numbers live
-// there.
-func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
-	var rec Recovery
+// rebuild may find the only copy of some data there. Groups whose erase
+// did not start hold again what they held before it, less their pages
+// unfinished; groups with no program started since their last erase are
+// free again (Recovery.FreedGroups). A group with a program started keeps
+// its pages (the unfinished ones unreadable): an open one is filled on
+// after them, a full one collected. The device must track data
+// (nand.Config.TrackData), since the sequence numbers live there.
+func (f *FTL) PowerLoss(cut PowerCut) (rec Recovery, err error) {
 	if f.fdp != nil {
 		return rec, fmt.Errorf("%w: a power-loss rebuild with placement handles is not supported", ErrPlacement)
 	}
@@ -137,13 +164,19 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 	for _, ref := range cut.Unfinished {
 		unfinished[ref] = true
 	}
+	unerased := map[int]bool{}
+	for _, g := range cut.Unerased {
+		unerased[g] = true
+	}
 	onFlash := make([]bool, len(f.l2p))
 	for lba, u := range f.l2p {
 		if u != Unmapped {
 			before[lba] = f.seqOf(u)
 			if f.stageOf(u) == nil {
+				// (In a group whose erase did not start, nothing
+				// programmed since it was.)
 				pb, page := f.dev.Locate(int64(u))
-				onFlash[lba] = !unfinished[PageRef{pb, page}]
+				onFlash[lba] = !unfinished[PageRef{pb, page}] && !unerased[pb/f.np]
 			}
 		}
 	}
@@ -158,19 +191,10 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 		// GC stage may still name a group retired for a failed program).
 		s.n, s.host, s.group = 0, 0, -1
 	}
-	unerased := map[int]bool{}
-	for _, g := range cut.Unerased {
-		unerased[g] = true
-	}
-	restored := maps.Clone(unerased)
-	for _, ref := range append(cut.Unfinished, cut.Corrupted...) {
-		if restored[ref.Block/f.np] {
-			continue // the block holds its old data again
-		}
-		if err := f.dev.Corrupt(ref.Block, ref.Page); err != nil {
-			return rec, err
-		}
-	}
+	// The groups whose erase did not start hold their old data again;
+	// then the pages the cut left unfinished or destroyed (of the flash as
+	// it now is: those of a group unerased that were programmed before
+	// its erase) hold nothing.
 	for _, g := range cut.Unerased {
 		if !unerased[g] {
 			continue // listed twice
@@ -178,6 +202,13 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 		delete(unerased, g)
 		if err := f.unerase(int32(g)); err != nil {
 			return rec, err
+		}
+	}
+	for _, refs := range [][]PageRef{cut.Unfinished, cut.Corrupted} {
+		for _, ref := range refs {
+			if err := f.dev.Corrupt(ref.Block, ref.Page); err != nil {
+				return rec, err
+			}
 		}
 	}
 	for d := range f.clean {
@@ -191,6 +222,9 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 		f.npending -= len(f.pendingErase[d])
 		f.pendingErase[d] = f.pendingErase[d][:0]
 		f.pendingDep[d] = f.pendingDep[d][:0]
+	}
+	if rec.FreedGroups, err = f.freeUnstarted(cut.Unstarted); err != nil {
+		return rec, err
 	}
 	f.rebuild(&rec)
 	for g, h := range f.supersededIn {
@@ -259,6 +293,83 @@ func (f *FTL) PowerLoss(cut PowerCut) (Recovery, error) {
 	return rec, nil
 }
 
+// freeUnstarted puts back on its die's free list each group every page of
+// which, since its last erase that ran, is listed in unstarted (on every
+// plane): its cells are still erased, and no erase is counted (the one
+// that ran was). It is neither open nor parked any more. A group retired
+// (Retired) stays so. It returns how many groups it freed.
+func (f *FTL) freeUnstarted(unstarted []PageRef) (int64, error) {
+	pages := make(map[PageRef]bool, len(unstarted))
+	perBlock := map[int]int{}
+	for _, r := range unstarted {
+		if !pages[r] {
+			pages[r] = true
+			perBlock[r.Block]++
+		}
+	}
+	groups := map[int32]bool{}
+	for b := range perBlock {
+		groups[int32(b/f.np)] = true
+	}
+	var n int64
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		if f.bad[g] || f.isFailing(g) {
+			continue
+		}
+		all := true
+		for p := 0; p < f.np && all; p++ {
+			b := int(g)*f.np + p
+			wp := f.dev.WritePointer(b)
+			all = wp > 0 && perBlock[b] == wp
+		}
+		if !all {
+			continue
+		}
+		for p := 0; p < f.np; p++ {
+			if err := f.dev.Unprogram(int(g)*f.np + p); err != nil {
+				return n, err
+			}
+		}
+		if f.rev != nil {
+			f.revDrop(int(g))
+		}
+		d := f.dieOf(g)
+		if f.isSLC(g) {
+			f.slc[g] = false
+			f.slcCount[d]--
+		}
+		f.forgetGroup(d, g)
+		f.free[d] = append(f.free[d], g)
+		f.nfree++
+		n++
+	}
+	return n, nil
+}
+
+// forgetGroup makes group g of die d no stream's open or parked group,
+// nor that of a stage, with no half programmed word line, and not busy.
+func (f *FTL) forgetGroup(d int, g int32) {
+	for st := range f.open {
+		if f.open[st][d] == g {
+			f.open[st][d] = -1
+		}
+	}
+	if f.parked != nil && f.parked[d] == g {
+		f.parked[d] = -1
+	}
+	if f.host.group == g {
+		f.host.group = -1
+	}
+	if f.gc[d].group == g {
+		f.gc[d].group = -1
+	}
+	if f.wlOpen != nil && f.wlOpen[g] != 0 {
+		f.wlOpen[g] = 0
+		f.nwlOpen--
+	}
+	f.busy[g] = false
+}
+
 // unerase puts back what group g held before an erase that never ran:
 // its pages as they were (every unit invalid until the rebuild decides),
 // the group full again, not free, open or being cleaned.
@@ -286,20 +397,7 @@ func (f *FTL) unerase(g int32) error {
 		f.free[d] = slices.Delete(f.free[d], i, i+1)
 		f.nfree--
 	}
-	for st := range f.open {
-		if f.open[st][d] == g {
-			f.open[st][d] = -1
-		}
-	}
-	if f.parked != nil && f.parked[d] == g {
-		f.parked[d] = -1
-	}
-	if f.host.group == g {
-		f.host.group = -1
-	}
-	if f.gc[d].group == g {
-		f.gc[d].group = -1
-	}
+	f.forgetGroup(d, g)
 	if f.bad[g] {
 		// The erase went bad in the model, but it never ran: the group
 		// is good again (nand.Device.Restore clears the block's mark).
@@ -307,12 +405,7 @@ func (f *FTL) unerase(g int32) error {
 		f.nbadUsable--
 		f.cnt.GrownBadGroups--
 	}
-	f.busy[g] = false
 	f.closedAt[g] = f.seq
-	if f.wlOpen != nil && f.wlOpen[g] != 0 {
-		f.wlOpen[g] = 0
-		f.nwlOpen--
-	}
 	delete(f.erased, g)
 	return nil
 }

@@ -432,7 +432,7 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 			f.readOnly = true
 			return -1, fmt.Errorf("%w: die %d has no free group left after %d groups went bad", ErrReadOnly, d, f.cnt.GrownBadGroups+f.cnt.ProgramFailures)
 		}
-		return -1, fmt.Errorf("%w: die %d has no free group", ErrNoVictim, d)
+		return -1, f.noFreeGroup(d)
 	}
 	g := f.takeFree(d)
 	if f.slc != nil {
@@ -452,6 +452,24 @@ func (f *FTL) openGroup(st Stream, d int) (int32, error) {
 		}
 	}
 	return g, nil
+}
+
+// noFreeGroup is the error for die d having no free group to open. With
+// no group open for collection either and live data in every full group,
+// nothing can make one: there is nowhere to move the data to.
+func (f *FTL) noFreeGroup(d int) error {
+	full, least := 0, f.upg
+	for g := int32(d * f.gpd); g < int32((d+1)*f.gpd); g++ {
+		if f.candidate(g) {
+			full++
+			least = min(least, f.Valid(int(g)))
+		}
+	}
+	if f.open[GCStream][d] >= 0 || least == 0 {
+		return fmt.Errorf("%w: die %d has no free group", ErrNoVictim, d)
+	}
+	return fmt.Errorf("%w: die %d has no free group and no group open for collection to copy into: its %d full groups all hold live data (the least %d of %d units), so no victim can be cleaned to make room",
+		ErrNoVictim, d, full, least, f.upg)
 }
 
 // takeFree takes die d's least-worn free group (dynamic wear levelling);

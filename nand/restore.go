@@ -2,8 +2,8 @@ package nand
 
 import "fmt"
 
-// What a power cut leaves: pages it destroyed, erases it undid, and the
-// validity a rebuild decides anew.
+// What a power cut leaves: pages it destroyed, erases it undid, blocks it
+// left erased, and the validity a rebuild decides anew.
 
 // Corrupt makes page p of physical block pb unreadable, as a program cut
 // short by power loss leaves it (or its paired lower page): its units
@@ -73,6 +73,34 @@ func (d *Device) Restore(pb, wp int, slc bool, tags, seqs, data []uint32) error 
 		}
 	} else if d.erases[pb] > 0 {
 		d.erases[pb]--
+	}
+	return nil
+}
+
+// Unprogram rolls physical block pb back to erased, as a power cut leaves
+// a block none of whose programs since its last erase had started: its
+// cells are still erased. Its write pointer goes back to 0, its pages
+// lose their tags and validity, and its reads since that erase (which
+// could only follow the programs) are forgotten; that erase ran and was
+// counted when it was done, so no erase is counted. The block keeps its
+// mode (SetSLC).
+func (d *Device) Unprogram(pb int) error {
+	if pb < 0 || pb >= d.nblk {
+		return fmt.Errorf("%w: unprogram block %d", ErrRange, pb)
+	}
+	for page := 0; page < int(d.wp[pb]); page++ {
+		for s := 0; s < d.upp; s++ {
+			u := d.Unit(pb, page, s)
+			d.vbit[u>>6] &^= 1 << (u & 63)
+			if d.tags != nil {
+				d.tags[u] = NoTag
+			}
+		}
+	}
+	d.valid[pb] = 0
+	d.wp[pb] = 0
+	if d.reads != nil {
+		d.reads[pb] = 0
 	}
 	return nil
 }

@@ -62,29 +62,53 @@ func (m *machine) drawCut(t *rapid.T) ftl.PowerCut {
 		}
 		erasedLater[i] = op.Kind == ftl.OpProgram && gone[grp]
 	}
+	// With safe erase the erases the cut stops have not started: their
+	// groups hold again what they held before the first of them, and the
+	// programs decided after it into them never were (not listed).
+	unrun := map[int32]bool{}
+	if m.safe {
+		for _, op := range ops[at:] {
+			if op.Kind == ftl.OpErase {
+				unrun[op.Block/int32(g.PlanesPerDie)] = true
+			}
+		}
+	}
+	// wp and slc are what a block holds pages up to, and its mode, as
+	// the rebuild will find it.
+	wp := func(pb int) (int, bool) {
+		if unrun[int32(pb/g.PlanesPerDie)] {
+			w, slc, _ := m.f.KeptImage(pb / g.PlanesPerDie)
+			return w, slc
+		}
+		return m.dev.WritePointer(pb), m.dev.IsSLC(pb)
+	}
 	// The first program the cut stops may be under way: an upper page's
-	// then destroys the pages programmed before it on its word line. On a
+	// then destroys the pages programmed before it on its word line; the
+	// others had not started (their cells are still erased). On a
 	// one-shot part every program the cut stops loses the pages before it
 	// on its word line (they wait in the die's latches), and so do the
 	// word lines whose last page was never sent.
 	underWay := rapid.Bool().Draw(t, "under_way")
 	if m.oneShot {
 		for pb := 0; pb < g.Blocks(); pb++ {
-			if wp := m.dev.WritePointer(pb); wp%m.wlPages != 0 && wp != g.PagesPerBlock && !m.f.Retired(pb/g.PlanesPerDie) && !m.dev.IsSLC(pb) {
-				for q := wp - wp%m.wlPages; q < wp; q++ {
+			if w, slc := wp(pb); w%m.wlPages != 0 && w != g.PagesPerBlock && !m.f.Retired(pb/g.PlanesPerDie) && !slc {
+				for q := w - w%m.wlPages; q < w; q++ {
 					cut.Corrupted = append(cut.Corrupted, ftl.PageRef{Block: pb, Page: q})
 				}
 			}
 		}
 	}
+	erasing := map[int32]bool{} // groups past their first erase not started
 	for i, op := range ops[at:] {
-		if erasedLater[at+i] {
+		grp := op.Block / int32(g.PlanesPerDie)
+		if erasedLater[at+i] || (op.Kind == ftl.OpProgram && erasing[grp]) {
 			continue
 		}
+		started := false
 		if op.Kind == ftl.OpProgram && op.SLC {
-			underWay = false // a page a word line: it takes no other with it
+			started, underWay = underWay, false // a page a word line: it takes no other with it
 		} else if op.Kind == ftl.OpProgram && (underWay || m.oneShot) {
-			underWay = false
+			started, underWay = underWay, false
 			for q := int(op.Page) - int(op.Page)%m.wlPages; q < int(op.Page); q++ {
 				for p := 0; p < int(op.Planes); p++ {
 					cut.Corrupted = append(cut.Corrupted, ftl.PageRef{Block: int(op.Block) + p, Page: q})
@@ -96,14 +120,19 @@ func (m *machine) drawCut(t *rapid.T) ftl.PowerCut {
 			// Without safe erase a controller issues an erase at once:
 			// here it has run, before programs decided earlier (the
 			// hazard safe erase removes).
-			m.f.ForgetErased(int(op.Block) / g.PlanesPerDie)
+			m.f.ForgetErased(int(grp))
 			continue
 		case op.Kind == ftl.OpErase:
-			cut.Unerased = append(cut.Unerased, int(op.Block)/g.PlanesPerDie)
+			cut.Unerased = append(cut.Unerased, int(grp))
+			erasing[grp] = true
 			continue
 		}
 		for p := 0; p < int(op.Planes); p++ {
-			cut.Unfinished = append(cut.Unfinished, ftl.PageRef{Block: int(op.Block) + p, Page: int(op.Page)})
+			ref := ftl.PageRef{Block: int(op.Block) + p, Page: int(op.Page)}
+			cut.Unfinished = append(cut.Unfinished, ref)
+			if !started {
+				cut.Unstarted = append(cut.Unstarted, ref)
+			}
 		}
 	}
 	return cut
