@@ -17,6 +17,7 @@ const (
 // tiers.
 type docEntry struct {
 	doc  string   // the command as documented
+	page string   // the Markdown file the entry is for ("": every file showing the command; an entry for the page goes first)
 	swap []string // pairs: a piece of the command, and what the shortened form has instead
 	def  form     // what the default tier runs
 	long form     // what the long tier (FTLSIM_LONG=1) runs
@@ -159,6 +160,9 @@ var docCommands = []docEntry{
 		why: "the snapshot's drive (at full size: cli TestStateBP4FullSize)"},
 
 	// docs/studies.md and examples/sweeps/README.md
+	{doc: "ftlsim sweep examples/sweeps/nvme-queues.yaml --out=results/nvme-queues", page: "examples/sweeps/README.md",
+		swap: []string{"ftlsim sweep examples/sweeps/nvme-queues.yaml", nvmeQueuesShort + " && ftlsim sweep nvme-queues.yaml"},
+		def:  short, long: short, why: "16 points on a 64 GiB drive; the long tier runs the same study from docs/studies.md"},
 	{doc: "ftlsim sweep examples/sweeps/op-dies.yaml --out=results/op-dies",
 		swap: []string{"ftlsim sweep examples/sweeps/op-dies.yaml", opDiesShort + " && ftlsim sweep op-dies.yaml"}, def: short, long: short,
 		why: "24 points of 2,000 s on 64 GiB: five and a half minutes at -j 2"},

@@ -350,7 +350,7 @@ func plan(t *testing.T, p page, c docCommand, bin string) docRun {
 	t.Helper()
 	doc := collapse(c.text)
 	r := docRun{where: fmt.Sprintf("%s:%d", p.path, c.line), doc: doc, run: doc}
-	if i := slices.IndexFunc(docCommands, func(e docEntry) bool { return collapse(e.doc) == doc }); i >= 0 {
+	if i := slices.IndexFunc(docCommands, func(e docEntry) bool { return collapse(e.doc) == doc && (e.page == "" || e.page == p.path) }); i >= 0 {
 		e := docCommands[i]
 		r.entry, r.exit, r.fio = e.doc, e.exit, e.fio
 		require.Zero(t, len(e.swap)%2, "docCommands %q: swap holds pairs", e.doc)
