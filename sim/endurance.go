@@ -16,7 +16,7 @@ type EnduranceRound struct {
 	// round's write pass and its added wear.
 	LifeUsed float64 `json:"life_used"`
 	// HostBytes is the host bytes written so far: simulated, plus those
-	// the added wear stands for (at the write pass's amplification);
+	// the added wear stands for (at the round's write amplification, WA);
 	// SimulatedHostBytes the simulated part.
 	HostBytes          int64 `json:"host_bytes"`
 	SimulatedHostBytes int64 `json:"simulated_host_bytes"`
