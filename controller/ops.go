@@ -125,10 +125,19 @@ func (c *Controller) stripedProgram(op *ftl.Op, at int64) int64 {
 
 // bookHostRead books a read the host (or read-ahead, or a read-modify-
 // write) waits for, from at: with read suspension (suspend) it may
-// interrupt a program or erase in progress on its die.
+// interrupt a program or erase in progress on its die; with
+// Firmware.ReadPriority a host or read-ahead read that does not suspend
+// goes before the die's queued work.
 func (c *Controller) bookHostRead(op *ftl.Op, at int64, suspend bool) int64 {
 	n := int(op.Units) * int(c.slot)
+	first := c.cfg.Firmware.ReadPriority && !suspend && (op.Cause == ftl.CauseHost || op.Cause == ftl.CauseReadAhead)
 	switch {
+	case op.Kind == ftl.OpTransfer && first:
+		return c.tl.OutputFirst(int(op.Die), n, at)
+	case first && op.SLC:
+		return c.tl.ReadSLCFirst(int(op.Die), 1, n, at)
+	case first:
+		return c.tl.ReadPageFirst(int(op.Die), int(op.Page), 1, n, at)
 	case op.Kind == ftl.OpTransfer && suspend:
 		return c.tl.OutputSuspending(int(op.Die), n, at)
 	case op.Kind == ftl.OpTransfer:
