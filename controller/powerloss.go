@@ -193,8 +193,10 @@ func (c *Controller) PowerLoss(at int64) (PowerLossReport, error) {
 		}
 		if f.kind == ftl.OpErase {
 			if f.start >= at {
-				cut.Unerased = append(cut.Unerased, grp)
-				unrun[grp] = true
+				if !unrun[grp] { // once: a later unrun erase of it changes nothing
+					cut.Unerased = append(cut.Unerased, grp)
+					unrun[grp] = true
+				}
 			} else {
 				c.ftl.ForgetErased(grp) // under way: erased enough
 			}
