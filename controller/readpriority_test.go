@@ -70,3 +70,34 @@ func TestSequentialReadAfterWritePassReachesBound(t *testing.T) {
 		})
 	}
 }
+
+// Read-ahead prefetches whole flash pages: a sequential stream of
+// requests smaller than a page senses each page once (an array read a
+// page, the rest of it moved out of the page register), whatever the
+// request size.
+func TestReadAheadSensesEachPageOnce(t *testing.T) {
+	for _, bs := range []string{"512", "4k", "8k", "64k"} {
+		t.Run(bs, func(t *testing.T) {
+			cfg, err := controller.Preset("m4-256")
+			require.NoError(t, err)
+			cfg = cfg.Resized(32<<30, cfg.OPPercent)
+			d, err := controller.New(cfg)
+			require.NoError(t, err)
+			e := sim.New(d)
+			e.SecureErase()
+			const size = 16 << 20
+			runJob(t, e, map[string]string{"rw": "write", "bs": "128k", "size": "16m"})
+			require.NoError(t, e.Idle(1e9)) // everything on flash
+			c0 := d.Counters()
+			runJob(t, e, map[string]string{"rw": "read", "bs": bs, "size": "16m"})
+			c1 := d.Counters()
+			var sensed int64
+			for i := range c1.Flash {
+				sensed += c1.Flash[i].ReadPages - c0.Flash[i].ReadPages
+			}
+			pages := int64(size / d.Config().NAND.Geometry.PageBytes)
+			require.GreaterOrEqual(t, sensed, pages, "array reads")
+			require.LessOrEqual(t, sensed, pages+2, "array reads")
+		})
+	}
+}
