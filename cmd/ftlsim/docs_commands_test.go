@@ -138,8 +138,8 @@ var docCommands = []docEntry{
 		def:  short, long: short, why: "a 30-minute torture of 256 GB; the long tier runs it shortened too, to keep CI within its time"},
 	{doc: "ftlsim scenario sustained-write --drive=atlas-240 --fill=80 --idle=10m",
 		swap: []string{"--drive=atlas-240", "--drive=atlas-240" + cap16}, def: short, long: full, why: "writes 240 GB"},
-	{doc: "ftlsim review --drive=m4-64 --quick --endurance --out=review-m4 # about 20 s on two cores", def: skip, long: full,
-		why: reviewSkip},
+	{doc: "ftlsim review --drive=m4-64 --quick --endurance --out=review-m4 # about 20 s on two cores", def: skip, long: skip,
+		why: reviewSkip + "; the long tier runs the README's review, and report's TestQuickReviewEndurance the endurance section (to keep CI within its time)"},
 	{doc: "go run ./cmd/ftlsim review --drive=bp4-240,m4-256,atlas-240 --quick --jobs=2 --endurance --out=examples/review-quick",
 		def: skip, long: skip,
 		why: reviewSkip + "; three drives take 3 min 30 s (the long tier runs the README's and docs/scenarios.md's other reviews)"},
@@ -186,8 +186,8 @@ var docCommands = []docEntry{
 		swap: []string{"ftlsim sweep examples/sweeps/fdp-tenants.yaml", fdpTenantsShort + " && ftlsim sweep fdp-tenants.yaml"}, def: short, long: short,
 		why: "12 points of a 64 GiB fill and 400 s of writes: ten minutes at -j 1"},
 	// docs/drives.md
-	{doc: "go run ./examples/znstax # 64 GiB of flash: a few minutes", def: skip, long: full,
-		why: "five drives, three drive writes each, on 64 GiB: the quicker form documented beside it runs, and examples/znstax TestCompare checks its figures"},
+	{doc: "go run ./examples/znstax # 64 GiB of flash: a few minutes", def: skip, long: skip,
+		why: "five drives, three drive writes each, on 64 GiB: the quicker form documented beside it runs, and examples/znstax TestCompare checks its figures (to keep CI within its time)"},
 	// examples/sweeps/README.md
 	{doc: "ftlsim sweep examples/sweeps/zones.yaml --out=results/zones",
 		swap: []string{"ftlsim sweep examples/sweeps/zones.yaml", zonesShort + " && ftlsim sweep zones.yaml"}, def: short, long: short,
