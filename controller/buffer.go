@@ -46,6 +46,22 @@ func (b *writeBuffer) release(die int, at, n int64) {
 	b.pending++
 }
 
+// delay moves die's releases due after t later by d: the programs they
+// wait for start later, after a read sent before them
+// (Firmware.ReadPriority).
+func (b *writeBuffer) delay(die int, t, d int64) {
+	q := &b.queued[die]
+	if q.head == len(q.q) || q.q[len(q.q)-1].at <= t {
+		return
+	}
+	for i := q.head; i < len(q.q); i++ {
+		if q.q[i].at > t {
+			q.q[i].at += d
+		}
+	}
+	b.first.Set(die, q.q[q.head].at)
+}
+
 // pop takes the earliest release (of several due at once, the lowest
 // die's); there must be one.
 func (b *writeBuffer) pop() release {

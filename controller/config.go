@@ -144,6 +144,13 @@ type Firmware struct {
 	// finish, so that reads that keep a die busy cannot hold its writes
 	// back for ever. 0: no limit.
 	SuspendLimit int `yaml:"suspend_limit,omitempty" layer:"firmware" unit:"reads" range:"0..1000000" default:"0: no limit" doc:"most host reads in a row that may suspend a die's work"`
+	// ReadPriority makes the firmware send a die's host and read-ahead
+	// reads before the programs and erases it has queued for the die and
+	// not started: a read waits for the operation in progress (or, with
+	// ReadSuspend, suspends it), not for the whole queue a write buffer
+	// of acknowledged data leaves behind, which starts later by the
+	// read's time. SuspendLimit bounds the reads in a row that go first.
+	ReadPriority bool `yaml:"read_priority,omitempty" layer:"firmware" doc:"a die's host and read-ahead reads go before its queued programs and erases"`
 	// ReadAhead is how far the firmware reads ahead of a sequential read
 	// stream into its buffer; 0 turns read-ahead off.
 	ReadAhead Size `yaml:"read_ahead,omitempty" layer:"firmware" unit:"bytes" range:"0..64MiB" default:"0: off" doc:"how far the firmware reads ahead of a sequential stream"`

@@ -98,6 +98,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c := &Controller{cfg: cfg, dev: dev, tl: nand.NewTimeline(cfg.NAND)}
 	c.tl.SetSuspendLimit(cfg.Firmware.SuspendLimit)
+	c.tl.SetReadFirst(cfg.Firmware.ReadPriority)
 	c.newLinks(0)
 	c.dies = cfg.NAND.Geometry.Dies()
 	fc.RecordOps = true

@@ -125,9 +125,15 @@ func (c *Controller) stripedProgram(op *ftl.Op, at int64) int64 {
 
 // bookHostRead books a read the host (or read-ahead, or a read-modify-
 // write) waits for, from at: with read suspension (suspend) it may
-// interrupt a program or erase in progress on its die.
+// interrupt a program or erase in progress on its die; with
+// Firmware.ReadPriority a host or read-ahead read that does not suspend
+// goes before the die's queued work.
 func (c *Controller) bookHostRead(op *ftl.Op, at int64, suspend bool) int64 {
 	n := int(op.Units) * int(c.slot)
+	first := c.cfg.Firmware.ReadPriority && !suspend && (op.Cause == ftl.CauseHost || op.Cause == ftl.CauseReadAhead)
+	if first {
+		return c.readFirst(op, n, at)
+	}
 	switch {
 	case op.Kind == ftl.OpTransfer && suspend:
 		return c.tl.OutputSuspending(int(op.Die), n, at)
@@ -140,6 +146,29 @@ func (c *Controller) bookHostRead(op *ftl.Op, at int64, suspend bool) int64 {
 	default:
 		return c.readPage(op, 1, n, at)
 	}
+}
+
+// readFirst books a host or read-ahead read of n bytes of op's page that
+// goes before the work queued on its die (Firmware.ReadPriority) and
+// returns when its data is out: the programs it went before end later by
+// its time, and so do the releases of the write buffer they hold.
+func (c *Controller) readFirst(op *ftl.Op, n int, at int64) int64 {
+	die := int(op.Die)
+	before := c.tl.DieFree(die)
+	var done int64
+	switch {
+	case op.Kind == ftl.OpTransfer:
+		done = c.tl.OutputFirst(die, n, at)
+	case op.SLC:
+		done = c.tl.ReadSLCFirst(die, 1, n, at)
+	default:
+		done = c.tl.ReadPageFirst(die, int(op.Page), 1, n, at)
+	}
+	if after := c.tl.DieFree(die); done < after {
+		d := after - before
+		c.buf.delay(die, done-d, d)
+	}
+	return done
 }
 
 // readPage books the array read of op's page (in its block's mode) on

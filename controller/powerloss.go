@@ -344,6 +344,7 @@ func (c *Controller) powerUp(t int64) {
 	cfg := c.cfg
 	c.tl = nand.NewTimeline(cfg.NAND)
 	c.tl.SetSuspendLimit(cfg.Firmware.SuspendLimit)
+	c.tl.SetReadFirst(cfg.Firmware.ReadPriority)
 	c.tl.Advance(t)
 	c.newLinks(t)
 	c.fwFree = t

@@ -10,9 +10,9 @@ import (
 func (c *Controller) read(fw int64, r blockio.Request) (int64, error) {
 	c.cnt.HostReadBytes += r.Length
 	var firstReady, ready, failed int64
-	if e, ok := c.ra.hit(r); ok {
+	if at, ok := c.ra.hit(r); ok {
 		// Served from read-ahead: counted as read, no flash work.
-		firstReady, ready = max(fw, e.ready), max(fw, e.ready)
+		firstReady, ready = max(fw, at), max(fw, at)
 		c.ftl.CountHostRead((r.Offset+r.Length-1)/c.unit - r.Offset/c.unit + 1)
 	} else {
 		var err error

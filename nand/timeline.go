@@ -152,6 +152,9 @@ type Timeline struct {
 	// page's data: once the page before has moved into the data register
 	// and its array program has begun. nil without it.
 	regFree []int64
+	// ops remembers when each die's queued operations end, for reads
+	// sent before them (SetReadFirst); nil: off.
+	ops *opEnds
 	// early finds the die whose queued work ends first (EarliestDie).
 	early earliest
 	// now is the latest time Advance was told: no booking starts before
@@ -222,6 +225,9 @@ func (tl *Timeline) transferNs(n int) int64 { return tl.bus.transferNs(n) }
 // program's next data waits for it too.
 func (tl *Timeline) settle(die int, done int64) {
 	tl.dieFree[die] = done
+	if tl.ops != nil {
+		tl.ops.push(die, done)
+	}
 	tl.early.touch(die)
 	if tl.regFree != nil {
 		tl.regFree[die] = done
@@ -237,6 +243,9 @@ func (tl *Timeline) Reset() {
 	clear(tl.dieBusy)
 	clear(tl.suspends)
 	clear(tl.regFree)
+	if tl.ops != nil {
+		tl.ops.reset()
+	}
 	for _, c := range tl.chans {
 		c.Reset()
 	}
@@ -251,8 +260,12 @@ func (tl *Timeline) Advance(now int64) { tl.now = max(tl.now, now) }
 
 // MemoryBytes is the memory held by the timeline.
 func (tl *Timeline) MemoryBytes() int64 {
-	return int64(len(tl.chans))*ringSize*2 + int64(len(tl.dieFree))*16 + int64(len(tl.regFree))*8 +
+	m := int64(len(tl.chans))*ringSize*2 + int64(len(tl.dieFree))*16 + int64(len(tl.regFree))*8 +
 		int64(len(tl.dieFree))*(2*8+4+1)
+	if tl.ops != nil {
+		m += int64(len(tl.ops.end))*8 + int64(len(tl.ops.head))*8
+	}
+	return m
 }
 
 // ChannelOf returns the channel of die d.
@@ -479,6 +492,9 @@ func (tl *Timeline) cacheProgram(die, c int, tProg, p, bus, at int64) int64 {
 	tl.dieBusy[die] += done - max(start, prev)
 	tl.regFree[die] = arr
 	tl.dieFree[die] = done
+	if tl.ops != nil {
+		tl.ops.push(die, done)
+	}
 	tl.early.touch(die)
 	return done
 }
