@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ftlsim/ftlsim/controller"
+	"github.com/ftlsim/ftlsim/internal/testtier"
 	"github.com/ftlsim/ftlsim/sim"
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -24,7 +25,11 @@ import (
 // come back erased and free (PowerLossReport.FreedGroups), and the drive
 // takes writes again after the mount (the job runs on past the cut).
 func TestSafeEraseOrderKeepsFlushedData(t *testing.T) {
-	for _, cut := range []string{"700ms", "1300ms", "2100ms"} {
+	cuts := []string{"2100ms"} // the cut that once left a die no room to collect
+	if testtier.IsLong() {
+		cuts = []string{"700ms", "1300ms", "2100ms"}
+	}
+	for _, cut := range cuts {
 		t.Run(cut, func(t *testing.T) {
 			d := smallDrive(t, func(c *controller.Config) {
 				c.NAND.Geometry.Channels, c.NAND.Geometry.TargetsPerChannel, c.NAND.Geometry.DiesPerTarget = 4, 1, 2
