@@ -215,6 +215,38 @@ var ledgerEntries = []ledgerEntry{
 	{line: "bp4", drive: "bp4-240", figure: "consistency: steady-state median, refit after the safe-erase change",
 		target: "2,500-5,000 IOPS (the BP4's fitted range)", before: "2,424 (WA 5.04) with `gc_streams` 3, the value fitted before the change",
 		fitted: []fit{{gcStreams, "4"}}, after: "3,744 (WA 4.60)"},
+	// The Atlas 480 GB's consistency (calibration.md), predicted with the
+	// SF-2281 lines' 40 us estimate of a mapping-cache miss's firmware
+	// time, then that value fitted to it (mushkin-atlas.yaml).
+	{line: "mushkin-atlas", drive: "atlas-480", figure: "consistency: steady-state median",
+		target: "around 5,000 IOPS (AnandTech), the 240 GB's consistency great", before: "10,288 (WA 9.67; atlas-240 7,849) with `map_miss_ns` 40000, an estimate",
+		fitted: []fit{{mapMiss, "200000"}}, now: consistencyMedian("atlas-480", false), unfitted: consistencyMedian("atlas-480", true)},
+}
+
+// fittedTo reports whether a ledger figure of drive's procedure (a
+// figure's name starts with it) had values fitted to it.
+func fittedTo(drive, procedure string) bool {
+	for _, e := range ledgerEntries {
+		if e.drive == drive && len(e.fitted) > 0 && strings.HasPrefix(e.figure, procedure+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// consistencyMedian reads a drive's consistency steady-state median
+// (unfitted: of its run with the line's fitted values at their defaults).
+func consistencyMedian(drive string, unfitted bool) func(results) (string, bool) {
+	return func(r results) (string, bool) {
+		if unfitted {
+			r = r.unfitted()
+		}
+		f := r.get(drive, consistency)
+		if f == nil {
+			return "", false
+		}
+		return fmt.Sprintf("%.0f", f.Consistency.SteadyMedian), true
+	}
 }
 
 // ledger writes the ledger's section.

@@ -41,6 +41,7 @@ var (
 	writeCommand  = fw(func(f *controller.Firmware) any { return &f.WriteCommandNs })
 	datapathWrite = fw(func(f *controller.Firmware) any { return &f.DatapathWriteMBps })
 	stripeWork    = fw(func(f *controller.Firmware) any { return &f.StripeNs })
+	mapMiss       = fw(func(f *controller.Firmware) any { return &f.MapMissNs })
 )
 
 // firmwareField is the row of the firmware field named param.

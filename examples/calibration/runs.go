@@ -103,7 +103,7 @@ func planRuns(quick bool, only map[string]bool) []spec {
 	}
 	// The fitted targets again, unfitted: what the model predicts before
 	// fitting (the ledger's column).
-	for _, s := range []spec{{"bp4-240", consistency, true}, {"bp4-240", hdTach, true}, {"bp3-256", consistency, true}, {"atlas-240", trimValidation, true}} {
+	for _, s := range []spec{{"bp4-240", consistency, true}, {"bp4-240", hdTach, true}, {"bp3-256", consistency, true}, {"atlas-240", trimValidation, true}, {"atlas-480", consistency, true}} {
 		addUnfitted(s.drive, s.kind)
 	}
 	return p

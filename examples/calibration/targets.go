@@ -67,6 +67,7 @@ func targets() []target {
 	cl, ch := within25(189.2)
 	dl, dh := within25(35.2)
 	tl, th := within25(106.6)
+	al, ah := within25(5000)
 	return []target{
 		{"bp4", []string{gcStreams}, "consistency, bp4-240: steady-state median", "baseline about 2,500-5,000 IOPS", 2500, 5000, "IOPS", figure("bp4-240", consistency, median)},
 		{"bp4", []string{gcStreams}, "HD Tach after 60 min torture, bp4-240: mean over the first 10 GB", "starts near 20 MB/s", 0, 40, "MB/s", figure("bp4-240", hdTach, func(f *figures) float64 { return f.First10GB })},
@@ -76,6 +77,7 @@ func targets() []target {
 		{"bp3", []string{gcPacePercent, gcRestoreTo}, "consistency, bp3-256: longest run of seconds at 0 IOPS", "10-20 consecutive seconds", 10, 20, "s", figure("bp3-256", consistency, stall)},
 		{"mushkin-atlas", []string{compressOut}, "TRIM validation, atlas-240: clean", "189.2 MB/s", cl, ch, "MB/s", figure("atlas-240", trimValidation, func(f *figures) float64 { return f.Clean })},
 		{"mushkin-atlas", []string{trimBacklog}, "TRIM validation, atlas-240: after TRIM", "106.6 MB/s", tl, th, "MB/s", figure("atlas-240", trimValidation, func(f *figures) float64 { return f.AfterTrim })},
+		{"mushkin-atlas", []string{mapMiss}, "consistency, atlas-480: steady-state median", "around 5,000 IOPS", al, ah, "IOPS", figure("atlas-480", consistency, median)},
 		// Validations: figures no parameter was fitted to.
 		{"bp4-msata", nil, "consistency, bp4-msata-240: steady-state median", "the same baseline as the 2.5\" (2,500-5,000 IOPS)", 2500, 5000, "IOPS", figure("bp4-msata-240", consistency, median)},
 		{"bp4", nil, "consistency, bp4-240: median with 25 % spare over without", "improves markedly", 1.5, inf, "ratio", gain("bp4-240")},
