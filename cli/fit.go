@@ -40,7 +40,7 @@ func fitCmd(args []string, stdout, stderr io.Writer, set settings) error {
 	drive := fs.String("drive", "", "the base drive: a preset or a description file (default: the targets file's drive)")
 	out := fs.String("out", "fit", "folder for fitted.yaml, fit.md and the journal")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "drives run at once")
-	evals := fs.Int("evaluations", 0, "most evaluations of each search (default 30 per parameter, at least 60)")
+	evals := fs.Int("evaluations", 0, "most evaluations of each search (default 30 per parameter it moves, at least 60)")
 	seed := fs.Uint64("seed", 1, "seed of the search")
 	loo := fs.Bool("leave_one_out", false, "refit without each target and report its prediction error")
 	resume := fs.Bool("resume", false, "continue an interrupted fit from DIR/journal.jsonl")

@@ -78,8 +78,9 @@ func TestSameFilesAsRun(t *testing.T) {
 	require.NoError(t, err)
 	drive := filepath.Join(dir, "drive.yaml")
 	require.NoError(t, os.WriteFile(drive, b, 0o644))
-	t.Setenv("CONSIST_TIME", "5")
-	measure(t, drive, dir, "consistency")
+	env := smallKit()
+	env["CONSIST_TIME"] = "5"
+	measure(t, drive, dir, env, "consistency")
 	ts, err := fit.LoadFio(dir)
 	require.NoError(t, err)
 	figs, err := ts.Procedures["consistency.json"].Run(context.Background(), cfg)

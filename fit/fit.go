@@ -24,8 +24,10 @@ type Options struct {
 	Targets *Targets
 	// Seed seeds the search: the same inputs and seed give the same fit.
 	Seed uint64
-	// MaxEvaluations bounds each search (default 30 per parameter, at
-	// least 60); LeaveOneOut's refits take as many each.
+	// MaxEvaluations bounds each search (default 30 per parameter the
+	// search moves, at least 60: the parameters that move no figure at
+	// the start are not searched, and cost it nothing); LeaveOneOut's
+	// refits take as many each.
 	MaxEvaluations int
 	// Jobs is how many drives run at once (default GOMAXPROCS).
 	Jobs int
@@ -112,9 +114,6 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	}
 	if o.Jobs <= 0 {
 		o.Jobs = runtime.GOMAXPROCS(0)
-	}
-	if o.MaxEvaluations <= 0 {
-		o.MaxEvaluations = max(60, 30*len(params))
 	}
 	fp, err := fingerprint(o.Base, params, o.Targets, !o.PrepareEach)
 	if err != nil {
@@ -413,8 +412,13 @@ func (st *stage) minimize(name string, free []int, x0, w []float64, consider fun
 	}
 	// Nelder-Mead from a simplex a fifth of each range wide; it stops
 	// when the best error is below 0.05 % (Status), when it has not fallen
-	// by 1e-4 in 10 iterations per parameter, or after MaxEvaluations.
-	settings := &optimize.Settings{FuncEvaluations: st.o.MaxEvaluations,
+	// by 1e-4 in 10 iterations per parameter, or after MaxEvaluations (by
+	// default 30 per parameter it moves, at least 60).
+	budget := st.o.MaxEvaluations
+	if budget <= 0 {
+		budget = max(60, 30*len(free))
+	}
+	settings := &optimize.Settings{FuncEvaluations: budget,
 		Converger: &optimize.FunctionConverge{Absolute: 1e-4, Iterations: 10 * len(free)}}
 	_, err := optimize.Minimize(prob, u0, settings, method)
 	if cerr := st.ev.ctx.Err(); cerr != nil {
