@@ -44,7 +44,7 @@ const (
 // lengths, the number of points.
 var docCommands = []docEntry{
 	// README.md
-	{doc: "go test ./... # all tests, default tier (about 3 minutes on two idle cores)", def: skip, long: skip,
+	{doc: "go test ./... # all tests, default tier (about 4 minutes on two idle cores)", def: skip, long: skip,
 		why: "the test suite itself"},
 	{doc: "go run ./cmd/ftlsim --drive=bp4-240 --precondition=fill --rw=randwrite --bs=4k --iodepth=32 --runtime=60 --time_based",
 		swap: []string{"--drive=bp4-240", "--drive=bp4-240" + cap16, "--runtime=60", "--runtime=2"}, def: short, long: full,
