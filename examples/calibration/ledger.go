@@ -241,11 +241,8 @@ func consistencyMedian(drive string, unfitted bool) func(results) (string, bool)
 		if unfitted {
 			r = r.unfitted()
 		}
-		f := r.get(drive, consistency)
-		if f == nil {
-			return "", false
-		}
-		return fmt.Sprintf("%.0f", f.Consistency.SteadyMedian), true
+		v, ok := figure(drive, consistency, median)(r)
+		return fmt.Sprintf("%.0f", v), ok
 	}
 }
 
