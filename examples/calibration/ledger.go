@@ -157,8 +157,9 @@ var (
 	g2Fits = []fit{{readCommand, "28600"}, {writeCommand, "133900"}, {datapathWrite, "76"}}
 )
 
-// ledgerEntries are the figures added with the X25-M (issue 22), in the
-// order they were added. The "before" figures of the four corners were
+// ledgerEntries are the figures added since the X25-M presets (issue
+// 22): the X25-M lines', the m4 line's capacity scaling, the BP4's refit
+// and the Atlas 480 GB's consistency, in the order they were added. The "before" figures of the four corners were
 // measured with the firmware estimates alone, 5 s a corner without the
 // ramp-up the table has used since (it lowers the random corners of a
 // drive with a mapping cache by a few percent).
@@ -249,7 +250,7 @@ func consistencyMedian(drive string, unfitted bool) func(results) (string, bool)
 // ledger writes the ledger's section.
 func ledger(b *bytes.Buffer, r results) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	p("\n## The prediction ledger: figures added with the X25-M\n\n")
+	p("\n## The prediction ledger: figures added since the X25-M presets, each predicted before any fit\n\n")
 	p("Each figure's prediction was recorded before anything was fitted to it. *Fitted* names the firmware values fitted to it (none: it is a prediction, and nothing was fitted to it). *After* is what the model gives with the fits: for the four corners as `examples/fourcorners` measured it when the fit was made (5 s a corner; `TestFourCornersMatchSpecSheets` holds them within 15 %% of the spec), for the desktop suite and the random writes as this program's runs measure it now. *Unfitted now* is the same run with the line's fitted values at their defaults. The four corners were predicted with the firmware estimates alone; the suite and the random writes are predictions of the fitted model (nothing was fitted to them), so their \"before\" is the model with the estimates alone, before the corners were fitted.\n\n")
 	p("| drive | figure | target | predicted before fitting | fitted | after | unfitted now |\n|---|---|---|---|---|---|---|\n")
 	for _, e := range ledgerEntries {

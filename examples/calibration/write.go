@@ -28,7 +28,10 @@ func write(o options, res results, w io.Writer) error {
 		if all[i].Drive != all[j].Drive {
 			return all[i].Drive < all[j].Drive
 		}
-		return all[i].Kind < all[j].Kind
+		if all[i].Kind != all[j].Kind {
+			return all[i].Kind < all[j].Kind
+		}
+		return !all[i].Unfitted && all[j].Unfitted // a drive's fitted run before its unfitted one
 	})
 	js, err := json.MarshalIndent(all, "", " ")
 	if err != nil {
