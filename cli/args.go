@@ -18,29 +18,33 @@ import (
 
 // options is the parsed command line of a job run.
 type options struct {
-	job          *workload.Job
-	given        map[string]string // job options as given, for fio's "job options"
-	named        map[string]bool   // every option given on the command line, by name
-	drive        string
-	driveGiven   bool // --drive was given (a zoned job file without it runs on the default zoned preset)
-	capacity     string
-	op           string
-	gc           string
-	precondition workload.Precondition
-	format       string
-	output       string
-	iopsLog      string
-	bwLog        string
-	latLog       string
-	logAvgMsec   int64
-	logOffset    bool // log_offset: per-I/O log lines carry the offset
-	seedGiven    bool // scenario: --randseed was given
-	trackData    bool // a job verifies: the drive keeps each unit's data token
-	histLog      string
-	logHistMsec  int64
-	deviceLog    string
-	intervalMsec int64
-	maxMemory    string // --max_memory; "": FTLSIM_MAX_MEMORY or the machine's (memoryLimit)
+	job        *workload.Job
+	given      map[string]string // job options as given, for fio's "job options"
+	named      map[string]bool   // every option given on the command line, by name
+	drive      string
+	driveGiven bool // --drive was given (a zoned job file without it runs on the default zoned preset)
+	capacity   string
+	// lbaFormat is the namespace's LBA format (--lba_format, or the one a
+	// job file's block sizes name).
+	lbaFormat      workload.LBAFormat
+	lbaFormatGiven bool
+	op             string
+	gc             string
+	precondition   workload.Precondition
+	format         string
+	output         string
+	iopsLog        string
+	bwLog          string
+	latLog         string
+	logAvgMsec     int64
+	logOffset      bool // log_offset: per-I/O log lines carry the offset
+	seedGiven      bool // scenario: --randseed was given
+	trackData      bool // a job verifies: the drive keeps each unit's data token
+	histLog        string
+	logHistMsec    int64
+	deviceLog      string
+	intervalMsec   int64
+	maxMemory      string // --max_memory; "": FTLSIM_MAX_MEMORY or the machine's (memoryLimit)
 	// preconditionGiven: --precondition was on the command line (a
 	// --load_state run checks it against the file's).
 	preconditionGiven bool

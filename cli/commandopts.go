@@ -66,6 +66,11 @@ var commandSetters = map[string]setter{
 	"log_avg_msec":    millis(func(o *options) *int64 { return &o.logAvgMsec }, 0),
 	"log_hist_msec":   millis(func(o *options) *int64 { return &o.logHistMsec }, 1),
 	"device_log_msec": millis(func(o *options) *int64 { return &o.intervalMsec }, 1),
+	"lba_format": func(o *options, _, v string) (err error) {
+		o.lbaFormat, err = workload.ParseLBAFormat(v)
+		o.lbaFormatGiven = err == nil
+		return err
+	},
 	"numjobs": func(o *options, _, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 64 {

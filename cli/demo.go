@@ -346,6 +346,8 @@ Drive options:
   --capacity=SIZE      user-visible capacity, e.g. 240GB or 256GiB
   --op=PERCENT         spare area as a percentage of user capacity
   --gc=POLICY          greedy, fifo, cost-benefit, random, d-choices:D
+  --lba_format=DATA[+META]  the namespace's LBA format: 512 or 4096 data bytes a block, +8, 16, 64 or 128
+                       of metadata interleaved (extended LBAs: the job's offsets and bs count it; docs/fio.md)
   --precondition=none|fill|torture[:TIME]|season   run before the job (after a secure erase)
   --faults=KEY=V,...   read errors and wear-out: on, wear=SHARE, age=TIME (e.g. 180d, 1y), rber_scale=X,
                        grown_bad_permille=N, bad_block_permille=N, read_reclaim=N, ecc_bits=N (see README)

@@ -32,6 +32,13 @@ var documentedInvocations = map[string]struct {
 	"sprandom.fio":      {env: map[string]string{"FIO_BS": "4096"}},
 }
 
+// The outcomes of a file that runs to its end with an error fio too
+// gives it.
+const (
+	runsVerifyFails    = "runs, verify finds blocks the file's other jobs overwrote (as fio's)"
+	runsSomeNotStarted = "runs, without the jobs whose offset is past the end of the drive (as fio's)"
+)
+
 // TestFioExamples runs every *.fio file in $FTLSIM_FIO_EXAMPLES as a user
 // would, ftlsim run FILE with no other option (the default drive, or the
 // default zoned preset for zoned jobs), each job capped at 2 simulated
@@ -42,8 +49,11 @@ var documentedInvocations = map[string]struct {
 // it logs the table of outcomes. Files whose comments give the command
 // line to run them with (documentedInvocations: their other sections
 // need environment variables, which fio too refuses empty) are run as
-// given too; of fio's 107, at least 101 must run, so or as-is (issue
-// 24). Skipped when the variable is unset.
+// given too, and counted apart. A file counts as run when it runs to its
+// end, with fio's own outcome where fio too ends it with an error (jobs
+// sharing a file that verify each other's blocks; jobs past the end of
+// the device not started); of fio's 107, at least 101 must run as-is
+// (issue 24). Skipped when the variable is unset.
 func TestFioExamples(t *testing.T) {
 	dir := os.Getenv(fioExamplesEnv)
 	if dir == "" {
@@ -67,9 +77,17 @@ func TestFioExamples(t *testing.T) {
 			outcomes["runs"] = append(outcomes["runs"], name)
 		case code == exitError && strings.Contains(msg, "verify failed"):
 			// The run completed, and its verify phase found blocks that
-			// another job of the file had overwritten (they share the
-			// drive, as jobs on one device do).
-			outcomes["runs, verify finds blocks other jobs overwrote"] = append(outcomes["runs, verify finds blocks other jobs overwrote"], name+": "+msg)
+			// another job of the file had overwritten: they share one
+			// file, as e4defrag.fio's and e4defrag2.fio's numjobs=4
+			// clones do, and fio 3.33 run on those sections reports
+			// "verify: bad header" for them too (docs/fio.md).
+			outcomes[runsVerifyFails] = append(outcomes[runsVerifyFails], name+": "+msg)
+		case code == exitError && strings.Contains(msg, "jobs did not start"):
+			// The run completed without the jobs whose offset is past the
+			// end of the drive, as fio runs a file on a block device too
+			// small for some of its jobs (cross-stripe-verify.fio
+			// assumes a drive of 30 × 124 GiB).
+			outcomes[runsSomeNotStarted] = append(outcomes[runsSomeNotStarted], name+": "+msg[:min(len(msg), 120)])
 		case code == exitError && strings.Contains(msg, "internal error"):
 			t.Errorf("%s: crashed: %s", name, msg)
 		case code == exitUsage && option.MatchString(msg):
@@ -108,9 +126,10 @@ func TestFioExamples(t *testing.T) {
 			t.Logf("  %s", x)
 		}
 	}
-	t.Logf("ftlsim run FILE runs %d of %d; with the command lines their comments give, %d more", len(outcomes["runs"]), len(files), documented)
+	ran := len(outcomes["runs"]) + len(outcomes[runsVerifyFails]) + len(outcomes[runsSomeNotStarted])
+	t.Logf("ftlsim run FILE runs %d of %d (%d with fio's own job errors); with the command lines their comments give, %d more", ran, len(files), ran-len(outcomes["runs"]), documented)
 	if len(files) == 107 {
-		require.GreaterOrEqual(t, len(outcomes["runs"])+documented, 101, "of fio's 107 examples, at least 101 run")
+		require.GreaterOrEqual(t, ran, 101, "of fio's 107 examples, at least 101 run as-is")
 	}
 }
 

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,7 +47,7 @@ func runFile(args []string, stdout, stderr io.Writer, set settings) error {
 // at the same time, after a secure erase and the precondition; a
 // reporting group with group_reporting is reported as one job.
 func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set settings) error {
-	c, err := fileDrive(o, jf, stderr, set)
+	c, notStarted, err := fileDrive(o, jf, stderr, set)
 	if err != nil {
 		return err
 	}
@@ -100,12 +102,25 @@ func runJobFile(o *options, jf *workload.JobFile, stdout, stderr io.Writer, set 
 	if err := outs.commit(); err != nil {
 		return err
 	}
-	return interrupted(verifyError(results...), results...)
+	err = verifyError(results...)
+	if err == nil && len(notStarted) > 0 {
+		err = fmt.Errorf("%w: %s (the offset past the end of the drive)", errNotStarted, strings.Join(notStarted, ", "))
+	}
+	return interrupted(err, results...)
 }
 
+// errNotStarted is returned, after the results are written, when jobs of
+// a file did not start, as fio does not start a job on a block device
+// whose offset is past the device's end.
+var errNotStarted = errors.New("jobs did not start")
+
 // fileDrive builds the drive the jobs of jf run on and resolves each job
-// against it, printing each section's notes once.
-func fileDrive(o *options, jf *workload.JobFile, stderr io.Writer, set settings) (*controller.Controller, error) {
+// against it, printing each section's notes once. A job whose offset is
+// past the end of the drive (not of a file: fio extends files) is
+// dropped with fio's message, as fio does not start it; its name is
+// among those returned, and the file's other jobs run. If none is left,
+// the first such job's error is returned.
+func fileDrive(o *options, jf *workload.JobFile, stderr io.Writer, set settings) (*controller.Controller, []string, error) {
 	for _, j := range jf.Jobs {
 		o.trackData = o.trackData || j.Job.Verify || len(j.Job.PowerLossNs) > 0
 	}
@@ -116,10 +131,10 @@ func fileDrive(o *options, jf *workload.JobFile, stderr io.Writer, set settings)
 	chooseZonedDrive(o, jf)
 	c, err := buildDrive(o, jobs, o.intervalMsec*1e6)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkZonedJobs(jf, c, o.drive); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if l := layoutOf(c); l != nil {
 		host := workload.NewZoneHost(*l) // the zones as the run's jobs see them, shared
@@ -135,16 +150,31 @@ func fileDrive(o *options, jf *workload.JobFile, stderr io.Writer, set settings)
 	}
 	jf.LayOutFlows()
 	if err := jf.LayOutNamespaces(c.CapacityBytes(), ns); err != nil {
-		return nil, fmt.Errorf("%s: %w", jf.Name, err)
+		return nil, nil, fmt.Errorf("%s: %w", jf.Name, err)
 	}
+	lbaFormat(o, jf, stderr)
 	noted := map[string]bool{}
-	for _, j := range jf.Jobs {
+	var notStarted, messages []string
+	var firstPastEnd error
+	for i := 0; i < len(jf.Jobs); i++ {
+		j := jf.Jobs[i]
 		if err := j.Job.Resolve(c.CapacityBytes()); err != nil {
-			return nil, fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
+			err = fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
+			if !errors.Is(err, workload.ErrPastEnd) || j.Job.FileSet.Region.Len > 0 {
+				return nil, nil, err
+			}
+			// fio's message (filesetup.c), and the reason.
+			messages = append(messages, fmt.Sprintf("ftlsim: %s:%d: %s: you need to specify valid offset= (offset=%d is past the end of the %d-byte drive; fio does not start the job, and runs the others)",
+				jf.Name, j.Line, j.Job.Name, j.Job.Offset, c.CapacityBytes()))
+			notStarted = append(notStarted, j.Job.Name)
+			firstPastEnd = cmp.Or(firstPastEnd, err)
+			jf.DropJob(i)
+			i--
+			continue
 		}
 		if h := j.Job.ZBD.Host; h != nil {
 			if err := h.Join(j.Job); err != nil {
-				return nil, fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
+				return nil, nil, fmt.Errorf("%s:%d: [%s]: %w", jf.Name, j.Line, j.Job.Name, err)
 			}
 		}
 		for _, n := range j.Job.Notes {
@@ -157,7 +187,34 @@ func fileDrive(o *options, jf *workload.JobFile, stderr io.Writer, set settings)
 			j.Job.RuntimeNs = cap
 		}
 	}
-	return c, nil
+	if len(jf.Jobs) == 0 {
+		return nil, nil, firstPastEnd // bad input: one line
+	}
+	for _, m := range messages {
+		fmt.Fprintln(stderr, m)
+	}
+	return c, notStarted, nil
+}
+
+// lbaFormat gives every job of jf the namespace's LBA format: the one
+// --lba_format sets or, without it, the extended format a job's block
+// sizes name (fio's uring-cmd-pi-ext.fio: bs=4160 on a namespace
+// formatted 4096+64), said in a note.
+func lbaFormat(o *options, jf *workload.JobFile, stderr io.Writer) {
+	f := o.lbaFormat
+	if !o.lbaFormatGiven {
+		for _, j := range jf.Jobs {
+			if x, ok := workload.ExtendedFormatOf(j.Job); ok {
+				f = x
+				fmt.Fprintf(stderr, "ftlsim: %s:%d: [%s]: note: bs=%d is a multiple of the %d-byte block of the extended LBA format %s (%d data bytes and %d of metadata each): the namespace is formatted so, as the file's device must be (--lba_format sets another)\n",
+					jf.Name, j.Line, j.Section, j.Job.BS[0].Bytes, f.Block(), f, f.Data, f.Meta)
+				break
+			}
+		}
+	}
+	for _, j := range jf.Jobs {
+		j.Job.LBA = f
+	}
 }
 
 // deviceLogName is the device log of the n-th job (from 1): the file

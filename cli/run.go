@@ -329,6 +329,7 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		o.given["trace"] = o.traceFile
 		o.given["format"] = string(r.Format())
 	} else {
+		o.job.LBA = o.lbaFormat
 		if err := o.job.Resolve(c.CapacityBytes()); err != nil {
 			return err
 		}

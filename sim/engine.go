@@ -17,6 +17,12 @@ const Second = int64(1e9)
 type Options struct {
 	// Name labels the run (fio's job name).
 	Name string
+	// LBA is the LBA format of the namespace the requests address: with
+	// an extended one (workload.LBAFormat), their offsets and lengths
+	// count each block's metadata with its data, and the engine gives
+	// the drive the data bytes; the result's byte counts and the
+	// completions are in the requests' own bytes.
+	LBA workload.LBAFormat
 	// QueueDepth is the number of requests kept outstanding (closed
 	// loop); 0 issues requests at their timestamps (open loop).
 	QueueDepth int
@@ -248,8 +254,20 @@ func (s *stream) fill(c *controller.Controller) {
 			}
 			break
 		}
+		if s.o.LBA.Extended() {
+			toDevice(&it.Request, s.o.LBA)
+		}
 		c.Prefetch(&it.Request, 1)
 		s.laLen++
+	}
+}
+
+// toDevice converts r from the addresses of an extended LBA format to the
+// drive's data bytes.
+func toDevice(r *blockio.Request, f workload.LBAFormat) {
+	r.Offset, r.Length = f.DeviceBytes(r.Offset), f.DeviceBytes(r.Length)
+	for i := range r.Ranges {
+		r.Ranges[i].Offset, r.Ranges[i].Length = f.DeviceBytes(r.Ranges[i].Offset), f.DeviceBytes(r.Ranges[i].Length)
 	}
 }
 
@@ -333,6 +351,7 @@ func JobOptions(j *workload.Job) Options {
 		ThinkNs: j.ThinkNs, ThinkBlocks: j.ThinkBlocks, SteadyState: j.SteadyState,
 		Percentiles: j.PercentileList, LatPercentiles: j.LatPercentiles, NoPercentiles: j.NoClatPercentiles && !j.LatPercentiles,
 		ExitAll: j.ExitAll, PowerLossNs: j.PowerLossNs, MinBytesPerSec: j.RateMinBytes, MinIOPS: int64(j.RateMinIOPS), RateCycleNs: j.RateCycleNs,
+		LBA: j.LBA,
 	}
 }
 

@@ -361,8 +361,12 @@ func (m *metrics) complete(ev event) {
 		return // a reset a zbd job makes before a write: fio's ioctl, not one of its I/Os
 	}
 	d := op.Dir()
+	length, offset := ev.req.Length, ev.req.Offset
+	if m.o.LBA.Extended() { // the bytes the host moved: data and metadata
+		length, offset = m.o.LBA.HostBytes(length), m.o.LBA.HostBytes(offset)
+	}
 	if ev.at >= m.rampEnd {
-		m.dir[d].add(lat, ev.req.Length)
+		m.dir[d].add(lat, length)
 	}
 	switch op {
 	case blockio.Read:
@@ -374,18 +378,18 @@ func (m *metrics) complete(ev event) {
 	}
 	switch op {
 	case blockio.Read:
-		m.iv.ReadBytes += ev.req.Length
-		m.iv.Bytes += ev.req.Length
+		m.iv.ReadBytes += length
+		m.iv.Bytes += length
 	case blockio.Write:
-		m.iv.WriteBytes += ev.req.Length
-		m.iv.Bytes += ev.req.Length
+		m.iv.WriteBytes += length
+		m.iv.Bytes += length
 	}
 	if ev.at >= m.rampEnd {
 		m.latBucket[latencyBucket(lat)]++
 	}
 	m.ivLatSum += float64(lat)
 	if m.o.Hooks.OnComplete != nil {
-		m.o.Hooks.OnComplete(Completion{Op: ev.req.Op, Offset: ev.req.Offset, Length: ev.req.Length,
+		m.o.Hooks.OnComplete(Completion{Op: ev.req.Op, Offset: offset, Length: length,
 			IssuedNs: ev.iss - m.start, DoneNs: ev.at - m.start})
 	}
 }

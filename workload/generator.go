@@ -35,7 +35,8 @@ type Generator struct {
 	seqIssued  [3]int64 // random_distribution=sequence: I/Os per direction
 	// zonemode=strided: the current zone's start and the bytes moved in it
 	zoneLo, zoneBytes int64
-	// verify: what the job wrote, in device units of vunit bytes, and the
+	// verify: what the job wrote, in device units of vunit bytes (of the
+	// job's addresses: LBAFormat.HostBytes of the drive's unit), and the
 	// verify phase's progress; a time-based job's pass starts at
 	// passIssued, passBytes
 	w                     *written
@@ -80,7 +81,7 @@ func NewGenerator(j *Job) *Generator {
 	}
 	g.blocks = j.Size / g.align
 	if j.Verify {
-		g.w, g.vunit = newWritten(), 4096
+		g.w, g.vunit = newWritten(), j.LBA.HostBytes(4096)
 		for _, b := range j.Sizes(1) {
 			g.maxWrite = max(g.maxWrite, b.Bytes)
 		}
@@ -455,10 +456,12 @@ func (g *Generator) verifyRead(it *Item) bool {
 	return true
 }
 
-// SetDeviceUnit implements Verifier. Call it before the first Next.
+// SetDeviceUnit implements Verifier. Call it before the first Next. On
+// an extended LBA format the unit is counted in the job's addresses (a
+// 4096-byte unit of 4096+64 blocks is 4160 bytes of them).
 func (g *Generator) SetDeviceUnit(bytes int64) {
 	if bytes > 0 {
-		g.vunit = bytes
+		g.vunit = g.j.LBA.HostBytes(bytes)
 	}
 }
 

@@ -11,6 +11,12 @@ import (
 // ErrOption is wrapped by every job option error.
 var ErrOption = errors.New("invalid job option")
 
+// ErrPastEnd is wrapped, with ErrOption, by Job.Resolve's error for a job
+// whose start offset is at or past the end of the drive: fio, on a block
+// device, does not start such a job ("you need to specify valid
+// offset=") and runs the others of its file.
+var ErrPastEnd = errors.New("past the end of")
+
 // Pattern is fio's rw= value.
 type Pattern uint8
 
@@ -171,6 +177,11 @@ type Target struct {
 	// FileSet is the job's files as fio names them, and the region of the
 	// drive they take once laid out (LayOutFiles).
 	FileSet FileSet
+	// LBA is the LBA format of the namespace: with an extended one, the
+	// job's offsets, sizes and block sizes count each block's metadata
+	// with its data (Resolve checks them against LBA.Block, and the
+	// engine converts them to the drive's data bytes).
+	LBA LBAFormat
 
 	// Resolved against a capacity (within the region of the job's files,
 	// when laid out):

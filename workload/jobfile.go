@@ -103,14 +103,21 @@ func (j *Job) Cloned(k, n int) *Job {
 	return &c
 }
 
-// Groups returns the jobs split into their groups, in order.
+// Groups returns the jobs split into their groups, in order (a group
+// whose jobs were all dropped, as DropJob does, is not there).
 func (jf *JobFile) Groups() [][]FileJob {
 	var out [][]FileJob
-	for _, j := range jf.Jobs {
-		if j.Group == len(out) {
+	for i, j := range jf.Jobs {
+		if i == 0 || j.Group != jf.Jobs[i-1].Group {
 			out = append(out, nil)
 		}
-		out[j.Group] = append(out[j.Group], j)
+		out[len(out)-1] = append(out[len(out)-1], j)
 	}
 	return out
+}
+
+// DropJob removes the i-th job from the file: a job fio would not start,
+// whose file's other jobs still run.
+func (jf *JobFile) DropJob(i int) {
+	jf.Jobs = append(jf.Jobs[:i], jf.Jobs[i+1:]...)
 }

@@ -78,6 +78,15 @@ func (j *Job) Resolve(capacity int64) error {
 			return fmt.Errorf("%w: %dz: sizes in zones need the zone size (zonemode=zbd on a zoned drive, or zonesize)", ErrOption, a.zones)
 		}
 	}
+	if j.LBA.Extended() {
+		if j.ZBD.On || j.Strided || j.FileSet.Region.Len > 0 {
+			return fmt.Errorf("%w: lba_format=%s: zones and files on a namespace with extended LBAs are not modelled", ErrOption, j.LBA)
+		}
+		if j.BlockAlign%j.LBA.Block() != 0 {
+			return fmt.Errorf("%w: blockalign=%d: must be a multiple of the %d-byte extended LBA (lba_format=%s)", ErrOption, j.BlockAlign, j.LBA.Block(), j.LBA)
+		}
+		capacity = j.LBA.HostBytes(capacity / j.LBA.Data * j.LBA.Data) // the namespace as the host addresses it
+	}
 	minBS, err := j.smallestBlock()
 	if err != nil {
 		return err
@@ -121,7 +130,16 @@ func (j *Job) Resolve(capacity int64) error {
 func (j *Job) smallestBlock() (int64, error) {
 	minBS := int64(0)
 	for _, b := range slices.Concat(j.BS, j.BSDir[1], j.BSDir[2]) {
-		if b.Bytes <= 0 || b.Bytes%512 != 0 {
+		if sector := j.LBA.Block(); b.Bytes <= 0 || b.Bytes%sector != 0 {
+			if j.LBA.Extended() {
+				return 0, fmt.Errorf("%w: bs=%d: block sizes must be positive multiples of the %d-byte extended LBA (lba_format=%s)", ErrOption, b.Bytes, sector, j.LBA)
+			}
+			if sector != 512 {
+				return 0, fmt.Errorf("%w: bs=%d: block sizes must be positive multiples of the %d-byte LBA (lba_format=%s)", ErrOption, b.Bytes, sector, j.LBA)
+			}
+			if f, ok := ExtendedFormatOf(j); ok {
+				return 0, fmt.Errorf("%w: bs=%d: block sizes must be positive multiples of 512; %d bytes is an extended LBA's (lba_format=%s, a namespace formatted with metadata)", ErrOption, b.Bytes, f.Block(), f)
+			}
 			return 0, fmt.Errorf("%w: bs=%d: block sizes must be positive multiples of 512", ErrOption, b.Bytes)
 		}
 		// A zbd trim is a zone reset of a zone's size (fio's
@@ -155,11 +173,12 @@ func (j *Job) resolveRange(capacity, minBS int64) error {
 	if j.offsetIncrement.set {
 		j.Offset += int64(j.Clone) * j.offsetIncrement.resolve(capacity)
 	}
-	if j.Offset%512 != 0 {
-		return fmt.Errorf("%w: offset=%d: must be a multiple of 512", ErrOption, j.Offset)
+	sector := j.LBA.Block()
+	if j.Offset%sector != 0 {
+		return fmt.Errorf("%w: offset=%d: must be a multiple of %d", ErrOption, j.Offset, sector)
 	}
 	if j.Offset >= space {
-		return fmt.Errorf("%w: offset=%d: past the end of %s", ErrOption, j.Offset, where)
+		return fmt.Errorf("%w: offset=%d: %w %s", ErrOption, j.Offset, ErrPastEnd, where)
 	}
 	files := int64(max(j.Files, 1))
 	switch {
@@ -180,12 +199,15 @@ func (j *Job) resolveRange(capacity, minBS int64) error {
 	if j.fileSize.set {
 		j.FileSize = min(j.fileSize.resolve(capacity), j.FileSize)
 	}
-	j.FileSize = j.FileSize / 512 * 512
+	j.FileSize = j.FileSize / sector * sector
 	if j.ClampToDrive && j.Offset+j.Size > space {
 		j.Size = space - j.Offset
 	}
-	if j.Size%512 != 0 {
-		return fmt.Errorf("%w: size=%d: must be a multiple of 512", ErrOption, j.Size)
+	if j.LBA.Extended() {
+		j.Size = j.Size / sector * sector // as fio: whole blocks of size=1g
+	}
+	if j.Size%sector != 0 {
+		return fmt.Errorf("%w: size=%d: must be a multiple of %d", ErrOption, j.Size, sector)
 	}
 	if j.Size < minBS || j.Offset+j.Size > space {
 		return fmt.Errorf("%w: size=%d at offset=%d: must hold one block and end within %s", ErrOption, j.Size, j.Offset, where)

@@ -69,6 +69,7 @@ var options = []Option{
 	{Name: "log_hist_msec", Value: "MS", Modes: All, Help: "interval of the histogram log, in ms (default 1000)"},
 	{Name: "write_device_log", Value: "FILE.csv", Modes: All, Help: "write the per-interval series as CSV"},
 	{Name: "device_log_msec", Value: "MS", Modes: All, Study: Job, WorkloadOnly: true, Help: "interval of the series, in ms (default 1000)"},
+	{Name: "lba_format", Value: "DATA[+META]", Modes: Job | JobFile, Help: "the namespace's LBA format, as NVMe's Format NVM sets it: 512 or 4096 data bytes a block and, with +META (8, 16, 64 or 128), metadata interleaved with each block's data (extended LBAs: the job's offsets and block sizes count it, as fio's on such a namespace); a job file whose block sizes are all extended blocks of 4096 bytes (bs=4160) is given that format"},
 	{Name: "numjobs", Value: "N", Modes: Job, Study: Job, WorkloadOnly: true, Help: "run this many clones of the job at once (1..64)"},
 	{Name: "group_reporting", Flag: true, Modes: Job, Study: Job, WorkloadOnly: true, Help: "report the clones as one job"},
 	{Name: "format", Value: "msr|spc|disksim|heimdall|blkparse|iolog", Modes: Replay, Help: "trace format (default: detected)"},
