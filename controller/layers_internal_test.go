@@ -24,8 +24,8 @@ func TestLayerFilesRefuseOtherLayers(t *testing.T) {
 		want []string
 	}{
 		{"line: firmware and board values", lineFile, line + "firmware:\n  write_command_ns: 100\n  buffer_ns: 2000\npower:\n  dram_idle_mw: 5\nhost:\n  pcie_lanes: 4\n", 0, nil},
-		{"line: a controller value in firmware", lineFile, line + "firmware:\n  write_command_ns: 100\n  compress_out_mbps: 190\n", 9,
-			[]string{"firmware.compress_out_mbps is a controller value", "product line file sets only firmware, board and drive values", "presets/controllers"}},
+		{"line: a controller value in firmware", lineFile, line + "firmware:\n  write_command_ns: 100\n  ecc_mbps: 1900\n", 9,
+			[]string{"firmware.ecc_mbps is a controller value", "product line file sets only firmware, board and drive values", "presets/controllers"}},
 		{"line: a controller value in host", lineFile, line + "host:\n  link_mbps: 560\n", 8,
 			[]string{"host.link_mbps is a controller value"}},
 		{"line: a part value in power", lineFile, line + "power:\n  dram_idle_mw: 5\n  program_page_nj: 35000\n", 9,

@@ -222,6 +222,32 @@ var ledgerEntries = []ledgerEntry{
 	{line: "mushkin-atlas", drive: "atlas-480", figure: "consistency: steady-state median",
 		target: "around 5,000 IOPS (AnandTech), the 240 GB's consistency great", before: "10,288 (WA 9.67; atlas-240 7,849) with `map_miss_ns` 40000, an estimate",
 		fitted: []fit{{mapMiss, "200000"}}, now: consistencyMedian("atlas-480", false), unfitted: consistencyMedian("atlas-480", true)},
+	// The Intel 525's TRIM validation (calibration.md), predicted with the
+	// Atlas line's firmware values (the engine's output at 190 MB/s, then
+	// the SF-2281's, and RAISE 1/16), then two of the 525's own firmware
+	// values fitted, one to each of two figures (intel-525.yaml).
+	trimEntry("intel-525-240", "clean", "293.5 MB/s (AnandTech, 30 min torture); accepted ±20 %", "185.9 (-37 %) with the Atlas's `compress_out_mbps` 190 and `raise_stripe` 16",
+		[]fit{{compressOut, "300"}}, func(f *figures) float64 { return f.Clean }),
+	trimEntry("intel-525-240", "dirty", "59.8 MB/s; accepted ±20 %", "45.8 (-23 %), the same (WA 6.5: RAISE's parity halves the spare)",
+		[]fit{{raiseStripe, "0"}}, func(f *figures) float64 { return f.Dirty }),
+	trimEntry("intel-525-240", "after TRIM", "153.3 MB/s; accepted ±20 %", "135.0 (-12 %), the same",
+		nil, func(f *figures) float64 { return f.AfterTrim }),
+}
+
+// trimEntry is a ledger entry of a TRIM validation figure of drive, read
+// from its runs by pick.
+func trimEntry(drive, step, target, before string, fitted []fit, pick func(*figures) float64) ledgerEntry {
+	read := func(unfitted bool) func(results) (string, bool) {
+		return func(r results) (string, bool) {
+			if unfitted {
+				r = r.unfitted()
+			}
+			v, ok := figure(drive, trimValidation, pick)(r)
+			return fmt.Sprintf("%.1f", v), ok
+		}
+	}
+	return ledgerEntry{line: lineOfDrive(drive), drive: drive, figure: "TRIM validation: " + step, target: target, before: before,
+		fitted: fitted, now: read(false), unfitted: read(true)}
 }
 
 // fittedTo reports whether a ledger figure of drive's procedure (a

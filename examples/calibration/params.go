@@ -42,6 +42,7 @@ var (
 	datapathWrite = fw(func(f *controller.Firmware) any { return &f.DatapathWriteMBps })
 	stripeWork    = fw(func(f *controller.Firmware) any { return &f.StripeNs })
 	mapMiss       = fw(func(f *controller.Firmware) any { return &f.MapMissNs })
+	raiseStripe   = fw(func(f *controller.Firmware) any { return &f.RaiseStripe })
 )
 
 // firmwareField is the row of the firmware field named param.

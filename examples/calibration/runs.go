@@ -44,7 +44,7 @@ var lines = []line{
 	{"bp4-msata", []string{"bp4-msata-30", "bp4-msata-60", "bp4-msata-120", "bp4-msata-240"}, "bp4-msata-240"},
 	{"bp3", []string{"bp3-64", "bp3-128", "bp3-256"}, "bp3-256"},
 	{"mushkin-atlas", []string{"atlas-30", "atlas-60", "atlas-120", "atlas-240", "atlas-480"}, "atlas-240"},
-	{"intel-525", []string{"intel-525-240"}, ""},
+	{"intel-525", []string{"intel-525-240"}, "intel-525-240"},
 	{"m4", []string{"m4-64", "m4-128", "m4-256", "m4-512"}, ""},
 	{"c300", []string{"c300-64", "c300-128", "c300-256"}, ""},
 	{"intel-510", []string{"intel-510-120", "intel-510-250"}, ""},
@@ -103,7 +103,7 @@ func planRuns(quick bool, only map[string]bool) []spec {
 	}
 	// The fitted targets again, unfitted: what the model predicts before
 	// fitting (the ledger's column).
-	for _, s := range []spec{{"bp4-240", consistency, true}, {"bp4-240", hdTach, true}, {"bp3-256", consistency, true}, {"atlas-240", trimValidation, true}, {"atlas-480", consistency, true}} {
+	for _, s := range []spec{{"bp4-240", consistency, true}, {"bp4-240", hdTach, true}, {"bp3-256", consistency, true}, {"atlas-240", trimValidation, true}, {"atlas-480", consistency, true}, {"intel-525-240", trimValidation, true}} {
 		addUnfitted(s.drive, s.kind)
 	}
 	return p

@@ -22,6 +22,10 @@ type target struct {
 // within25 is the range within 25 % of x.
 func within25(x float64) (float64, float64) { return 0.75 * x, 1.25 * x }
 
+// within20 is the range within 20 % of x (issue 22's bound for the
+// Intel 525's TRIM validation).
+func within20(x float64) (float64, float64) { return 0.8 * x, 1.2 * x }
+
 // figure is the simulated figure pick reads from drive's run of k.
 func figure(drive string, k kind, pick func(f *figures) float64) func(results) (float64, bool) {
 	return func(r results) (float64, bool) {
@@ -68,6 +72,9 @@ func targets() []target {
 	dl, dh := within25(35.2)
 	tl, th := within25(106.6)
 	al, ah := within25(5000)
+	icl, ich := within20(293.5)
+	idl, idh := within20(59.8)
+	itl, ith := within20(153.3)
 	return []target{
 		{"bp4", []string{gcStreams}, "consistency, bp4-240: steady-state median", "baseline about 2,500-5,000 IOPS", 2500, 5000, "IOPS", figure("bp4-240", consistency, median)},
 		{"bp4", []string{gcStreams}, "HD Tach after 60 min torture, bp4-240: mean over the first 10 GB", "starts near 20 MB/s", 0, 40, "MB/s", figure("bp4-240", hdTach, func(f *figures) float64 { return f.First10GB })},
@@ -78,6 +85,8 @@ func targets() []target {
 		{"mushkin-atlas", []string{compressOut}, "TRIM validation, atlas-240: clean", "189.2 MB/s", cl, ch, "MB/s", figure("atlas-240", trimValidation, func(f *figures) float64 { return f.Clean })},
 		{"mushkin-atlas", []string{trimBacklog}, "TRIM validation, atlas-240: after TRIM", "106.6 MB/s", tl, th, "MB/s", figure("atlas-240", trimValidation, func(f *figures) float64 { return f.AfterTrim })},
 		{"mushkin-atlas", []string{mapMiss}, "consistency, atlas-480: steady-state median", "around 5,000 IOPS", al, ah, "IOPS", figure("atlas-480", consistency, median)},
+		{"intel-525", []string{compressOut}, "TRIM validation (30 min torture), intel-525-240: clean", "293.5 MB/s", icl, ich, "MB/s", figure("intel-525-240", trimValidation, func(f *figures) float64 { return f.Clean })},
+		{"intel-525", []string{raiseStripe}, "TRIM validation (30 min torture), intel-525-240: dirty", "59.8 MB/s", idl, idh, "MB/s", figure("intel-525-240", trimValidation, func(f *figures) float64 { return f.Dirty })},
 		// Validations: figures no parameter was fitted to.
 		{"bp4-msata", nil, "consistency, bp4-msata-240: steady-state median", "the same baseline as the 2.5\" (2,500-5,000 IOPS)", 2500, 5000, "IOPS", figure("bp4-msata-240", consistency, median)},
 		{"bp4", nil, "consistency, bp4-240: median with 25 % spare over without", "improves markedly", 1.5, inf, "ratio", gain("bp4-240")},
@@ -85,6 +94,7 @@ func targets() []target {
 		{"bp3", nil, "consistency with 25 % spare, bp3-256: longest run at 0 IOPS", "still stops of 1-5 s", 0, 5, "s", figure("bp3-256", consistency25, stall)},
 		{"bp4", nil, "HD Tach after 60 min torture, bp4-240: GB written before a second above 300 MB/s", "above 300 MB/s only after about 150 GB", 100, 200, "GB", figure("bp4-240", hdTach, func(f *figures) float64 { return f.GBTo300 })},
 		{"mushkin-atlas", nil, "TRIM validation, atlas-240: dirty", "35.2 MB/s", dl, dh, "MB/s", figure("atlas-240", trimValidation, func(f *figures) float64 { return f.Dirty })},
+		{"intel-525", nil, "TRIM validation (30 min torture), intel-525-240: after TRIM", "153.3 MB/s", itl, ith, "MB/s", figure("intel-525-240", trimValidation, func(f *figures) float64 { return f.AfterTrim })},
 	}
 }
 
