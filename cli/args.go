@@ -215,10 +215,20 @@ func (p *argParser) add(name, help string, isFlag bool, set setter) {
 // addJobOptions registers the job options mode m takes: all of them for
 // one job, iodepth and name for a replay, and for a job file all of them
 // and the file's own (numjobs, …), as defaults set before the file's.
+// A job option the command has an option of its own for (the logs:
+// --write_iops_log is the command's for every job, write_iops_log= a job
+// file's for one) is the command's on its command line.
 func (p *argParser) addJobOptions(m mode) {
+	own := func(name string) bool {
+		c, ok := cmdline.Lookup(name)
+		return ok && c.Modes&m.cmdMode() != 0
+	}
 	switch m {
 	case modeJob:
 		for _, name := range workload.Options() {
+			if own(name) {
+				continue
+			}
 			p.add(name, workload.OptionHelp(name), workload.IsFlag(name), setJobOption)
 		}
 	case modeReplay:
@@ -231,6 +241,9 @@ func (p *argParser) addJobOptions(m mode) {
 				continue
 			}
 			for _, name := range opt.Names() {
+				if own(name) {
+					continue
+				}
 				p.add(name, workload.OptionHelp(name), opt.Kind == workload.KindFlag, addFileDefault)
 			}
 		}

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/ftlsim/ftlsim/internal/atomicfile"
 	"github.com/ftlsim/ftlsim/sim"
+	"github.com/ftlsim/ftlsim/workload"
 )
 
 // fioLog writes one of fio's log files: lines "time_ms, value, ddir, bs,
@@ -45,12 +47,24 @@ type window struct {
 }
 
 // openLogsN opens the logs of the n-th job (fio numbers them from 1)
-// among the run's outputs.
-func openLogsN(o *options, n int, outs *outputs) (*logSet, error) {
-	ls := &logSet{avgNs: o.logAvgMsec * 1e6, winEnd: o.logAvgMsec * 1e6, offset: o.logOffset}
+// among the run's outputs: those its job file asks for (jl), and for the
+// rest those of the command line.
+func openLogsN(o *options, jl workload.Logs, n int, outs *outputs) (*logSet, error) {
+	avg, offset, histMsec := o.logAvgMsec, o.logOffset, o.logHistMsec
+	if jl.AvgSet {
+		avg = jl.AvgMsec
+	}
+	if jl.OffsetSet {
+		offset = jl.Offset
+	}
+	if jl.HistSet {
+		histMsec = jl.HistMsec
+	}
+	iops, bw, lat, hist := cmp.Or(jl.IOPS, o.iopsLog), cmp.Or(jl.BW, o.bwLog), cmp.Or(jl.Lat, o.latLog), cmp.Or(jl.Hist, o.histLog)
+	ls := &logSet{avgNs: avg * 1e6, winEnd: avg * 1e6, offset: offset}
 	for _, x := range []struct{ option, prefix, kind string }{
-		{"write_iops_log", o.iopsLog, "iops"}, {"write_bw_log", o.bwLog, "bw"},
-		{"write_lat_log", o.latLog, "lat"}, {"write_lat_log", o.latLog, "clat"}, {"write_lat_log", o.latLog, "slat"},
+		{"write_iops_log", iops, "iops"}, {"write_bw_log", bw, "bw"},
+		{"write_lat_log", lat, "lat"}, {"write_lat_log", lat, "clat"}, {"write_lat_log", lat, "slat"},
 	} {
 		if x.prefix == "" {
 			continue
@@ -61,12 +75,12 @@ func openLogsN(o *options, n int, outs *outputs) (*logSet, error) {
 		}
 		ls.logs = append(ls.logs, &fioLog{w: f, kind: x.kind})
 	}
-	if o.histLog != "" {
-		f, err := outs.create("write_hist_log="+o.histLog, fmt.Sprintf("%s_clat_hist.%d.log", o.histLog, n))
+	if hist != "" {
+		f, err := outs.create("write_hist_log="+hist, fmt.Sprintf("%s_clat_hist.%d.log", hist, n))
 		if err != nil {
 			return nil, err
 		}
-		ls.hist = newHistLog(f, o.logHistMsec)
+		ls.hist = newHistLog(f, histMsec)
 	}
 	return ls, nil
 }

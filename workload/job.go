@@ -291,6 +291,23 @@ type Reporting struct {
 	// latency (fio's lat_percentiles, clat_percentiles=0).
 	PercentileList                    []float64
 	LatPercentiles, NoClatPercentiles bool
+	// Logs are the fio logs the job asks for in its job file.
+	Logs Logs
+}
+
+// Logs are fio's per-job logs as a job file asks for them
+// (write_iops_log=NAME writes NAME_iops.N.log for the file's N-th job,
+// as fio does; write_bw_log, write_lat_log and write_hist_log alike),
+// their averaging interval (log_avg_msec), the histogram log's interval
+// (log_hist_msec) and whether entries carry offsets (log_offset). The
+// run writes them; a field not set (Set false) takes the command line's.
+type Logs struct {
+	IOPS, BW, Lat, Hist string
+	AvgMsec, HistMsec   int64
+	Offset              bool
+	// AvgSet, HistSet and OffsetSet say which of the last three the job
+	// set.
+	AvgSet, HistSet, OffsetSet bool
 }
 
 // Coordination is the job's place among the jobs that run with it (fio's

@@ -7,6 +7,7 @@ package workload
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/ftlsim/ftlsim/internal/units"
@@ -144,6 +145,50 @@ var reportingOptions = []Option{
 		}},
 	{Name: "lat_percentiles", Kind: KindBool, Values: "0|1", Field: "Reporting.LatPercentiles", WorkloadOnly: true,
 		Help: "1: percentiles of total latency instead of completion latency", boolField: func(j *Job) *bool { return &j.LatPercentiles }},
+	logName("write_iops_log", "iops", func(l *Logs) *string { return &l.IOPS }),
+	logName("write_bw_log", "bw", func(l *Logs) *string { return &l.BW }),
+	logName("write_lat_log", "lat, clat and slat", func(l *Logs) *string { return &l.Lat }),
+	logName("write_hist_log", "clat_hist", func(l *Logs) *string { return &l.Hist }),
+	{Name: "log_avg_msec", Kind: KindInt, Values: "0..86400000 ms", Field: "Reporting.Logs", WorkloadOnly: true,
+		Help: "average the job's log entries over this many ms (0: one per I/O)", set: func(j *Job, v string) error {
+			ms, err := logMillis(v, 0)
+			j.Logs.AvgMsec, j.Logs.AvgSet = ms, err == nil
+			return err
+		}},
+	{Name: "log_hist_msec", Kind: KindInt, Values: "1..86400000 ms", Field: "Reporting.Logs", WorkloadOnly: true,
+		Help: "interval of the job's histogram log, in ms", set: func(j *Job, v string) error {
+			ms, err := logMillis(v, 1)
+			j.Logs.HistMsec, j.Logs.HistSet = ms, err == nil
+			return err
+		}},
+	{Name: "log_offset", Kind: KindBool, Values: "0|1", Field: "Reporting.Logs", WorkloadOnly: true,
+		Help: "1: the job's log lines carry each I/O's offset", set: func(j *Job, v string) error {
+			err := setBool(&j.Logs.Offset, v)
+			j.Logs.OffsetSet = err == nil
+			return err
+		}},
+}
+
+// logName is a log option: the log's name prefix (NAME_KIND.N.log).
+func logName(name, kind string, field func(*Logs) *string) Option {
+	return Option{Name: name, Kind: KindText, Values: "NAME", Field: "Reporting.Logs", WorkloadOnly: true,
+		Help: "write NAME_" + strings.ReplaceAll(kind, ", ", ", NAME_") + " logs of the job (NAME_KIND.N.log, N its place in the file)",
+		set: func(j *Job, v string) error {
+			if strings.TrimSpace(v) == "" || strings.HasSuffix(v, "/") {
+				return fmt.Errorf("%q: want a name", v)
+			}
+			*field(&j.Logs) = v
+			return nil
+		}}
+}
+
+// logMillis reads a log interval in ms, at least lo.
+func logMillis(v string, lo int64) (int64, error) {
+	ms, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || ms < lo || ms > 86400000 {
+		return 0, fmt.Errorf("%q: want a whole number of ms in %d..86400000", v, lo)
+	}
+	return ms, nil
 }
 
 var steadyStateOptions = []Option{

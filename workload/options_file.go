@@ -59,9 +59,8 @@ var notAppliedOptions = slices.Concat(
 		overwrite fallocate continue_on_error`),
 	notApplied("host reporting: ftlsim measures every I/O", `unified_rw_reporting disable_lat disable_clat
 		disable_slat disable_bw_measurement slat_percentiles block_error_percentiles`),
-	notApplied("a log of a job file: give the log options on the command line (ftlsim run FILE --write_iops_log=NAME)",
-		`write_iops_log write_bw_log write_lat_log log_avg_msec log_offset write_hist_log log_hist_msec
-		log_max_value log_compression log_unix_epoch`),
+	notApplied("a log option ftlsim does not model (its logs hold fio's values, uncompressed, times from the job's start)",
+		`log_max_value log_compression log_unix_epoch`),
 	notApplied("a buffer option: only what written data holds reaches the drive (buffer_compress_percentage, dedupe_percentage, data)",
 		`refill_buffers zero_buffers scramble_buffers`),
 	// Engine options: how a host reaches its device (SCSI generic, NVMe

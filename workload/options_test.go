@@ -30,6 +30,7 @@ var optionExamples = map[string]string{
 	"buffer_compress_percentage": "50", "buffer_compress_chunk": "4k", "dedupe_percentage": "20",
 	"buffer_pattern": "0xdeadbeef", "data": "zeros", "verify": "crc32c", "verify_write_sequence": "0",
 	"do_verify": "0", "percentile_list": "99:99.9", "clat_percentiles": "0", "lat_percentiles": "1",
+	"write_iops_log": "run", "write_bw_log": "run", "write_lat_log": "run", "write_hist_log": "run", "log_avg_msec": "1000", "log_hist_msec": "500", "log_offset": "1",
 	"steadystate": "iops:2%", "steadystate_duration": "30s", "steadystate_ramp_time": "5s",
 	"steadystate_check_interval": "2s", "name": "x", "exitall": "1",
 }
