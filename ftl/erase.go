@@ -104,6 +104,19 @@ func (f *FTL) hostRest() uint64 {
 			m = min(m, f.wlOpen[g])
 		}
 	}
+	if f.fdp != nil {
+		// The handles not being served have their open groups too.
+		for h, open := range f.fdp.hostOpen {
+			if h == f.fdp.active {
+				continue
+			}
+			for _, g := range open {
+				if g >= 0 && f.wlOpen[g] != 0 {
+					m = min(m, f.wlOpen[g])
+				}
+			}
+		}
+	}
 	return m
 }
 
@@ -151,6 +164,7 @@ func (f *FTL) finishVictim(d int, g int32, dep eraseDep, cause Stream) error {
 // the moved copy, never programmed, nor the new one, nor the source).
 func (f *FTL) supersedeMoved(d int) {
 	cur, h := f.gcProgs[d]+1, f.hostProgs+1
+	f.hostOwes = true
 	if c := &f.clean[d]; c.group >= 0 && c.dep.gc == cur {
 		c.dep.host = max(c.dep.host, h)
 	}
@@ -245,6 +259,8 @@ func (f *FTL) releasePending(d int) error {
 		}
 	}
 	if need.host > f.hostProgs {
+		// (With handles, the program awaited is the served handle's
+		// next: hostOwes.)
 		if err := f.pad(&f.host, HostStream); err != nil {
 			return err
 		}
@@ -255,12 +271,18 @@ func (f *FTL) releasePending(d int) error {
 				return err
 			}
 		}
-		for e, g := range f.open[HostStream] {
-			if g >= 0 && f.wlOpen[g] != 0 && f.wlOpen[g] <= need.host {
-				if err := f.closeWordLine(HostStream, e); err != nil {
-					return err
+		err := f.eachHost(func() error {
+			for e, g := range f.open[HostStream] {
+				if g >= 0 && f.wlOpen[g] != 0 && f.wlOpen[g] <= need.host {
+					if err := f.closeWordLine(HostStream, e); err != nil {
+						return err
+					}
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return f.erasePendingReady()

@@ -117,15 +117,18 @@ func (f *FTL) SettlePending() (bool, error) {
 	if f.npending == 0 || f.readOnly {
 		return false, nil
 	}
-	if err := f.pad(&f.host, HostStream); err != nil {
-		return true, err
-	}
-	for d := range f.gc {
-		if err := f.pad(&f.gc[d], GCStream); err != nil {
-			return true, err
+	err := f.eachHost(func() error {
+		if err := f.pad(&f.host, HostStream); err != nil {
+			return err
 		}
-	}
-	if err := f.closeWordLines(); err != nil {
+		for d := range f.gc {
+			if err := f.pad(&f.gc[d], GCStream); err != nil {
+				return err
+			}
+		}
+		return f.closeWordLines()
+	})
+	if err != nil {
 		return true, err
 	}
 	return true, f.erasePendingReady()

@@ -87,6 +87,11 @@ type FTL struct {
 	// holds (or will hold: hostProgs+1) the latest host write that
 	// superseded one of its units on flash (0: none) (SafeErase).
 	supersededIn []uint64
+	// hostOwes is set while the host stage being filled holds data that
+	// supersedes units on flash (a victim's erase waits for its program,
+	// hostProgs+1): with placement handles, the stage is programmed before
+	// another handle's is served, so that the number stays its own.
+	hostOwes bool
 	// wl is the pages of a word line SafeErase protects together: 2 on
 	// MLC, 3 on TLC, 4 on QLC (1: none). Programming the last page of a word line
 	// can destroy the pages programmed before it if power fails; data

@@ -82,8 +82,14 @@ func (f *FTL) newFDP() error {
 	if np < 0 || np > n {
 		return fieldErr("PersistentHandles", np, fmt.Sprintf("0..%d", n), "at most Handles")
 	}
-	if f.slc != nil || f.cfg.SafeErase {
-		return fmt.Errorf("%w: placement handles with an SLC cache or SafeErase are not supported", ErrConfig)
+	if f.slc != nil {
+		return fmt.Errorf("%w: placement handles with an SLC cache are not supported", ErrConfig)
+	}
+	if f.cfg.SafeErase && np > 0 {
+		// Each die's GC programs are numbered in one sequence, which a
+		// victim's erase waits on (eraseDep): with a GC write point per
+		// persistently isolated handle a die would have several.
+		return fmt.Errorf("%w: persistently isolated handles with SafeErase are not supported", ErrConfig)
 	}
 	p := &fdpState{persistent: make([]bool, n), owner: make([]uint8, len(f.busy)),
 		host: make([]stage, n), hostOpen: make([][]int32, n), nextDie: make([]int, n), gcActive: make([]int, f.dies),
@@ -156,7 +162,9 @@ func (f *FTL) WriteHandle(h, die int, lba int64, token uint32, n int) error {
 	if uint(h) >= uint(len(f.fdp.host)) {
 		return fmt.Errorf("%w: handle %d, the drive has %d", ErrPlacement, h, len(f.fdp.host))
 	}
-	f.useHost(h)
+	if err := f.useHost(h); err != nil {
+		return err
+	}
 	before := f.cnt.HostWriteUnits
 	err := f.write(lba, token, n, die)
 	f.fdp.stats[h].HostUnits += f.cnt.HostWriteUnits - before
@@ -172,15 +180,49 @@ func (f *FTL) OpensPageHandle(h, n int) bool {
 	return s.group < 0 || int(s.n)+n > f.pageUnits
 }
 
-// useHost makes handle h's write point the FTL's host write point.
-func (f *FTL) useHost(h int) {
+// useHost makes handle h's write point the FTL's host write point. With
+// SafeErase, a host stage whose program a victim's erase waits for
+// (hostOwes) is programmed, padded, before it is set aside: host programs
+// are numbered in one sequence, and the number the victim waits on is the
+// next one of the stage that holds the newer data.
+func (f *FTL) useHost(h int) error {
 	p := f.fdp
 	if p.active == h {
-		return
+		return nil
 	}
+	if f.hostOwes && f.host.n > 0 {
+		if err := f.pad(&f.host, HostStream); err != nil {
+			return err
+		}
+	}
+	f.hostOwes = false
 	p.host[p.active], p.hostOpen[p.active], p.nextDie[p.active] = f.host, f.open[HostStream], f.nextDie
 	f.host, f.open[HostStream], f.nextDie = p.host[h], p.hostOpen[h], p.nextDie[h]
 	p.active = h
+	return nil
+}
+
+// eachHost calls fn with every handle's host write point swapped in, in
+// turn, then restores the one being served; without handles it calls fn
+// once.
+func (f *FTL) eachHost(fn func() error) error {
+	if f.fdp == nil {
+		return fn()
+	}
+	h0 := f.fdp.active
+	var err error
+	for h := range f.fdp.host {
+		if err = f.useHost(h); err == nil {
+			err = fn()
+		}
+		if err != nil {
+			break
+		}
+	}
+	if e := f.useHost(h0); err == nil {
+		err = e
+	}
+	return err
 }
 
 // gcOwner is the GC write point (0 shared, 1+h persistent handle h) the
@@ -270,7 +312,9 @@ func (f *FTL) eachPoint(fn func() error) error {
 	g0 := append([]int(nil), p.gcActive...)
 	var err error
 	for h := range p.host {
-		f.useHost(h)
+		if err = f.useHost(h); err != nil {
+			break
+		}
 		for o := range p.gc {
 			if p.gc[o] == nil {
 				continue
@@ -286,7 +330,9 @@ func (f *FTL) eachPoint(fn func() error) error {
 			break
 		}
 	}
-	f.useHost(h0)
+	if e := f.useHost(h0); err == nil {
+		err = e
+	}
 	for d, o := range g0 {
 		f.useGC(d, o)
 	}

@@ -147,9 +147,6 @@ type Recovery struct {
 // after them, a full one collected. The device must track data
 // (nand.Config.TrackData), since the sequence numbers live there.
 func (f *FTL) PowerLoss(cut PowerCut) (rec Recovery, err error) {
-	if f.fdp != nil {
-		return rec, fmt.Errorf("%w: a power-loss rebuild with placement handles is not supported", ErrPlacement)
-	}
 	if !f.dev.Config().TrackData {
 		return rec, fmt.Errorf("%w: a power-loss rebuild needs the device to track data (nand.Config.TrackData)", ErrConfig)
 	}
@@ -180,17 +177,7 @@ func (f *FTL) PowerLoss(cut PowerCut) (rec Recovery, err error) {
 			}
 		}
 	}
-	// Controller memory is gone (counted as discarded, as a secure erase
-	// counts what it drops).
-	rec.StagedUnits = int64(f.host.host)
-	f.cnt.DiscardedUnits += int64(f.host.host)
-	f.cnt.DiscardedSlots += int64(f.host.n)
-	f.cnt.DiscardedMoved += f.gcStaged()
-	for _, s := range f.stages() {
-		// The stages start again at their open group's write pointer (a
-		// GC stage may still name a group retired for a failed program).
-		s.n, s.host, s.group = 0, 0, -1
-	}
+	f.dropStaged(&rec)
 	// The groups whose erase did not start hold their old data again;
 	// then the pages the cut left unfinished or destroyed (of the flash as
 	// it now is: those of a group unerased that were programmed before
@@ -238,7 +225,7 @@ func (f *FTL) PowerLoss(cut PowerCut) (rec Recovery, err error) {
 	// first pages. (A copy moved into a half programmed GC word line
 	// is not taken while its source survives: see rebuild.)
 	if f.wl > 1 && !f.readOnly {
-		if err := f.closeHostWordLines(); err != nil {
+		if err := f.eachHost(f.closeHostWordLines); err != nil {
 			return rec, err
 		}
 	}
@@ -291,6 +278,34 @@ func (f *FTL) PowerLoss(cut PowerCut) (rec Recovery, err error) {
 	f.cnt.RebuiltEntries += rec.Entries
 	f.cnt.MountScanPages += rec.ScannedPages
 	return rec, nil
+}
+
+// dropStaged empties every stage for a power cut: controller memory is
+// gone (counted as discarded, as a secure erase counts what it drops).
+func (f *FTL) dropStaged(rec *Recovery) {
+	rec.StagedUnits = int64(f.host.host)
+	f.cnt.DiscardedUnits += int64(f.host.host)
+	f.cnt.DiscardedSlots += int64(f.host.n)
+	f.cnt.DiscardedMoved += f.gcStaged()
+	if f.fdp != nil {
+		// The handles not being served lose theirs too; their open
+		// groups stay theirs, filled on after what survived (the
+		// drive's metadata names each group's handle).
+		for h := range f.fdp.host {
+			if s := &f.fdp.host[h]; h != f.fdp.active {
+				rec.StagedUnits += int64(s.host)
+				f.cnt.DiscardedUnits += int64(s.host)
+				f.cnt.DiscardedSlots += int64(s.n)
+			}
+		}
+		f.cnt.DiscardedMoved += f.idleGCStaged()
+	}
+	f.hostOwes = false
+	for _, s := range f.stages() {
+		// The stages start again at their open group's write pointer (a
+		// GC stage may still name a group retired for a failed program).
+		s.n, s.host, s.group = 0, 0, -1
+	}
 }
 
 // freeUnstarted puts back on its die's free list each group every page of
@@ -363,6 +378,27 @@ func (f *FTL) forgetGroup(d int, g int32) {
 	if f.gc[d].group == g {
 		f.gc[d].group = -1
 	}
+	if p := f.fdp; p != nil {
+		for h := range p.host {
+			if p.hostOpen[h][d] == g {
+				p.hostOpen[h][d] = -1
+			}
+			if p.host[h].group == g {
+				p.host[h].group = -1
+			}
+		}
+		for o := range p.gc {
+			if p.gc[o] == nil {
+				continue
+			}
+			if pt := &p.gc[o][d]; pt.open == g {
+				pt.open = -1
+			}
+			if pt := &p.gc[o][d]; pt.st.group == g {
+				pt.st.group = -1
+			}
+		}
+	}
 	if f.wlOpen != nil && f.wlOpen[g] != 0 {
 		f.wlOpen[g] = 0
 		f.nwlOpen--
@@ -415,6 +451,21 @@ func (f *FTL) stages() []*stage {
 	out := []*stage{&f.host}
 	for d := range f.gc {
 		out = append(out, &f.gc[d])
+	}
+	if p := f.fdp; p != nil {
+		// With handles, the write points not being served too.
+		for h := range p.host {
+			if h != p.active {
+				out = append(out, &p.host[h])
+			}
+		}
+		for o := range p.gc {
+			for d := range p.gc[o] {
+				if o != p.gcActive[d] {
+					out = append(out, &p.gc[o][d].st)
+				}
+			}
+		}
 	}
 	return out
 }

@@ -34,6 +34,7 @@ func (f *FTL) unmap(lba int64, trim bool) error {
 		// The new data goes to the host page being filled.
 		g, _ := f.split(u)
 		f.supersededIn[g] = f.hostProgs + 1
+		f.hostOwes = true
 	}
 	for i := range n - 1 {
 		if err := f.dev.Invalidate(int64(u) + int64(i) + 1); err != nil {
@@ -240,6 +241,8 @@ func (f *FTL) program(s *stage, cause Stream) error {
 		n := &f.hostProgs
 		if cause != HostStream {
 			n = &f.gcProgs[die]
+		} else {
+			f.hostOwes = false
 		}
 		*n++
 		if f.wl > 1 && !slc {

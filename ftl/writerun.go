@@ -24,7 +24,9 @@ func (f *FTL) WriteRun(h, die int, lba int64, token uint32, n int) (int, error) 
 	if uint(h) >= uint(len(f.fdp.host)) {
 		return 0, fmt.Errorf("%w: handle %d, the drive has %d", ErrPlacement, h, len(f.fdp.host))
 	}
-	f.useHost(h)
+	if err := f.useHost(h); err != nil {
+		return 0, err
+	}
 	before := f.cnt.HostWriteUnits
 	done, err := f.writeRun(die, lba, token, n)
 	f.fdp.stats[h].HostUnits += f.cnt.HostWriteUnits - before
