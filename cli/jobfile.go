@@ -238,7 +238,7 @@ func runGroups(e *sim.Engine, o *options, jf *workload.JobFile, outs *outputs) (
 		for i, j := range group {
 			n++
 			var err error
-			if logs[i], err = openLogsN(o, j.Job.Logs, n, outs); err != nil {
+			if logs[i], err = openLogsN(o, j.Job.Logs, j.Job.Name, n, outs); err != nil {
 				return nil, err
 			}
 			hooks := sim.Hooks{}

@@ -51,3 +51,21 @@ func TestJobFileLogs(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, "fromfile_iops.2.log"))
 	require.True(t, os.IsNotExist(err), "job b asked for no iops log")
 }
+
+// A log option given no name names the log after its job, as fio does
+// (disk-zone-profile.fio's bare write_bw_log): JOBNAME_bw.N.log.
+func TestJobFileLogWithoutName(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "bare.fio")
+	require.NoError(t, os.WriteFile(f, []byte("[global]\nrw=randwrite\nbs=4k\nsize=64m\nruntime=2\ntime_based=1\nlog_avg_msec=1000\nwrite_bw_log\n[first]\n[second]\nstonewall\n"), 0o644))
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	require.NoError(t, os.Chdir(dir))
+	defer os.Chdir(wd)
+	var out, errOut bytes.Buffer
+	require.Equal(t, exitOK, Main([]string{"run", f, "--drive=generic-mlc-small", "--capacity=4GiB"}, &out, &errOut), errOut.String())
+	for _, name := range []string{"first_bw.1.log", "second_bw.2.log"} {
+		_, err := os.Stat(filepath.Join(dir, name))
+		require.NoError(t, err, name)
+	}
+}

@@ -49,7 +49,7 @@ type window struct {
 // openLogsN opens the logs of the n-th job (fio numbers them from 1)
 // among the run's outputs: those its job file asks for (jl), and for the
 // rest those of the command line.
-func openLogsN(o *options, jl workload.Logs, n int, outs *outputs) (*logSet, error) {
+func openLogsN(o *options, jl workload.Logs, job string, n int, outs *outputs) (*logSet, error) {
 	avg, offset, histMsec := o.logAvgMsec, o.logOffset, o.logHistMsec
 	if jl.AvgSet {
 		avg = jl.AvgMsec
@@ -61,6 +61,7 @@ func openLogsN(o *options, jl workload.Logs, n int, outs *outputs) (*logSet, err
 		histMsec = jl.HistMsec
 	}
 	iops, bw, lat, hist := cmp.Or(jl.IOPS, o.iopsLog), cmp.Or(jl.BW, o.bwLog), cmp.Or(jl.Lat, o.latLog), cmp.Or(jl.Hist, o.histLog)
+	iops, bw, lat, hist = jl.Prefix(iops, job), jl.Prefix(bw, job), jl.Prefix(lat, job), jl.Prefix(hist, job)
 	ls := &logSet{avgNs: avg * 1e6, winEnd: avg * 1e6, offset: offset}
 	for _, x := range []struct{ option, prefix, kind string }{
 		{"write_iops_log", iops, "iops"}, {"write_bw_log", bw, "bw"},

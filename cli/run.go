@@ -355,7 +355,7 @@ func runJob(args []string, stdout, stderr io.Writer, replay bool, set settings) 
 		return err
 	}
 	defer outs.abort()
-	logs, err := openLogsN(o, o.job.Logs, 1, outs)
+	logs, err := openLogsN(o, o.job.Logs, o.job.Name, 1, outs)
 	if err != nil {
 		return err
 	}

@@ -174,12 +174,30 @@ func logName(name, kind string, field func(*Logs) *string) Option {
 	return Option{Name: name, Kind: KindText, Values: "NAME", Field: "Reporting.Logs", WorkloadOnly: true,
 		Help: "write NAME_" + strings.ReplaceAll(kind, ", ", ", NAME_") + " logs of the job (NAME_KIND.N.log, N its place in the file)",
 		set: func(j *Job, v string) error {
-			if strings.TrimSpace(v) == "" || strings.HasSuffix(v, "/") {
+			if strings.TrimSpace(v) == "" {
+				// fio: with no name given, the job's (JOBNAME_KIND.N.log).
+				*field(&j.Logs) = JobNameLog
+				return nil
+			}
+			if strings.HasSuffix(v, "/") {
 				return fmt.Errorf("%q: want a name", v)
 			}
 			*field(&j.Logs) = v
 			return nil
 		}}
+}
+
+// JobNameLog is the name a log option given no value holds: the log is
+// named after its job, as fio names it (Logs.Prefix).
+const JobNameLog = "\x00job"
+
+// Prefix is the name prefix of a log of the job named job: name as the
+// option gave it, or the job's name for JobNameLog.
+func (l Logs) Prefix(name, job string) string {
+	if name == JobNameLog {
+		return job
+	}
+	return name
 }
 
 // logMillis reads a log interval in ms, at least lo.
