@@ -440,6 +440,12 @@ func (c *Config) FTLConfig() (ftl.Config, error) {
 		Reserve:           c.Firmware.reserveMode(),
 	}
 	c.copyToFTL(&fc)
+	if n := c.zoneWritePoints(); n > 1 {
+		// A zoned drive's write points are placement handles, initially
+		// isolated: no device collection moves zone data apart from
+		// bad blocks and metadata, so none is kept apart.
+		fc.Handles = n
+	}
 	return fc, nil
 }
 

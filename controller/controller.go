@@ -78,6 +78,7 @@ type Controller struct {
 	// die); zoneNext, per die set, the die its next page goes to.
 	dieSet   dieSet
 	zoneNext []int
+	zwp      *zoneWP // a zoned drive's write points (nil: one, shared)
 }
 
 // New builds a drive from a description, resolving it first.
@@ -119,6 +120,9 @@ func New(cfg Config) (*Controller, error) {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		c.cap = int64(c.zones.Config().Zones) * int64(cfg.Firmware.Zoned.ZoneSize)
+		if n := cfg.zoneWritePoints(); n > 1 {
+			c.zwp = newZoneWP(n, c.zones.Config().Zones)
+		}
 	}
 	if cfg.Firmware.FDP.On() {
 		c.fdpStats = &fdpEvents{}

@@ -87,6 +87,9 @@ func (c *Controller) FDP() (FDPInfo, bool) {
 // failed: as the reference device does, the write goes to handle 0 and
 // an Invalid Placement Identifier event (03h) is counted.
 func (c *Controller) handleOf(r blockio.Request) int {
+	if c.zwp != nil {
+		return c.dieSet.wp
+	}
 	if r.Directive != blockio.DirectivePlacement || c.fdpStats == nil {
 		return 0
 	}

@@ -24,6 +24,22 @@ type Zoned struct {
 	// dies; 0 stripes every zone over all the dies. Zones on separate
 	// die sets never share a block.
 	ZoneDies int `yaml:"zone_dies,omitempty" layer:"firmware" unit:"dies" range:"0..65536" default:"0: all the dies" doc:"dies each zone is striped over (a divisor of the dies), zone i on die set i mod (dies / zone_dies)"`
+	// WritePoints is the zones the firmware writes at once, each into
+	// groups of its own on every die of its set: an active zone takes a
+	// write point at its first write and gives it back once full, reset,
+	// finished or offline. More active zones
+	// than write points share them, the later ones each taking the one
+	// of its zone number modulo the write points. A zone's pages go to
+	// its set's dies in turn from die (zone mod dies in the set). A zone
+	// finished or reset before it is full leaves the groups its write
+	// point was filling to the next zone that takes it. 1: every
+	// zone writes into one open group per die, as a conventional drive's
+	// host data does, and zones written at once share groups. Each write
+	// point keeps an open group on every die, which a zone that does not
+	// fill whole groups on each die leaves partly filled: then a die
+	// needs write_points + 2 spare groups. An SLC cache or compression
+	// allows only 1.
+	WritePoints int `yaml:"write_points,omitempty" layer:"firmware" unit:"zones" range:"0..128" default:"0: max_active (with no limit 128), at most the zones, and unless zones fill whole groups the spare groups per die less 2 (1 with an SLC cache or compression)" doc:"zones written at once each into groups of their own (more active zones share them)"`
 	// NoAutoClose: a write that must open a zone with every open
 	// resource taken fails (Too Many Open Zones) instead of closing the
 	// implicitly opened zone opened longest ago.
@@ -63,11 +79,60 @@ func (c *Config) validateZoned() error {
 	if dies := c.NAND.Geometry.Dies(); z.ZoneDies < 0 || (z.ZoneDies > 0 && dies%z.ZoneDies != 0) {
 		return c.errAt(&z.ZoneDies, "%s = %d, allowed 0 (all) or a divisor of the %d dies", c.FieldPath(&z.ZoneDies), z.ZoneDies, dies)
 	}
+	single := c.Firmware.Compression || c.Firmware.SLCCache.Static > 0 || c.Firmware.SLCCache.DynamicMax > 0
+	switch {
+	case z.WritePoints < 0 || z.WritePoints > ftl.MaxHandles:
+		return c.errAt(&z.WritePoints, "%s = %d, allowed 0 (default) to %d", c.FieldPath(&z.WritePoints), z.WritePoints, ftl.MaxHandles)
+	case z.WritePoints > 1 && single:
+		return c.errAt(&z.WritePoints, "%s = %d with an SLC cache or compression, allowed 0 or 1", c.FieldPath(&z.WritePoints), z.WritePoints)
+	case z.WritePoints > 1 && !c.zonesAligned() && c.freeGroupsPerDie() < z.WritePoints+2:
+		return c.errAt(&z.WritePoints, "%s = %d: each die needs %d groups beyond the data for the write points' open groups, it has %d spare; raise the spare area or lower %s",
+			c.FieldPath(&z.WritePoints), z.WritePoints, z.WritePoints+2, c.freeGroupsPerDie(), c.FieldPath(&z.WritePoints))
+	}
 	_, err := ftl.NewZones(c.zoneConfig())
 	if err != nil {
 		return c.errAt(&z.MaxOpen, "zoned: %v", err)
 	}
 	return nil
+}
+
+// zoneWritePoints is the write points a zoned drive keeps for its
+// active zones (Zoned.WritePoints resolved): 0 on a conventional drive.
+func (c *Config) zoneWritePoints() int {
+	z := c.Firmware.Zoned
+	switch {
+	case !z.On():
+		return 0
+	case z.WritePoints > 0:
+		return z.WritePoints
+	case c.Firmware.Compression || c.Firmware.SLCCache.Static > 0 || c.Firmware.SLCCache.DynamicMax > 0:
+		return 1
+	}
+	n := ftl.MaxHandles
+	if z.MaxActive > 0 {
+		n = min(n, z.MaxActive)
+	}
+	n = min(n, c.zoneConfig().Zones)
+	if !c.zonesAligned() {
+		// Each write point keeps an open group on every die, which
+		// zones that end inside a group leave partly filled: a die
+		// needs two more beyond the data (as FDP's handles do).
+		n = min(n, c.freeGroupsPerDie()-2)
+	}
+	return max(1, n)
+}
+
+// zonesAligned reports whether a zone's capacity fills whole groups on
+// each die of its set: then the open groups of the active zones hold
+// only what the zones will hold, and their write points take no spare.
+func (c *Config) zonesAligned() bool {
+	z, g := c.Firmware.Zoned, c.NAND.Geometry
+	k := z.ZoneDies
+	if k == 0 {
+		k = g.Dies()
+	}
+	per := int64(g.UnitsPerGroup()) * int64(g.UnitBytes) * int64(k)
+	return int64(z.capacity())%per == 0
 }
 
 // zoneConfig is the FTL zone table's layout, in mapping units.
@@ -145,10 +210,14 @@ func (c *Controller) SubmitAppend(now int64, r blockio.Request) (done, offset in
 		return 0, 0, err
 	}
 	c.setDieSet(at)
-	defer func() { c.dieSet = dieSet{} }()
 	offset = at * c.unit
 	r.Op, r.Offset = blockio.Write, c.stored(offset)
 	done, err = c.submit(now, r)
+	c.dieSet = dieSet{}
+	if err == nil {
+		zone, _ := c.zones.ZoneOf(at)
+		c.zoneRelease(zone)
+	}
 	return done, offset, err
 }
 
@@ -189,7 +258,14 @@ func (c *Controller) zoned(now int64, r blockio.Request) (int64, error) {
 			return 0, err
 		}
 		c.setDieSet(u)
-		defer func() { c.dieSet = dieSet{} }()
+		r.Offset = c.stored(r.Offset)
+		done, err := c.submit(now, r)
+		c.dieSet = dieSet{}
+		if err == nil {
+			zone, _ := c.zones.ZoneOf(u)
+			c.zoneRelease(zone)
+		}
+		return done, err
 	case blockio.ZoneAppend:
 		done, _, err := c.SubmitAppend(now, r)
 		return done, err
@@ -252,6 +328,7 @@ func (c *Controller) zoneManage(now int64, r blockio.Request) (int64, error) {
 			}
 			reset = true
 		}
+		c.zoneRelease(i)
 	}
 	if reset {
 		// The blocks the reset left empty are erased now, on their dies
@@ -294,30 +371,93 @@ func (c *Controller) submitNoFlash(now int64) (int64, error) {
 	return fw + c.cfg.Firmware.InterruptNs, nil
 }
 
-// dieSet is a zone's dies: n dies from first.
-type dieSet struct{ set, first, n int }
+// dieSet is a zone's dies: n dies from first, and the write point
+// (handle) its pages go through.
+type dieSet struct{ set, first, n, wp int }
 
-// setDieSet maps the write of namespace unit u to its zone's die set.
+// zoneWP is a zoned drive's write points (Zoned.WritePoints): which
+// active zone holds which, and where each puts its next page.
+type zoneWP struct {
+	of    []int16 // per zone: its write point, -1 none
+	users []int32 // per write point: the active zones on it
+	free  []int16 // the write points no zone holds, the next taken last
+	// next is, per write point, the page it puts next (of its zone's
+	// set: die first + next mod n).
+	next []int
+}
+
+// newZoneWP sets up n write points for zones zones.
+func newZoneWP(n, zones int) *zoneWP {
+	w := &zoneWP{of: make([]int16, zones), users: make([]int32, n), next: make([]int, n)}
+	for i := range w.of {
+		w.of[i] = -1
+	}
+	for h := n - 1; h >= 0; h-- {
+		w.free = append(w.free, int16(h))
+	}
+	return w
+}
+
+// setDieSet maps the write of namespace unit u to its zone's die set
+// and write point, which the zone takes now if it holds none.
 func (c *Controller) setDieSet(u int64) {
 	k := c.cfg.Firmware.Zoned.ZoneDies
-	if k == 0 || k == c.dies {
-		return
-	}
-	if c.zoneNext == nil {
-		c.zoneNext = make([]int, c.dies/k)
+	if k == 0 {
+		k = c.dies
 	}
 	zone, _ := c.zones.ZoneOf(u)
 	set := zone % (c.dies / k)
-	c.dieSet = dieSet{set: set, first: set * k, n: k}
+	ds := dieSet{set: set, first: set * k, n: k}
+	if w := c.zwp; w != nil {
+		h := w.of[zone]
+		if h < 0 {
+			if n := len(w.free); n > 0 {
+				h = w.free[n-1]
+				w.free = w.free[:n-1]
+				w.next[h] = zone % k
+			} else {
+				h = int16(zone % len(w.users))
+			}
+			w.of[zone] = h
+			w.users[h]++
+		}
+		ds.wp = int(h)
+	} else if k == c.dies {
+		return // any die, as a conventional drive's host pages
+	} else if c.zoneNext == nil {
+		c.zoneNext = make([]int, c.dies/k)
+	}
+	c.dieSet = ds
 }
 
 // zoneDie is the die of the zone's set the next host page goes to: the
-// set's dies in turn.
+// set's dies in turn, for each write point on its own.
 func (c *Controller) zoneDie() int {
 	s := c.dieSet
+	if w := c.zwp; w != nil {
+		d := s.first + w.next[s.wp]%s.n
+		w.next[s.wp]++
+		return d
+	}
 	d := s.first + c.zoneNext[s.set]
 	c.zoneNext[s.set] = (c.zoneNext[s.set] + 1) % s.n
 	return d
+}
+
+// zoneRelease gives back the write point of zone i once it is no longer
+// active. The groups it was filling are filled on by the next zone that
+// takes it: the ends of a zone finished or reset early share groups with
+// the next zone (a full zone on aligned groups shares none).
+func (c *Controller) zoneRelease(i int) {
+	w := c.zwp
+	if w == nil || w.of[i] < 0 || c.zones.State(i).IsActive() {
+		return
+	}
+	h := w.of[i]
+	w.of[i] = -1
+	if w.users[h]--; w.users[h] == 0 {
+		w.free = append(w.free, h)
+	}
 }
 
 // zonesPowerUp brings a zoned namespace's table back after a power cycle

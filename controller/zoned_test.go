@@ -148,52 +148,115 @@ func TestZoneAppendStoresWhereItSays(t *testing.T) {
 	assert.False(t, ok, "past the capacity: no data (%d)", tok)
 }
 
-// Eight writers, each filling its own zones in turn (writer w: zones w,
-// w+8, ...; odd writers twice as fast), each zone reset just before its
-// writer takes it again: with each zone on a die of its own (zone_dies
-// 1) no block holds two zones' data and nothing is ever moved; striped
-// over every die, zones written at once share blocks, and resets at
-// different times leave valid data for collection to move.
+// zoneWriters runs eight writers on zoned drive d, each filling its own
+// zones in turn (writer w: zones w, w+8, ...; odd writers twice as
+// fast), each zone reset just before its writer takes it again, over
+// three drive writes, and returns the drive's counters.
+func zoneWriters(t *testing.T, d *controller.Controller, zones int, zoneSize, zoneCap int64) ftl.Counters {
+	t.Helper()
+	const writers = 8
+	now := int64(0)
+	const bs = 1 << 20
+	zone := make([]int, writers) // each writer's current zone
+	wp := make([]int64, writers)
+	for w := range zone {
+		zone[w] = w
+	}
+	for turn := 0; turn < 3*zones*int(zoneCap/bs)/writers; turn++ {
+		for w := 0; w < writers; w++ {
+			for k := 0; k <= w%2; k++ {
+				if wp[w] == zoneCap {
+					zone[w], wp[w] = (zone[w]+writers)%zones, 0
+					if d.ReportZones(zone[w], 1)[0].State != ftl.ZoneEmpty {
+						done, err := d.Submit(now, blockio.Request{Op: blockio.ZoneManage, Zone: blockio.ZoneReset, Offset: int64(zone[w]) * zoneSize})
+						require.NoError(t, err)
+						now = max(now, done)
+					}
+				}
+				done, err := d.Submit(now, blockio.Request{Op: blockio.Write, Offset: int64(zone[w])*zoneSize + wp[w], Length: bs})
+				require.NoError(t, err, "writer %d zone %d", w, zone[w])
+				now = max(now, done)
+				wp[w] += bs
+			}
+		}
+	}
+	return d.Counters()
+}
+
+// The writers of zoneWriters with zones of 48 MiB, which do not fill
+// whole groups (8 MiB on each of 8 dies): with each zone on a die of its
+// own (zone_dies 1) no block holds two zones' data and nothing is ever
+// moved; striped over every die, the few write points the spare allows
+// are shared by the zones written at once, and resets at different
+// times leave valid data for collection to move.
 func TestZonesOnTheirOwnDiesMoveNothing(t *testing.T) {
 	copied := map[int]int64{}
 	for _, zoneDies := range []int{1, 0} {
-		const zones, writers = 64, 8
+		const zones = 64
 		c := preset(t, "generic-mlc-small", nil).Resized(controller.Size(zones*zoneCap), 10)
 		c.Firmware.Zoned = controller.Zoned{ZoneSize: zoneSize, ZoneCapacity: zoneCap, ZoneDies: zoneDies}
 		d, err := controller.New(c)
 		require.NoError(t, err)
-		require.Equal(t, writers, c.NAND.Geometry.Dies())
-		now := int64(0)
-		const bs = 1 << 20
-		zone := make([]int, writers) // each writer's current zone
-		wp := make([]int64, writers)
-		for w := range zone {
-			zone[w] = w
-		}
-		for turn := 0; turn < 3*zones*int(zoneCap/bs)/writers; turn++ {
-			for w := 0; w < writers; w++ {
-				for k := 0; k <= w%2; k++ {
-					if wp[w] == zoneCap {
-						zone[w], wp[w] = (zone[w]+writers)%zones, 0
-						if d.ReportZones(zone[w], 1)[0].State != ftl.ZoneEmpty {
-							done, err := d.Submit(now, blockio.Request{Op: blockio.ZoneManage, Zone: blockio.ZoneReset, Offset: int64(zone[w]) * zoneSize})
-							require.NoError(t, err)
-							now = max(now, done)
-						}
-					}
-					done, err := d.Submit(now, blockio.Request{Op: blockio.Write, Offset: int64(zone[w])*zoneSize + wp[w], Length: bs})
-					require.NoError(t, err, "writer %d zone %d", w, zone[w])
-					now = max(now, done)
-					wp[w] += bs
-				}
-			}
-		}
-		cnt := d.Counters()
+		require.Equal(t, 8, c.NAND.Geometry.Dies())
+		cnt := zoneWriters(t, d, zones, zoneSize, zoneCap)
 		copied[zoneDies] = cnt.GCCopiedUnits
 		t.Logf("zone_dies %d: host units %d, programmed %d, copied %d", zoneDies, cnt.HostWriteUnits, cnt.ProgramUnits, cnt.GCCopiedUnits)
 	}
 	assert.Zero(t, copied[1], "zones on their own dies")
 	assert.Positive(t, copied[0], "zones striped over every die share blocks")
+}
+
+// The same writers with zones that fill whole groups (64 MiB: a group on
+// each of the 8 dies), striped over every die: with a write point per
+// active zone (the default) no group holds two zones' data, nothing is
+// moved and every unit programmed is the host's; with one write point
+// (write_points 1: the zones written at once interleave in each die's
+// open group, as a conventional drive's host data does) collection
+// moves data.
+func TestZoneWritePointsKeepZonesApart(t *testing.T) {
+	const zones, size = 64, 64 << 20
+	copied := map[int]int64{}
+	for _, points := range []int{0, 1} {
+		c := preset(t, "generic-mlc-small", nil).Resized(controller.Size(zones*size), 10)
+		c.Firmware.Zoned = controller.Zoned{ZoneSize: size, WritePoints: points}
+		d, err := controller.New(c)
+		require.NoError(t, err)
+		cnt := zoneWriters(t, d, zones, size, size)
+		copied[points] = cnt.GCCopiedUnits
+		t.Logf("write_points %d: host units %d, programmed %d, copied %d", points, cnt.HostWriteUnits, cnt.ProgramUnits, cnt.GCCopiedUnits)
+		if points == 0 {
+			assert.Equal(t, cnt.HostWriteUnits, cnt.ProgramUnits, "device WA 1")
+		}
+	}
+	assert.Zero(t, copied[0], "a write point per active zone")
+	assert.Positive(t, copied[1], "one write point shared")
+}
+
+// write_points beyond what the description allows is refused, naming
+// the field.
+func TestZoneWritePointsValidated(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		points int
+		edit   func(*controller.Config)
+		want   string
+	}{
+		{"too many", 129, nil, "firmware.zoned.write_points = 129, allowed 0..128"},
+		{"negative", -1, nil, "firmware.zoned.write_points = -1"},
+		{"with compression", 4, func(c *controller.Config) { c.Firmware.Compression, c.Firmware.CompressionSlot = true, 1024 }, "with an SLC cache or compression, allowed 0 or 1"},
+		{"unaligned, over the spare", 32, func(c *controller.Config) { c.Firmware.Zoned.ZoneCapacity = zoneCap }, "raise the spare area"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := preset(t, "generic-mlc-small", nil).Resized(controller.Size(64*zoneCap), 10)
+			c.Firmware.Zoned = controller.Zoned{ZoneSize: zoneSize, ZoneCapacity: zoneSize, WritePoints: tc.points}
+			if tc.edit != nil {
+				tc.edit(&c)
+			}
+			_, err := controller.New(c)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
 }
 
 // The block-interface tax: the eight writers of

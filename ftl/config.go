@@ -81,7 +81,8 @@ type Config struct {
 	// Handles is the number of reclaim unit handles (NVMe FDP) writes may
 	// name (WriteHandle): each has its own write point, and no group holds
 	// the data of two handles as written. 0: no placement. At most
-	// MaxHandles; not with an SLC cache or SafeErase.
+	// MaxHandles; not with an SLC cache, and with SafeErase only
+	// initially isolated ones (PersistentHandles 0).
 	Handles int
 	// PersistentHandles is how many of the handles, the first ones, are
 	// persistently isolated: collection moves their data only into groups

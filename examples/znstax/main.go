@@ -5,10 +5,12 @@
 // flash of generic-nvme at a capacity and 7 % spare, as that
 // conventional drive and as one with 28 % spare (a TRIM where the zoned
 // drive resets), and as the ZNS preset's zoned namespace: as the preset
-// is (every zone striped over all the dies), with each writer's zones on
-// dies of their own (zone_dies: dies / writers) and a ZNS firmware's
-// collection threshold, and the same with as many zones as the flash
-// holds. It prints each drive's usable capacity, device write
+// is (every zone striped over all the dies, a write point per active
+// zone), with one write point (write_points: 1, the zones written at once
+// interleaved in each die's open group, as a conventional drive's host
+// data is), with each writer's zones on dies of their own (zone_dies:
+// dies / writers) and a ZNS firmware's collection threshold, and the
+// same with as many zones as the flash holds. It prints each drive's usable capacity, device write
 // amplification and write throughput, after a warm-up of two drive
 // writes, over one drive write more:
 //
@@ -146,7 +148,10 @@ func Compare(capacity int64, writers int) ([]Drive, error) {
 		c.Firmware.Zoned.ZoneDies = dies / writers
 		return c
 	}
+	one := preset
+	one.Firmware.Zoned.WritePoints = 1
 	add("ZNS preset (zones over all dies)", preset)
+	add("the preset with one write point", one)
 	add(fmt.Sprintf("ZNS, a writer's zones on %d dies", dies/writers), own(same))
 	if most.Capacity > same.Capacity {
 		add("the same, all the flash holds", own(most))

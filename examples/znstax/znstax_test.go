@@ -8,8 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The store on 16 GiB of the ZNS preset's flash: with each writer's zones
-// on dies of their own, resets free whole blocks and nothing is copied
+// The store on 16 GiB of the ZNS preset's flash: with a write point per
+// active zone, or each writer's zones on dies of their own, resets free
+// whole blocks and nothing is copied
 // (WA at most 1.01), so the zoned drive writes faster than the
 // conventional one of the same capacity, whose blocks mix the writers'
 // data of different lifetimes; 28 % spare copies less than 7 % and holds
@@ -25,6 +26,12 @@ func TestCompare(t *testing.T) {
 	zns, c7, c28 := by["ZNS, a writer's zones on 8 dies"], by["conventional, 7 % spare"], by["conventional, 28 % spare"]
 	require.NotZero(t, zns.CapacityBytes)
 	assert.LessOrEqual(t, zns.WA, 1.01)
+	// The preset's zones, striped over every die, keep apart with a
+	// write point each, and interleave with one.
+	p, one := by["ZNS preset (zones over all dies)"], by["the preset with one write point"]
+	assert.LessOrEqual(t, p.WA, 1.01)
+	assert.Greater(t, p.WriteMBps, c7.WriteMBps)
+	assert.Greater(t, one.WA, 1.2)
 	assert.Greater(t, c7.WA, 1.2)
 	assert.Less(t, c28.WA, c7.WA)
 	assert.Greater(t, zns.WriteMBps, c7.WriteMBps)
