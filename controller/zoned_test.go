@@ -148,15 +148,16 @@ func TestZoneAppendStoresWhereItSays(t *testing.T) {
 	assert.False(t, ok, "past the capacity: no data (%d)", tok)
 }
 
-// zoneWriters runs eight writers on zoned drive d, each filling its own
-// zones in turn (writer w: zones w, w+8, ...; odd writers twice as
-// fast), each zone reset just before its writer takes it again, over
-// three drive writes, and returns the drive's counters.
-func zoneWriters(t *testing.T, d *controller.Controller, zones int, zoneSize, zoneCap int64) ftl.Counters {
+// storeWriters runs eight writers as a log-structured store on drive d,
+// each filling its own zones of zoneCap bytes in turn (writer w: zones w,
+// w+8, ...; odd writers twice as fast) in 1 MiB writes, over three drive
+// writes: reset(now, z) empties zone z just before its writer takes it
+// again and returns when it is done; start(z) is zone z's first byte. It
+// returns the drive's counters.
+func storeWriters(t *testing.T, d *controller.Controller, zones int, zoneCap int64, reset func(now int64, z int) int64, start func(z int) int64) ftl.Counters {
 	t.Helper()
-	const writers = 8
+	const writers, bs = 8, 1 << 20
 	now := int64(0)
-	const bs = 1 << 20
 	zone := make([]int, writers) // each writer's current zone
 	wp := make([]int64, writers)
 	for w := range zone {
@@ -167,13 +168,9 @@ func zoneWriters(t *testing.T, d *controller.Controller, zones int, zoneSize, zo
 			for k := 0; k <= w%2; k++ {
 				if wp[w] == zoneCap {
 					zone[w], wp[w] = (zone[w]+writers)%zones, 0
-					if d.ReportZones(zone[w], 1)[0].State != ftl.ZoneEmpty {
-						done, err := d.Submit(now, blockio.Request{Op: blockio.ZoneManage, Zone: blockio.ZoneReset, Offset: int64(zone[w]) * zoneSize})
-						require.NoError(t, err)
-						now = max(now, done)
-					}
+					now = max(now, reset(now, zone[w]))
 				}
-				done, err := d.Submit(now, blockio.Request{Op: blockio.Write, Offset: int64(zone[w])*zoneSize + wp[w], Length: bs})
+				done, err := d.Submit(now, blockio.Request{Op: blockio.Write, Offset: start(zone[w]) + wp[w], Length: bs})
 				require.NoError(t, err, "writer %d zone %d", w, zone[w])
 				now = max(now, done)
 				wp[w] += bs
@@ -181,6 +178,20 @@ func zoneWriters(t *testing.T, d *controller.Controller, zones int, zoneSize, zo
 		}
 	}
 	return d.Counters()
+}
+
+// zoneWriters is storeWriters on zoned drive d, each zone reset (unless
+// empty) before it is written again.
+func zoneWriters(t *testing.T, d *controller.Controller, zones int, zoneSize, zoneCap int64) ftl.Counters {
+	t.Helper()
+	return storeWriters(t, d, zones, zoneCap, func(now int64, z int) int64 {
+		if d.ReportZones(z, 1)[0].State == ftl.ZoneEmpty {
+			return now
+		}
+		done, err := d.Submit(now, blockio.Request{Op: blockio.ZoneManage, Zone: blockio.ZoneReset, Offset: int64(z) * zoneSize})
+		require.NoError(t, err)
+		return done
+	}, func(z int) int64 { return int64(z) * zoneSize })
 }
 
 // The writers of zoneWriters with zones of 48 MiB, which do not fill
@@ -265,29 +276,9 @@ func TestZoneWritePointsValidated(t *testing.T) {
 // where the zoned drive resets it — at 7 % and 28 % spare, against the
 // zoned drive with each zone on its own die.
 func TestBlockInterfaceTax(t *testing.T) {
-	const zones, writers, bs = 64, 8, 1 << 20
+	const zones = 64
 	run := func(d *controller.Controller, reset func(now int64, z int) int64, start func(z int) int64) ftl.Counters {
-		now := int64(0)
-		zone := make([]int, writers)
-		wp := make([]int64, writers)
-		for w := range zone {
-			zone[w] = w
-		}
-		for turn := 0; turn < 3*zones*int(zoneCap/bs)/writers; turn++ {
-			for w := 0; w < writers; w++ {
-				for k := 0; k <= w%2; k++ {
-					if wp[w] == zoneCap {
-						zone[w], wp[w] = (zone[w]+writers)%zones, 0
-						now = max(now, reset(now, zone[w]))
-					}
-					done, err := d.Submit(now, blockio.Request{Op: blockio.Write, Offset: start(zone[w]) + wp[w], Length: bs})
-					require.NoError(t, err)
-					now = max(now, done)
-					wp[w] += bs
-				}
-			}
-		}
-		return d.Counters()
+		return storeWriters(t, d, zones, zoneCap, reset, start)
 	}
 	wa := func(c ftl.Counters) float64 { return float64(c.ProgramUnits) / float64(c.HostWriteUnits) }
 	c := preset(t, "generic-mlc-small", nil).Resized(controller.Size(zones*zoneCap), 10)
