@@ -27,18 +27,17 @@ type Zoned struct {
 	// WritePoints is the zones the firmware writes at once, each into
 	// groups of its own on every die of its set: an active zone takes a
 	// write point at its first write and gives it back once full, reset,
-	// finished or offline. More active zones
-	// than write points share them, the later ones each taking the one
-	// of its zone number modulo the write points. A zone's pages go to
-	// its set's dies in turn from die (zone mod dies in the set). A zone
-	// finished or reset before it is full leaves the groups its write
-	// point was filling to the next zone that takes it. 1: every
-	// zone writes into one open group per die, as a conventional drive's
-	// host data does, and zones written at once share groups. Each write
-	// point keeps an open group on every die, which a zone that does not
-	// fill whole groups on each die leaves partly filled: then a die
-	// needs write_points + 2 spare groups. An SLC cache or compression
-	// allows only 1.
+	// finished or offline. More active zones than write points share
+	// them, the later ones each taking the one of its zone number modulo
+	// the write points. A zone's pages go to its set's dies in turn from
+	// die (zone mod dies in the set). A zone finished or reset before it
+	// is full leaves the groups its write point was filling to the next
+	// zone that takes it. 1: every zone writes into one open group per
+	// die, as a conventional drive's host data does, and zones written
+	// at once share groups. Each write point keeps an open group on
+	// every die, which a zone that does not fill whole groups on each
+	// die leaves partly filled: then a die needs write_points + 2 spare
+	// groups. An SLC cache or compression allows only 1.
 	WritePoints int `yaml:"write_points,omitempty" layer:"firmware" unit:"zones" range:"0..128" default:"0: max_active (with no limit 128), at most the zones, and unless zones fill whole groups the spare groups per die less 2 (1 with an SLC cache or compression)" doc:"zones written at once each into groups of their own (more active zones share them)"`
 	// NoAutoClose: a write that must open a zone with every open
 	// resource taken fails (Too Many Open Zones) instead of closing the
@@ -79,7 +78,7 @@ func (c *Config) validateZoned() error {
 	if dies := c.NAND.Geometry.Dies(); z.ZoneDies < 0 || (z.ZoneDies > 0 && dies%z.ZoneDies != 0) {
 		return c.errAt(&z.ZoneDies, "%s = %d, allowed 0 (all) or a divisor of the %d dies", c.FieldPath(&z.ZoneDies), z.ZoneDies, dies)
 	}
-	single := c.Firmware.Compression || c.Firmware.SLCCache.Static > 0 || c.Firmware.SLCCache.DynamicMax > 0
+	single := c.oneWritePoint()
 	switch {
 	case z.WritePoints < 0 || z.WritePoints > ftl.MaxHandles:
 		return c.errAt(&z.WritePoints, "%s = %d, allowed 0 (default) to %d", c.FieldPath(&z.WritePoints), z.WritePoints, ftl.MaxHandles)
@@ -105,7 +104,7 @@ func (c *Config) zoneWritePoints() int {
 		return 0
 	case z.WritePoints > 0:
 		return z.WritePoints
-	case c.Firmware.Compression || c.Firmware.SLCCache.Static > 0 || c.Firmware.SLCCache.DynamicMax > 0:
+	case c.oneWritePoint():
 		return 1
 	}
 	n := ftl.MaxHandles
@@ -120,6 +119,12 @@ func (c *Config) zoneWritePoints() int {
 		n = min(n, c.freeGroupsPerDie()-2)
 	}
 	return max(1, n)
+}
+
+// oneWritePoint reports a data path the write points do not support (an
+// SLC cache, compression): every zone writes through one.
+func (c *Config) oneWritePoint() bool {
+	return c.Firmware.Compression || c.Firmware.SLCCache.Static > 0 || c.Firmware.SLCCache.DynamicMax > 0
 }
 
 // zonesAligned reports whether a zone's capacity fills whole groups on
@@ -481,6 +486,9 @@ func (c *Controller) zonesPowerUp(rec ftl.Recovery, rep *PowerLossReport) error 
 		}
 	}
 	rolled, units, closed := c.zones.PowerUp(first)
+	for i := range z.Zones {
+		c.zoneRelease(i) // a zone rolled back to empty holds no write point
+	}
 	rep.ZonesRolledBack, rep.ZoneRollbackBytes, rep.ZonesClosed = rolled, units*c.unit, closed
 	trimmed := false
 	trim := func(from, to int64) error {
