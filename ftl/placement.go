@@ -308,13 +308,8 @@ func (f *FTL) eachPoint(fn func() error) error {
 		return fn()
 	}
 	p := f.fdp
-	h0 := p.active
 	g0 := append([]int(nil), p.gcActive...)
-	var err error
-	for h := range p.host {
-		if err = f.useHost(h); err != nil {
-			break
-		}
+	err := f.eachHost(func() error {
 		for o := range p.gc {
 			if p.gc[o] == nil {
 				continue
@@ -322,17 +317,12 @@ func (f *FTL) eachPoint(fn func() error) error {
 			for d := range g0 {
 				f.useGC(d, o)
 			}
-			if err = fn(); err != nil {
-				break
+			if err := fn(); err != nil {
+				return err
 			}
 		}
-		if err != nil {
-			break
-		}
-	}
-	if e := f.useHost(h0); err == nil {
-		err = e
-	}
+		return nil
+	})
 	for d, o := range g0 {
 		f.useGC(d, o)
 	}
