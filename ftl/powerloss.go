@@ -220,12 +220,26 @@ func (f *FTL) PowerLoss(cut PowerCut) (rec Recovery, err error) {
 		// word lines are closed (below).
 		f.supersededIn[g] = min(h, f.hostProgs)
 	}
-	// The host's word lines left half programmed are closed before
-	// anything is erased: the newest copy of some data may be on their
-	// first pages. (A copy moved into a half programmed GC word line
-	// is not taken while its source survives: see rebuild.)
+	// The word lines left half programmed are closed before anything is
+	// erased: the newest copy of some data may be on their first pages.
+	// The host's hold what it wrote; a GC word line's copy is not taken
+	// while its source survives (see rebuild), but is the only one left
+	// once the source was erased with nothing valid in it (data trimmed,
+	// which the scan finds again), and what the rebuild maps must be as
+	// durable as a flush makes it.
 	if f.wl > 1 && !f.readOnly {
-		if err := f.eachHost(f.closeHostWordLines); err != nil {
+		err := f.eachPoint(func() error {
+			if err := f.closeHostWordLines(); err != nil {
+				return err
+			}
+			for d := range f.open[GCStream] {
+				if err := f.closeWordLine(GCStream, d); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
 			return rec, err
 		}
 	}
