@@ -268,14 +268,43 @@ func (st *stage) search(name string, w []float64, x0 []float64) ([]float64, erro
 			free = append(free, i)
 		}
 	}
+	bestNow := func() float64 { mu.Lock(); defer mu.Unlock(); return best }
+	// polish restarts Nelder-Mead from the best point with a fresh
+	// simplex, half the last one's size each time, up to Restarts times,
+	// while each restart lowers the objective by at least a tenth: the
+	// method's simplex can collapse short of the minimum (McKinnon 1998),
+	// and a restart from its best point is the usual remedy (Kelley 1999,
+	// "Detection and remediation of stagnation in the Nelder-Mead
+	// algorithm").
+	polish := func(over []int) error {
+		size := simplexSize
+		for range Restarts {
+			mu.Lock()
+			f0, x := best, append([]float64(nil), bestX...)
+			mu.Unlock()
+			size /= 2
+			if err := st.minimize(name, over, x, w, size, consider, bestNow); err != nil {
+				return err
+			}
+			if bestNow() > 0.9*f0 {
+				return nil
+			}
+		}
+		return nil
+	}
 	consider(x0, objective(ts, w, st.ev.eval(x0)))
-	if err := st.minimize(name, free, x0, w, consider, func() float64 { mu.Lock(); defer mu.Unlock(); return best }); err != nil {
+	if err := st.minimize(name, free, x0, w, simplexSize, consider, bestNow); err != nil {
 		return nil, err
 	}
 	mu.Lock()
 	stuck, from := best > RestartAbove, bestKey
 	mu.Unlock()
 	if !stuck {
+		if err := polish(free); err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
 		return bestX, nil
 	}
 	pts := st.design()
@@ -306,7 +335,10 @@ func (st *stage) search(name string, w []float64, x0 []float64) ([]float64, erro
 		for i := range all {
 			all[i] = i
 		}
-		if err := st.minimize(name, all, x1, w, consider, func() float64 { mu.Lock(); defer mu.Unlock(); return best }); err != nil {
+		if err := st.minimize(name, all, x1, w, simplexSize, consider, bestNow); err != nil {
+			return nil, err
+		}
+		if err := polish(all); err != nil {
 			return nil, err
 		}
 	}
@@ -318,6 +350,15 @@ func (st *stage) search(name string, w []float64, x0 []float64) ([]float64, erro
 // metThreshold is the objective (RMS relative error) below which a
 // search stops: the targets are met (0.05 %; a range met counts 0).
 const metThreshold = 5e-4
+
+// Restarts is how many times a search's Nelder-Mead restarts from its
+// best point, with a simplex half the last one's size, while each
+// restart lowers the objective by at least a tenth.
+const Restarts = 3
+
+// simplexSize is the first simplex's size, on the unit scale of each
+// parameter's bounds: a fifth of each range.
+const simplexSize = 0.2
 
 // RestartAbove is the objective (RMS relative error) above which a
 // search that has ended tries a design over the bounds (5 %).
@@ -364,9 +405,10 @@ func (st *stage) design() [][]float64 {
 	return out
 }
 
-// minimize runs Nelder-Mead over the parameters free from x0, reporting
+// minimize runs Nelder-Mead over the parameters free from x0, its first
+// simplex size wide on the unit scale, reporting
 // every evaluation to consider; best is the search's best so far.
-func (st *stage) minimize(name string, free []int, x0, w []float64, consider func([]float64, float64), best func() float64) error {
+func (st *stage) minimize(name string, free []int, x0, w []float64, size float64, consider func([]float64, float64), best func() float64) error {
 	ps, ts := st.ev.params, st.o.Targets.List
 	if len(free) == 0 || best() < metThreshold {
 		return nil // nothing to search, or the targets are met already
@@ -382,7 +424,7 @@ func (st *stage) minimize(name string, free []int, x0, w []float64, consider fun
 	for k, i := range free {
 		u0[k] = ps[i].toUnit(x0[i])
 	}
-	method := &optimize.NelderMead{SimplexSize: 0.2}
+	method := &optimize.NelderMead{SimplexSize: size}
 	st.prefetchSimplex(u0, method.SimplexSize, values)
 	prob := optimize.Problem{
 		Func: func(u []float64) float64 {
@@ -410,7 +452,7 @@ func (st *stage) minimize(name string, free []int, x0, w []float64, consider fun
 			return optimize.NotTerminated, nil
 		},
 	}
-	// Nelder-Mead from a simplex a fifth of each range wide; it stops
+	// Nelder-Mead from a simplex size wide on each range; it stops
 	// when the best error is below 0.05 % (Status), when it has not fallen
 	// by 1e-4 in 10 iterations per parameter, or after MaxEvaluations (by
 	// default 30 per parameter it moves, at least 60).
