@@ -1,6 +1,7 @@
 package ftl
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -239,7 +240,10 @@ func (f *FTL) PowerLoss(cut PowerCut) (rec Recovery, err error) {
 			}
 			return nil
 		})
-		if err != nil {
+		// A program that fails there with no free group left to take
+		// the page again leaves the drive read-only: it mounts so, and
+		// no program can then destroy what the open word lines hold.
+		if err != nil && !errors.Is(err, ErrReadOnly) {
 			return rec, err
 		}
 	}
