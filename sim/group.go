@@ -68,7 +68,7 @@ func (e *Engine) newGroup(streams []Stream) (*group, error) {
 	}
 	host := e.ctrl.Config().Host
 	g := &group{e: e, ss: ss, depth: host.QueueDepth, nq: host.QueueCount(), idleSince: e.now}
-	e.ev = e.ev[:0]
+	e.ev.reset()
 	if len(e.sq) != g.nq {
 		e.sq = make([]hostQueue, g.nq)
 	}
@@ -115,7 +115,7 @@ func (g *group) run() ([]*Result, error) {
 		if did {
 			continue
 		}
-		if len(e.ev) == 0 {
+		if e.ev.len() == 0 {
 			break
 		}
 		if err := g.complete(); err != nil {
@@ -245,7 +245,7 @@ func (g *group) resumeLate() (bool, error) {
 			late = i
 		}
 	}
-	if late < 0 || (len(e.ev) > 0 && ss[late].resumeAt >= e.ev[0].at) {
+	if late < 0 || (e.ev.len() > 0 && ss[late].resumeAt >= e.ev.nextAt()) {
 		return false, nil
 	}
 	for _, s := range ss {
@@ -272,7 +272,7 @@ func (g *group) arrive() (bool, error) {
 			first = i
 		}
 	}
-	if first < 0 || (len(e.ev) > 0 && ss[first].next.At >= e.ev[0].at) {
+	if first < 0 || (e.ev.len() > 0 && ss[first].next.At >= e.ev.nextAt()) {
 		return false, nil
 	}
 	s := ss[first]
@@ -290,19 +290,18 @@ func (g *group) arrive() (bool, error) {
 func (g *group) powerCut() (bool, error) {
 	e, ss := g.e, g.ss
 	cuts := ss[0].o.PowerLossNs
-	if g.nextCut >= len(cuts) || len(e.ev) == 0 || ss[0].start+cuts[g.nextCut] > e.ev[0].at {
+	if g.nextCut >= len(cuts) || e.ev.len() == 0 || ss[0].start+cuts[g.nextCut] > e.ev.nextAt() {
 		return false, nil
 	}
 	at := max(e.now, ss[0].start+cuts[g.nextCut])
 	g.nextCut++
-	for i := range e.ev {
-		ev := &e.ev[i]
+	e.ev.each(func(ev *event) {
 		ss[ev.stream].m.aborted++
 		ss[ev.stream].outstanding--
 		if gt := ss[ev.stream].gate; gt != nil {
 			gt.Completed(&ev.req)
 		}
-	}
+	})
 	for _, x := range ss {
 		x.queued = 0
 	}
@@ -317,7 +316,8 @@ func (g *group) powerCut() (bool, error) {
 		}
 		q.wait, q.head, q.out = q.wait[:0], 0, 0
 	}
-	e.ev, g.outstanding = e.ev[:0], 0
+	e.ev.reset()
+	g.outstanding = 0
 	e.now = at
 	for _, x := range ss {
 		x.m.busyTo(e.now)

@@ -22,7 +22,7 @@ func (e *Engine) SaveState(w io.Writer) (int64, error) {
 	if e.ctrl == nil {
 		return 0, ErrNoDrive
 	}
-	if len(e.ev) > 0 {
+	if e.ev.len() > 0 {
 		return 0, ErrBusy
 	}
 	for k := range e.sq {
@@ -123,8 +123,8 @@ func (e *Engine) checkState() (err error) {
 		return fmt.Errorf("%w: no drive", ErrCorruptState)
 	case e.now < 0:
 		return fmt.Errorf("%w: the clock reads %d ns", ErrCorruptState, e.now)
-	case len(e.ev) > 0:
-		return fmt.Errorf("%w: %d requests in flight (a state is saved between runs)", ErrCorruptState, len(e.ev))
+	case e.ev.len() > 0:
+		return fmt.Errorf("%w: %d requests in flight (a state is saved between runs)", ErrCorruptState, e.ev.len())
 	}
 	for k := range e.sq {
 		if e.sq[k].queued() {
