@@ -1,6 +1,7 @@
 package ftl
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/ftlsim/ftlsim/nand"
@@ -183,4 +184,54 @@ func (f *FTL) pad(s *stage, cause Stream) error {
 		f.cnt.PaddedUnits++
 	}
 	return f.program(s, cause)
+}
+
+// closeAtMount closes, while a drive mounts after a power cut and before
+// anything is erased, the word lines left half programmed: the newest
+// copy of some data may be on their first pages. The host's hold what it
+// wrote. A GC word line's copy is not taken while its source survives
+// (see rebuild), but is the only one left once the source was erased
+// with nothing valid in it (data trimmed, which the scan finds again),
+// and what the rebuild maps must be as durable as a flush makes it: such
+// a word line is closed too, and only such a one (padding a GC word line
+// that holds nothing mapped would spend flash for nothing: on a part
+// whose block is one word line, a block a cut). A program that fails
+// there with no free group left to take the page again leaves the drive
+// read-only: it mounts so, and no program can then destroy what the open
+// word lines hold.
+func (f *FTL) closeAtMount() error {
+	if f.wl == 1 || f.readOnly {
+		return nil
+	}
+	err := f.eachPoint(func() error {
+		if err := f.closeHostWordLines(); err != nil {
+			return err
+		}
+		for d, g := range f.open[GCStream] {
+			if g < 0 || f.wlOpen[g] == 0 || !f.openWordLineHoldsData(g) {
+				continue
+			}
+			if err := f.closeWordLine(GCStream, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, ErrReadOnly) {
+		return nil
+	}
+	return err
+}
+
+// openWordLineHoldsData reports whether a unit programmed on group g's
+// half programmed word line is valid (mapped).
+func (f *FTL) openWordLineHoldsData(g int32) bool {
+	wp := f.groupWP(g)
+	for page := wp - wp%f.wl; page < wp; page++ {
+		base := int64(g)*int64(f.upg) + int64(page)*int64(f.pageUnits)
+		if f.dev.ValidMask(base, f.pageUnits) != 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -1,7 +1,6 @@
 package ftl
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -221,37 +220,8 @@ func (f *FTL) PowerLoss(cut PowerCut) (rec Recovery, err error) {
 		// word lines are closed (below).
 		f.supersededIn[g] = min(h, f.hostProgs)
 	}
-	// The word lines left half programmed are closed before anything is
-	// erased: the newest copy of some data may be on their first pages.
-	// The host's hold what it wrote. A GC word line's copy is not taken
-	// while its source survives (see rebuild), but is the only one left
-	// once the source was erased with nothing valid in it (data trimmed,
-	// which the scan finds again), and what the rebuild maps must be as
-	// durable as a flush makes it: such a word line is closed too, and
-	// only such a one (padding a GC word line that holds nothing mapped
-	// would spend flash for nothing: on a part whose block is one word
-	// line, a block a cut).
-	if f.wl > 1 && !f.readOnly {
-		err := f.eachPoint(func() error {
-			if err := f.closeHostWordLines(); err != nil {
-				return err
-			}
-			for d, g := range f.open[GCStream] {
-				if g < 0 || f.wlOpen[g] == 0 || !f.openWordLineHoldsData(g) {
-					continue
-				}
-				if err := f.closeWordLine(GCStream, d); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		// A program that fails there with no free group left to take
-		// the page again leaves the drive read-only: it mounts so, and
-		// no program can then destroy what the open word lines hold.
-		if err != nil && !errors.Is(err, ErrReadOnly) {
-			return rec, err
-		}
+	if err := f.closeAtMount(); err != nil {
+		return rec, err
 	}
 	// Full groups left with no live data (stale copies, victims that
 	// waited for their erase) are erased while mounting.
@@ -506,19 +476,6 @@ func (f *FTL) seqOf(u uint32) uint32 {
 // newer reports whether write sequence a is later than b, in serial
 // number arithmetic (the counter wraps).
 func newer(a, b uint32) bool { return int32(a-b) > 0 }
-
-// openWordLineHoldsData reports whether a unit programmed on group g's
-// half programmed word line is valid (mapped).
-func (f *FTL) openWordLineHoldsData(g int32) bool {
-	wp := f.groupWP(g)
-	for page := wp - wp%f.wl; page < wp; page++ {
-		base := int64(g)*int64(f.upg) + int64(page)*int64(f.pageUnits)
-		if f.dev.ValidMask(base, f.pageUnits) != 0 {
-			return true
-		}
-	}
-	return false
-}
 
 // onOpenWordLine reports whether unit u is on a word line not yet
 // complete, which a later program can destroy (SafeErase on MLC, TLC,
