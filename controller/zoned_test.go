@@ -285,14 +285,7 @@ func TestBlockInterfaceTax(t *testing.T) {
 	c.Firmware.Zoned = controller.Zoned{ZoneSize: zoneSize, ZoneCapacity: zoneCap, ZoneDies: 1}
 	zd, err := controller.New(c)
 	require.NoError(t, err)
-	zns := run(zd, func(now int64, z int) int64 {
-		if zd.ReportZones(z, 1)[0].State == ftl.ZoneEmpty {
-			return now
-		}
-		done, err := zd.Submit(now, blockio.Request{Op: blockio.ZoneManage, Zone: blockio.ZoneReset, Offset: int64(z) * zoneSize})
-		require.NoError(t, err)
-		return done
-	}, func(z int) int64 { return int64(z) * zoneSize })
+	zns := zoneWriters(t, zd, zones, zoneSize, zoneCap)
 	t.Logf("zoned, 10 %% spare: WA %.3f", wa(zns))
 	assert.LessOrEqual(t, wa(zns), 1.01)
 	for _, op := range []float64{7, 28} {
