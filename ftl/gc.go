@@ -140,7 +140,7 @@ func (f *FTL) abandonMove(cause Stream, pu int64, mask uint64, placed int) {
 	for ; mask != 0; mask &= mask - 1 {
 		v := pu + int64(bits.TrailingZeros64(mask))
 		if t := f.tagOf(v); int64(t) < int64(len(f.l2p)) {
-			if w := int64(f.l2p[t]); w >= pu && w < pu+int64(f.pageUnits) {
+			if w := int64(f.l2p.at(int64(t))); w >= pu && w < pu+int64(f.pageUnits) {
 				_ = f.dev.SetValid(v, true)
 			}
 		}
@@ -216,7 +216,7 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 			lba := int64(f.tagOf(u))
 			n := 1
 			if f.size != nil {
-				if f.l2p[lba] != uint32(u) {
+				if f.l2p.at(lba) != uint32(u) {
 					continue // a later slot of a unit moved with its first
 				}
 				n = int(f.size[lba])

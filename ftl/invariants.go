@@ -21,7 +21,8 @@ func (f *FTL) CheckInvariants() error {
 	groups := f.dies * f.gpd
 	mapped := make([]int32, groups)
 	units := f.dev.Geometry().Units() // not in the loop: it is products of the geometry's fields
-	for lba, u := range f.l2p {
+	for lba := range f.l2p {
+		u := f.l2p.at(int64(lba))
 		if u == Unmapped {
 			continue
 		}

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/ftlsim/ftlsim/internal/bulk"
 	"github.com/ftlsim/ftlsim/nand"
 )
 
@@ -166,8 +165,8 @@ func (f *FTL) PowerLoss(cut PowerCut) (rec Recovery, err error) {
 		unerased[g] = true
 	}
 	onFlash := make([]bool, len(f.l2p))
-	for lba, u := range f.l2p {
-		if u != Unmapped {
+	for lba := range f.l2p {
+		if u := f.l2p.at(int64(lba)); u != Unmapped {
 			before[lba] = f.seqOf(u)
 			if f.stageOf(u) == nil {
 				// (In a group whose erase did not start, nothing
@@ -236,14 +235,14 @@ func (f *FTL) PowerLoss(cut PowerCut) (rec Recovery, err error) {
 	}
 	for lba, s := range before {
 		if s == 0 {
-			if f.l2p[lba] != Unmapped {
+			if f.l2p.at(int64(lba)) != Unmapped {
 				rec.ResurrectedUnits++
 				rec.Resurrected = append(rec.Resurrected, int64(lba))
 			}
 			continue
 		}
 		lost := false
-		switch u := f.l2p[lba]; {
+		switch u := f.l2p.at(int64(lba)); {
 		case u == Unmapped:
 			lost = true
 		case f.seqOf(u) != s:
@@ -499,7 +498,7 @@ func (f *FTL) onOpenWordLine(u uint32) bool {
 // rebuild scans every programmed page and maps each logical unit to its
 // newest copy; every other unit becomes invalid.
 func (f *FTL) rebuild(rec *Recovery) {
-	bulk.Fill(f.l2p, Unmapped)
+	clear(f.l2p)
 	f.mapClean = false
 	for g := 0; g < f.dies*f.gpd; g++ {
 		wp := f.groupWP(int32(g))
@@ -521,11 +520,11 @@ func (f *FTL) rebuild(rec *Recovery) {
 				if tag == nand.NoTag || int64(tag) >= int64(len(f.l2p)) {
 					continue
 				}
-				if cur := f.l2p[tag]; cur == Unmapped || newer(f.dev.Seq(u), f.dev.Seq(int64(cur))) ||
+				if cur := f.l2p.at(int64(tag)); cur == Unmapped || newer(f.dev.Seq(u), f.dev.Seq(int64(cur))) ||
 					(f.dev.Seq(u) == f.dev.Seq(int64(cur)) && f.onOpenWordLine(cur) && !f.onOpenWordLine(uint32(u))) {
 					// (Of two copies of the same data, the one on a
 					// complete word line: no program can destroy it.)
-					f.l2p[tag] = uint32(u)
+					f.l2p.set(int64(tag), uint32(u))
 					if f.size != nil {
 						f.size[tag] = uint8(n)
 					}
@@ -543,7 +542,8 @@ func (f *FTL) rebuild(rec *Recovery) {
 			}
 		}
 	}
-	for lba, u := range f.l2p {
+	for lba := range f.l2p {
+		u := f.l2p.at(int64(lba))
 		if u == Unmapped {
 			continue
 		}

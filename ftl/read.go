@@ -67,7 +67,7 @@ func (f *FTL) Lookup(lba int64) (Location, error) {
 	if lba < 0 || lba >= int64(len(f.l2p)) {
 		return Location{}, fmt.Errorf("%w: read unit %d, user space has %d", ErrRange, lba, len(f.l2p))
 	}
-	u := f.l2p[lba]
+	u := f.l2p.at(lba)
 	if u == Unmapped {
 		return Location{}, nil
 	}
@@ -108,11 +108,11 @@ func (f *FTL) PrefetchMapping(lba int64) {
 // PrefetchMapping).
 func (f *FTL) PrefetchLocation(lba int64, read bool) {
 	if lba >= 0 && lba < int64(len(f.l2p)) {
-		if u := f.l2p[lba]; u != Unmapped {
+		if u := f.l2p.at(lba); u != Unmapped {
 			f.dev.PrefetchUnit(int64(u), read)
 		}
 	}
 }
 
 // Mapped reports whether logical unit lba holds data, without reading it.
-func (f *FTL) Mapped(lba int64) bool { return f.l2p[lba] != Unmapped }
+func (f *FTL) Mapped(lba int64) bool { return f.l2p.at(lba) != Unmapped }

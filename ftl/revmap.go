@@ -144,7 +144,8 @@ func (f *FTL) revEnsure(g int) {
 		}
 	}
 	upg := int64(f.upg)
-	for lba, u := range f.l2p {
+	for lba := range f.l2p {
+		u := f.l2p.at(int64(lba))
 		if u == Unmapped {
 			continue
 		}

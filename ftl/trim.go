@@ -11,7 +11,7 @@ func (f *FTL) Trim(lba, n int64) error {
 		f.found(lba, n) // nothing is stored there any more: nothing lost either
 	}
 	for i := lba; i < lba+n; i++ {
-		if f.l2p[i] != Unmapped {
+		if f.l2p.at(i) != Unmapped {
 			f.cnt.TrimUnits++
 			if err := f.unmap(i, true); err != nil {
 				return err

@@ -11,11 +11,11 @@ import (
 // a host write into the host page being filled, or trimmed (a trimmed
 // unit needs no newer copy: TRIM is not journaled).
 func (f *FTL) unmap(lba int64, trim bool) error {
-	u := f.l2p[lba]
+	u := f.l2p.at(lba)
 	if u == Unmapped {
 		return nil
 	}
-	f.l2p[lba] = Unmapped
+	f.l2p.set(lba, Unmapped)
 	n := 1
 	if f.size != nil {
 		n = int(f.size[lba])
@@ -196,7 +196,7 @@ func (f *FTL) place(s *stage, cause Stream, lba int64, token, seq uint32, n int)
 	for i := range int32(n) {
 		s.tags[k+i], s.data[k+i], s.seqs[k+i] = uint32(lba), token, seq
 	}
-	f.l2p[lba] = uint32(int64(s.group)*int64(f.upg) + int64(s.page)*int64(f.pageUnits) + int64(k))
+	f.l2p.set(lba, uint32(int64(s.group)*int64(f.upg)+int64(s.page)*int64(f.pageUnits)+int64(k)))
 	f.mapClean = false
 	if f.size != nil {
 		f.size[lba] = uint8(n)
@@ -378,8 +378,8 @@ func (f *FTL) programFailed(s *stage, cause Stream) error {
 	// The page's units now go to the new group's first page.
 	nu := int64(ng) * int64(f.upg)
 	for k := range int64(f.pageUnits) {
-		if t := s.tags[k]; t != nand.NoTag && int64(t) < int64(len(f.l2p)) && int64(f.l2p[t]) == old+k {
-			f.l2p[t] = uint32(nu + k)
+		if t := s.tags[k]; t != nand.NoTag && int64(t) < int64(len(f.l2p)) && int64(f.l2p.at(int64(t))) == old+k {
+			f.l2p.set(int64(t), uint32(nu+k))
 		}
 	}
 	s.group, s.page = ng, 0

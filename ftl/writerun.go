@@ -54,7 +54,7 @@ func (f *FTL) writeRun(die int, lba int64, token uint32, n int) (int, error) {
 			// write's steps for a unit that opens the host page: the old
 			// copy goes first unless it goes late (lateUnmap: runPage
 			// lets it go, with the page open).
-			if !f.lateUnmap && f.l2p[l] != Unmapped {
+			if !f.lateUnmap && f.l2p.at(l) != Unmapped {
 				if err := f.unmap(l, false); err != nil {
 					return done, err
 				}
@@ -97,7 +97,7 @@ func (f *FTL) runPage(s *stage, lba int64, token uint32, n int) (int, error) {
 	w := f.wseq
 	f.mapClean = false
 	for j := range l2p {
-		if l2p[j] != Unmapped {
+		if l2p[j] != 0 { // mapped (mapTable: Unmapped is stored as 0)
 			if err := f.unmap(lba+int64(j), false); err != nil {
 				f.placed(s, j)
 				return j, err
@@ -105,7 +105,7 @@ func (f *FTL) runPage(s *stage, lba int64, token uint32, n int) (int, error) {
 		}
 		w++
 		tags[j], data[j], seqs[j] = uint32(lba)+uint32(j), token, w
-		l2p[j] = at + uint32(j)
+		l2p[j] = ^(at + uint32(j))
 	}
 	f.placed(s, m)
 	if int(s.n) < f.pageUnits {

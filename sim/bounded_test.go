@@ -181,18 +181,18 @@ func TestLoadStateRefusesAMappingPastTheFlash(t *testing.T) {
 	require.NoError(t, err)
 	b := saved.Bytes()
 	// The mapping of the secure-erased drive: its user units, all
-	// unmapped (^uint32(0)), in a row; the middle one is set past the
-	// flash.
+	// unmapped, in a row (the table stores each entry complemented, so
+	// unmapped is 0); the middle one is set past the flash.
 	units := int(a.Controller().CapacityBytes() / a.Controller().UnitBytes())
 	found := 0
 	for i := 0; i < len(b); {
 		j := i
-		for j < len(b) && b[j] == 0xff {
+		for j < len(b) && b[j] == 0 {
 			j++
 		}
 		if j-i == 4*units {
 			found++
-			binary.LittleEndian.PutUint32(b[i+2*units:], 0x7ffffff0)
+			binary.LittleEndian.PutUint32(b[i+2*units:], ^uint32(0x7ffffff0))
 		}
 		i = j + 1
 	}
