@@ -44,8 +44,11 @@ func (c *Config) validateFDP() error {
 		return c.errAt(&p.Handles, "%s with %s: a drive is zoned or has FDP, not both", c.FieldPath(&p.Handles), c.FieldPath(&c.Firmware.Zoned.ZoneSize))
 	case c.Firmware.Compression:
 		return c.errAt(&p.Handles, "%s with %s is not supported", c.FieldPath(&p.Handles), c.FieldPath(&c.Firmware.Compression))
-	case c.Firmware.GCSafeErase:
-		return c.errAt(&p.Handles, "%s with %s is not supported", c.FieldPath(&p.Handles), c.FieldPath(&c.Firmware.GCSafeErase))
+	case c.Firmware.GCSafeErase && p.PersistentHandles > 0:
+		// Each die's collection programs are numbered in one sequence,
+		// which a victim's erase waits on: a GC write point per
+		// persistently isolated handle would give a die several.
+		return c.errAt(&p.PersistentHandles, "%s = %d with %s is not supported (initially isolated handles only)", c.FieldPath(&p.PersistentHandles), p.PersistentHandles, c.FieldPath(&c.Firmware.GCSafeErase))
 	case c.Firmware.SLCCache.Static > 0 || c.Firmware.SLCCache.DynamicMax > 0:
 		return c.errAt(&p.Handles, "%s with an SLC cache (%s) is not supported", c.FieldPath(&p.Handles), c.FieldPath(&c.Firmware.SLCCache.Static))
 	}
