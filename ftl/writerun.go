@@ -97,7 +97,7 @@ func (f *FTL) runPage(s *stage, lba int64, token uint32, n int) (int, error) {
 	w := f.wseq
 	f.mapClean = false
 	for j := range l2p {
-		if l2p[j] != 0 { // mapped (mapTable: Unmapped is stored as 0)
+		if l2p.at(int64(j)) != Unmapped {
 			if err := f.unmap(lba+int64(j), false); err != nil {
 				f.placed(s, j)
 				return j, err
@@ -105,7 +105,7 @@ func (f *FTL) runPage(s *stage, lba int64, token uint32, n int) (int, error) {
 		}
 		w++
 		tags[j], data[j], seqs[j] = uint32(lba)+uint32(j), token, w
-		l2p[j] = ^(at + uint32(j))
+		l2p.set(int64(j), at+uint32(j))
 	}
 	f.placed(s, m)
 	if int(s.n) < f.pageUnits {
