@@ -104,7 +104,7 @@ func (tl *Timeline) OutputFirst(die, n int, at int64) int64 {
 		tl.readFree[die] = done
 		return done
 	}
-	done := tl.transfer(die%tl.channels, start, tl.bus.outCmd+tl.transferNs(n))
+	done := tl.transfer(int(tl.chanOf[die]), start, tl.bus.outCmd+tl.transferNs(n))
 	tl.wentFirst(die, start, done)
 	return done
 }
@@ -116,7 +116,7 @@ func (tl *Timeline) readFirst(die int, tR int64, planes, n int, at int64) int64 
 		tl.readFree[die] = done
 		return done
 	}
-	c := die % tl.channels
+	c := int(tl.chanOf[die])
 	p := int64(planes)
 	cmdEnd := tl.transfer(c, start, tl.bus.readCmdFixed+p*tl.bus.readCmdPlane)
 	arrEnd := cmdEnd + tR + (p-1)*tl.planeNs

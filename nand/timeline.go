@@ -122,6 +122,7 @@ type Timeline struct {
 	readFree []int64 // when the die's suspending reads finish
 	dieBusy  []int64 // accumulated array+transfer busy ns, per die
 	chans    []*Calendar
+	chanOf   []int32 // per die: its channel (die mod channels, without a division)
 	channels int
 	// Timing.PlaneNs, ReadNs, EraseNs
 	planeNs, readNs, eraseNs int64
@@ -192,6 +193,10 @@ func NewTimeline(cfg Config) *Timeline {
 		closePage: -1,
 		readOne:   len(tm.ReadNsByPage) == 0,
 		early:     newEarliest(g.Dies()),
+	}
+	tl.chanOf = make([]int32, g.Dies())
+	for d := range tl.chanOf {
+		tl.chanOf[d] = int32(d % g.Channels)
 	}
 	tl.pageXfer = tl.bus.transferNs(g.PageBytes + g.SpareBytes)
 	if tl.bus.cbsy > 0 && tm.Program == MultiPass {
@@ -269,7 +274,7 @@ func (tl *Timeline) MemoryBytes() int64 {
 }
 
 // ChannelOf returns the channel of die d.
-func (tl *Timeline) ChannelOf(die int) int { return die % tl.channels }
+func (tl *Timeline) ChannelOf(die int) int { return int(tl.chanOf[die]) }
 
 // DieFree returns the time die d finishes its queued work.
 func (tl *Timeline) DieFree(die int) int64 { return tl.dieFree[die] }
@@ -331,7 +336,7 @@ func (tl *Timeline) ReadPage(die, page, planes, n int, at int64) int64 {
 
 func (tl *Timeline) read(die int, tR int64, planes, n int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	c := die % tl.channels
+	c := int(tl.chanOf[die])
 	p := int64(planes)
 	cmdEnd := tl.transfer(c, start, tl.bus.readCmdFixed+p*tl.bus.readCmdPlane)
 	arrEnd := cmdEnd + tR + (p-1)*tl.planeNs
@@ -372,7 +377,7 @@ func (tl *Timeline) readSuspending(die int, tR int64, planes, n int, at, suspend
 	if tl.suspendLimit > 0 {
 		tl.suspends[die]++
 	}
-	c := die % tl.channels
+	c := int(tl.chanOf[die])
 	p := int64(planes)
 	cmdEnd := tl.transfer(c, s+suspendNs, tl.bus.readCmdFixed+p*tl.bus.readCmdPlane)
 	arrEnd := cmdEnd + tR + (p-1)*tl.planeNs
@@ -397,7 +402,7 @@ func (tl *Timeline) OutputSuspending(die, n int, at int64) int64 {
 		tl.readFree[die] = done
 		return done
 	}
-	done := tl.transfer(die%tl.channels, s, tl.bus.outCmd+tl.transferNs(n))
+	done := tl.transfer(int(tl.chanOf[die]), s, tl.bus.outCmd+tl.transferNs(n))
 	tl.dieBusy[die] += done - s
 	tl.dieFree[die] += done - s
 	tl.early.touch(die)
@@ -412,7 +417,7 @@ func (tl *Timeline) OutputSuspending(die, n int, at int64) int64 {
 // d, for data of a page that a previous Read brought out of the array.
 func (tl *Timeline) Output(die, n int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	done := tl.transfer(die%tl.channels, start, tl.bus.outCmd+tl.transferNs(n))
+	done := tl.transfer(int(tl.chanOf[die]), start, tl.bus.outCmd+tl.transferNs(n))
 	tl.dieBusy[die] += done - start
 	tl.settle(die, done)
 	return done
@@ -459,7 +464,7 @@ func (tl *Timeline) EraseSLC(die, planes int, at int64) int64 {
 }
 
 func (tl *Timeline) program(die int, tProg int64, planes int, at int64) int64 {
-	c := die % tl.channels
+	c := int(tl.chanOf[die])
 	p := int64(planes)
 	bus := tl.bus.progFixed + p*(tl.bus.progPlane+tl.pageXfer)
 	if tl.regFree != nil && tProg > 0 {
@@ -507,7 +512,7 @@ func (tl *Timeline) cacheProgram(die, c int, tProg, p, bus, at int64) int64 {
 func (tl *Timeline) CopybackProgram(die, page, planes int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
 	np := int64(planes)
-	done := tl.transfer(die%tl.channels, start, tl.bus.progFixed+np*tl.bus.copyPlane) + (np-1)*tl.bus.dbsy
+	done := tl.transfer(int(tl.chanOf[die]), start, tl.bus.progFixed+np*tl.bus.copyPlane) + (np-1)*tl.bus.dbsy
 	if p := tl.ProgNs(page); p > 0 {
 		done += p + (np-1)*tl.planeNs
 	}
@@ -524,7 +529,7 @@ func (tl *Timeline) Erase(die, planes int, at int64) int64 {
 
 func (tl *Timeline) erase(die int, tBERS int64, planes int, at int64) int64 {
 	start := max(at, tl.dieFree[die])
-	c := die % tl.channels
+	c := int(tl.chanOf[die])
 	p := int64(planes)
 	cmdEnd := tl.transfer(c, start, tl.bus.eraseFixed+p*tl.bus.erasePlane)
 	done := cmdEnd + tBERS + (p-1)*tl.planeNs
