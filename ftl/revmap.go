@@ -24,12 +24,14 @@ const revShare = 10
 
 // revMap is the FTL's reverse map of some groups.
 type revMap struct {
-	tags   [][]uint32 // per group: the logical unit of each unit (nand.NoTag: none or not valid), nil when not held
-	free   [][]uint32 // maps let go of, for reuse
-	held   int        // groups holding one
-	budget int        // closed groups a pass gives one to, at most
-	target []bool     // per group: being given one by the pass under way
-	passes int64      // passes over the mapping table
+	tags    [][]uint32 // per group: the logical unit of each unit (nand.NoTag: none or not valid), nil when not held
+	free    [][]uint32 // maps let go of, for reuse
+	held    int        // groups holding one
+	budget  int        // closed groups a pass gives one to, at most
+	target  []bool     // per group: being given one by the pass under way
+	dst     [][]uint32 // per group, during a pass: where it stores its logical units (its map, or scratch); nil between passes
+	scratch []uint32   // a group's worth of units no map keeps
+	passes  int64      // passes over the mapping table
 }
 
 func newRevMap(groups, dies int) *revMap {
@@ -143,6 +145,10 @@ func (f *FTL) revEnsure(g int) {
 			r.target[c.group] = true
 		}
 	}
+	if f.size == nil && f.pow2 {
+		f.revPass()
+		return
+	}
 	upg := int64(f.upg)
 	for lba := range f.l2p {
 		u := f.l2p.at(int64(lba))
@@ -168,6 +174,33 @@ func (f *FTL) revEnsure(g int) {
 		}
 	}
 	clear(r.target)
+}
+
+// revPass is the pass of revEnsure over the mapping table when every
+// logical unit takes one device unit and a group's units are a power of
+// two: without a branch on whether an entry's group is a target (which
+// the processor cannot predict, a tenth of the groups being targets),
+// every mapped entry stores its logical unit, a target's into its map and
+// any other's into a scratch group's worth of units no map keeps.
+func (f *FTL) revPass() {
+	r := f.rev
+	if r.dst == nil {
+		r.dst, r.scratch = make([][]uint32, len(r.tags)), make([]uint32, f.upg)
+	}
+	for grp := range r.dst {
+		r.dst[grp] = r.scratch
+		if r.target[grp] {
+			r.dst[grp] = r.tags[grp]
+		}
+	}
+	mask, shift := uint32(f.upg-1), f.upgShift
+	for lba, e := range f.l2p {
+		if u := ^e; u != Unmapped {
+			r.dst[u>>shift][u&mask] = uint32(lba)
+		}
+	}
+	clear(r.target)
+	clear(r.dst) // nothing aliases the maps between passes (a saved state holds each once)
 }
 
 // revReset lets go of every reverse map (the device was erased).
