@@ -28,7 +28,7 @@ func (f *FTL) freeOrErasing(d int) int { return len(f.free[d]) + len(f.pendingEr
 // host program whose rest the erase waits for (Op.Prog; 0: none).
 func (f *FTL) eraseVictim(d int, g int32, cause Stream, after uint64) error {
 	if f.rev != nil {
-		f.revDrop(int(g)) // its data has moved
+		f.revErased(int(g)) // its data has moved
 	}
 	slc := f.isSLC(g)
 	if slc {

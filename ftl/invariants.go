@@ -49,6 +49,9 @@ func (f *FTL) CheckInvariants() error {
 			}
 			continue
 		}
+		if f.rev != nil && (uint32(lba) < f.rev.lo[g] || uint32(lba) > f.rev.hi[g]) {
+			return fmt.Errorf("ftl invariant: unit %d maps to group %d, whose range of programmed units is %d..%d", lba, g, f.rev.lo[g], f.rev.hi[g])
+		}
 		for i := int64(u); i < int64(u)+int64(n); i++ {
 			if t := f.tagOf(i); !f.dev.IsValid(i) || (t != uint32(lba) && (f.rev == nil || t != nand.NoTag)) {
 				return fmt.Errorf("ftl invariant: unit %d maps to physical unit %d (valid %v, tag %d)", lba, i, f.dev.IsValid(i), t)

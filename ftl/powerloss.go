@@ -339,7 +339,7 @@ func (f *FTL) freeUnstarted(unstarted []PageRef) (int64, error) {
 			}
 		}
 		if f.rev != nil {
-			f.revDrop(int(g))
+			f.revErased(int(g))
 		}
 		d := f.dieOf(g)
 		if f.isSLC(g) {

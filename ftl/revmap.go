@@ -15,8 +15,13 @@ import (
 // and the closed groups likeliest to be collected soon. A victim without
 // one gets its map, and the lowest-valid closed groups theirs, from one
 // pass over the mapping table (a valid unit is the unit its logical unit
-// maps to). The choices of the FTL do not depend on it: only its memory
-// and the time of those passes do.
+// maps to). Each group also keeps the range of the logical units
+// programmed into it since its erase (8 bytes a group): a victim whose
+// range is narrower than what a pass has cost a victim lately — a
+// sequential stream's group, written over a few dies' worth of logical
+// units — gets its map from a scan of that range of the table alone.
+// The choices of the FTL do not depend on any of it: only its memory and
+// the time of those passes and scans do.
 
 // revShare is the share of the groups that hold a reverse map at most
 // (one tenth: 0.4 bytes a unit), beside those being programmed.
@@ -31,11 +36,21 @@ type revMap struct {
 	target  []bool     // per group: being given one by the pass under way
 	dst     [][]uint32 // per group, during a pass: where it stores its logical units (its map, or scratch); nil between passes
 	scratch []uint32   // a group's worth of units no map keeps
+	lo, hi  []uint32   // per group: the lowest and highest logical unit programmed since its erase (lo > hi: none)
+	served  float64    // victims a pass has served lately (a moving average of the collections between passes)
+	lastGC  int64      // the collection count at the last pass
 	passes  int64      // passes over the mapping table
+	scans   int64      // scans of a victim's range of it
 }
 
 func newRevMap(groups, dies int) *revMap {
-	return &revMap{tags: make([][]uint32, groups), target: make([]bool, groups), budget: max(groups/revShare, 2*dies)}
+	r := &revMap{tags: make([][]uint32, groups), target: make([]bool, groups), budget: max(groups/revShare, 2*dies),
+		lo: make([]uint32, groups), hi: make([]uint32, groups)}
+	r.served = float64(r.budget) // at best, a pass serves as many victims as it gives maps
+	for g := range r.lo {
+		r.lo[g] = nand.NoTag
+	}
+	return r
 }
 
 // tagOf returns the logical unit physical unit u holds (nand.NoTag when
@@ -78,17 +93,32 @@ func (f *FTL) revAttach(g int) []uint32 {
 // revProgrammed records the tags of plane p's page of group g, just
 // programmed (of the planes from p on, when tags holds theirs too).
 func (f *FTL) revProgrammed(g, page, p int, tags []uint32) {
-	t := f.rev.tags[g]
+	r := f.rev
+	t := r.tags[g]
 	if t == nil {
 		t = f.revAttach(g)
 	}
 	copy(t[(page*f.np+p)*f.upp:], tags)
+	lo, hi := r.lo[g], r.hi[g]
+	for _, tag := range tags {
+		if tag != nand.NoTag {
+			lo, hi = min(lo, tag), max(hi, tag)
+		}
+	}
+	r.lo[g], r.hi[g] = lo, hi
 }
 
 // revClosed lets go of the reverse map of group g, just filled: it holds
 // the newest data, the last a greedy collection wants; a pass gives it
 // one again when it is among the lowest-valid groups.
 func (f *FTL) revClosed(g int) { f.revDrop(g) }
+
+// revErased lets go of group g's reverse map and of its range of
+// logical units: it was erased, or its pages forgotten.
+func (f *FTL) revErased(g int) {
+	f.revDrop(g)
+	f.rev.lo[g], f.rev.hi[g] = nand.NoTag, 0
+}
 
 // revDrop lets go of group g's reverse map.
 func (f *FTL) revDrop(g int) {
@@ -109,6 +139,14 @@ func (f *FTL) revEnsure(g int) {
 	if r == nil || r.tags[g] != nil {
 		return
 	}
+	if lo, hi := r.lo[g], r.hi[g]; lo <= hi && float64(hi-lo) < float64(len(f.l2p))/r.served {
+		r.scans++
+		f.revScan(g, f.revAttach(g), int64(lo), int64(hi))
+		return
+	}
+	// The collections since the last pass are what it served.
+	r.served = 0.75*r.served + 0.25*float64(max(f.cnt.GCRuns-r.lastGC, 1))
+	r.lastGC = f.cnt.GCRuns
 	r.passes++
 	f.revAttach(g)
 	r.target[g] = true
@@ -203,13 +241,41 @@ func (f *FTL) revPass() {
 	clear(r.dst) // nothing aliases the maps between passes (a saved state holds each once)
 }
 
+// revScan fills t, group g's reverse map, from the mapping entries of
+// logical units lo to hi, the range of those programmed into it.
+func (f *FTL) revScan(g int, t []uint32, lo, hi int64) {
+	base := int64(g) * int64(f.upg)
+	if f.size == nil {
+		// One unsigned comparison an entry: an entry is the group's when
+		// its offset from the group's first unit is below the group's
+		// size (Unmapped's is not).
+		b, n := uint32(base), uint32(f.upg)
+		for i, e := range f.l2p[lo : hi+1] {
+			if off := ^e - b; off < n {
+				t[off] = uint32(lo) + uint32(i)
+			}
+		}
+		return
+	}
+	end := base + int64(f.upg)
+	for lba := lo; lba <= hi; lba++ {
+		u := int64(f.l2p.at(lba))
+		if u < base || u >= end { // Unmapped among them
+			continue
+		}
+		for i := range int64(f.size[lba]) { // every slot of the unit carries its tag
+			t[u-base+i] = uint32(lba)
+		}
+	}
+}
+
 // revReset lets go of every reverse map (the device was erased).
 func (f *FTL) revReset() {
 	if f.rev == nil {
 		return
 	}
 	for g := range f.rev.tags {
-		f.revDrop(g)
+		f.revErased(g)
 	}
 }
 
@@ -221,4 +287,15 @@ func (f *FTL) ReverseMapPasses() int64 {
 		return 0
 	}
 	return f.rev.passes
+}
+
+// ReverseMapScans is the number of victims whose logical units were found
+// by a scan of their own range of the mapping table instead (a range
+// narrower than what a pass has lately cost a victim); 0 on a device that
+// keeps tags.
+func (f *FTL) ReverseMapScans() int64 {
+	if f.rev == nil {
+		return 0
+	}
+	return f.rev.scans
 }

@@ -1,6 +1,7 @@
 package ftl
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"testing"
 
@@ -14,22 +15,27 @@ import (
 // over a device that keeps none (nand.Config.DropTags), which keeps its
 // own reverse map of a few groups: every decision, counter and mapping
 // entry is the same. A small budget makes the second pass over its
-// mapping table often.
+// mapping table often; a sequential fill first makes victims whose
+// range of logical units is narrow, found by scans of their own range.
 func TestReverseMapOnDeviceWithoutTags(t *testing.T) {
 	cases := []struct {
 		name   string
 		cfg    Config
-		slots  int // device units a write takes, at most (compression)
-		budget int // groups a pass gives a reverse map to
+		slots  int  // device units a write takes, at most (compression)
+		budget int  // groups a pass gives a reverse map to
+		fill   bool // every logical unit written in order first
+		blocks int  // per plane (0: 32)
 	}{
-		{"greedy", Config{Victim: Greedy{}}, 1, 0},
-		{"greedy, budget of one", Config{Victim: Greedy{}}, 1, 1},
-		{"fifo, safe erase", Config{Victim: FIFO{}, SafeErase: true}, 1, 3},
-		{"cost-benefit, compressed units", Config{Victim: CostBenefit{}, UnitSlots: 2}, 2, 2},
+		{"greedy", Config{Victim: Greedy{}}, 1, 0, false, 0},
+		{"greedy, budget of one", Config{Victim: Greedy{}}, 1, 1, false, 0},
+		{"greedy after a sequential fill", Config{Victim: Greedy{}}, 1, 1, true, 0},
+		{"fifo, safe erase", Config{Victim: FIFO{}, SafeErase: true}, 1, 3, false, 0},
+		{"cost-benefit, compressed units", Config{Victim: CostBenefit{}, UnitSlots: 2}, 2, 2, false, 0},
+		{"cost-benefit, compressed units after a fill", Config{Victim: CostBenefit{}, UnitSlots: 2}, 2, 2, true, 64},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			g := geometry(2, 2, 32, 8)
+			g := geometry(2, 2, cmp.Or(tc.blocks, 32), 8)
 			tc.cfg.UserUnits = userUnitsFor(g, 0.15) / int64(max(tc.cfg.UnitSlots, 1))
 			tc.cfg.Seed = 3
 			var fs [2]*FTL
@@ -46,6 +52,12 @@ func TestReverseMapOnDeviceWithoutTags(t *testing.T) {
 				untagged.rev.budget = tc.budget
 			}
 			n := tagged.UserUnits()
+			if tc.fill {
+				for lba := range n {
+					require.NoError(t, tagged.WriteOn(AnyDie, lba, uint32(lba), 1))
+					require.NoError(t, untagged.WriteOn(AnyDie, lba, uint32(lba), 1))
+				}
+			}
 			r := rand.New(rand.NewPCG(5, 9))
 			for i := range 20 * n {
 				lba := r.Int64N(n)
@@ -69,8 +81,11 @@ func TestReverseMapOnDeviceWithoutTags(t *testing.T) {
 			require.NoError(t, untagged.CheckInvariants())
 			require.Positive(t, tagged.Counters().GCCopiedUnits, "collection ran")
 			require.Positive(t, untagged.ReverseMapPasses())
-			t.Logf("%d GC runs, %d passes over the mapping table, %d groups hold a reverse map (budget %d)",
-				untagged.Counters().GCRuns, untagged.ReverseMapPasses(), untagged.rev.held, untagged.rev.budget)
+			if tc.fill {
+				require.Positive(t, untagged.ReverseMapScans(), "victims of the fill found by scans of their range")
+			}
+			t.Logf("%d GC runs, %d passes over the mapping table, %d scans of a victim's range, %d groups hold a reverse map (budget %d)",
+				untagged.Counters().GCRuns, untagged.ReverseMapPasses(), untagged.ReverseMapScans(), untagged.rev.held, untagged.rev.budget)
 			require.LessOrEqual(t, untagged.rev.held, untagged.rev.budget+4*g.Dies(), "beside the budget, only the groups being programmed")
 		})
 	}

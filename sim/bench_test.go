@@ -147,7 +147,7 @@ func benchSteady(b *testing.B, sf bool) { benchSteadyMode(b, map[bool]int{false:
 func benchSteadyMode(b *testing.B, mode int) {
 	st := steadyEngineMode(b, mode)
 	b.ReportAllocs()
-	passes := st.e.Controller().FTL().ReverseMapPasses()
+	passes, scans := st.e.Controller().FTL().ReverseMapPasses(), st.e.Controller().FTL().ReverseMapScans()
 	b.ResetTimer()
 	r, err := st.e.Run(&count{g: st.gen, n: b.N}, sim.Options{QueueDepth: 32})
 	if err != nil {
@@ -156,6 +156,7 @@ func benchSteadyMode(b *testing.B, mode int) {
 	b.StopTimer()
 	if r.Device.GCRuns > 0 {
 		b.ReportMetric(float64(st.e.Controller().FTL().ReverseMapPasses()-passes)/float64(r.Device.GCRuns), "map-passes/GC")
+		b.ReportMetric(float64(st.e.Controller().FTL().ReverseMapScans()-scans)/float64(r.Device.GCRuns), "map-scans/GC")
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "host-IOs/s")
 	b.ReportMetric(st.memPerGB, "B/GiB-flash")
