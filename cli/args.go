@@ -45,6 +45,7 @@ type options struct {
 	deviceLog      string
 	intervalMsec   int64
 	maxMemory      string // --max_memory; "": FTLSIM_MAX_MEMORY or the machine's (memoryLimit)
+	compactMap     bool   // --compact_map=1: the flash keeps no OOB tags (nand.Config.DropTags), whatever its size
 	// preconditionGiven: --precondition was on the command line (a
 	// --load_state run checks it against the file's).
 	preconditionGiven bool

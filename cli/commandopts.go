@@ -47,9 +47,17 @@ var commandSetters = map[string]setter{
 		}
 		return nil
 	},
-	"output-format":    text(func(o *options) *string { return &o.format }, checkFormat),
-	"output":           text(func(o *options) *string { return &o.output }, nil),
-	"max_memory":       text(func(o *options) *string { return &o.maxMemory }, checkMaxMemory),
+	"output-format": text(func(o *options) *string { return &o.format }, checkFormat),
+	"output":        text(func(o *options) *string { return &o.output }, nil),
+	"max_memory":    text(func(o *options) *string { return &o.maxMemory }, checkMaxMemory),
+	"compact_map": func(o *options, _, v string) error {
+		switch v {
+		case "0", "1":
+			o.compactMap = v == "1"
+			return nil
+		}
+		return usage("--compact_map=%s: allowed 0 or 1", v)
+	},
 	"write_iops_log":   text(func(o *options) *string { return &o.iopsLog }, nil),
 	"write_bw_log":     text(func(o *options) *string { return &o.bwLog }, nil),
 	"write_lat_log":    text(func(o *options) *string { return &o.latLog }, nil),

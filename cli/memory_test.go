@@ -149,3 +149,42 @@ func TestGivenMemoryLimitIsHonoured(t *testing.T) {
 	require.Contains(t, errOut, "--capacity="+capacity+": not enough memory")
 	require.Contains(t, errOut, "(--max_memory=1PiB is more than this machine's "+units.FormatBytes(total)+" of memory: capped there)")
 }
+
+// --compact_map=1 keeps no OOB tags on the simulated flash: the same run
+// reports the same device figures, and a drive that does not fit a memory
+// limit with its tags runs within it without them.
+func TestCompactMap(t *testing.T) {
+	t.Setenv(memlimit.EnvVar, "")
+	run := func(extra ...string) string {
+		args := append([]string{"--drive=generic-mlc-small", "--precondition=fill", "--rw=randwrite", "--bs=4k",
+			"--iodepth=32", "--number_ios=300000", "--output-format=json"}, extra...)
+		code, out, errOut := runCmd(t, args...)
+		require.Equal(t, 0, code, errOut)
+		i := strings.Index(out, `"device"`)
+		require.Positive(t, i, out)
+		return out[i:]
+	}
+	require.Equal(t, run(), run("--compact_map=1"), "the device's figures, with and without the tags")
+
+	size := func(drop bool) int64 {
+		cfg, err := controller.Preset("generic-mlc")
+		require.NoError(t, err)
+		cfg.NAND.DropTags = drop
+		r, err := cfg.Resized(64<<30, cfg.OPPercent).Resolve()
+		require.NoError(t, err)
+		return memlimit.Drive(r, false)
+	}
+	full, compact := size(false), size(true)
+	require.Less(t, float64(compact), 0.6*float64(full), "the tags are about half of a 4 KiB-unit drive's state")
+	args := []string{"--capacity=64GiB", "--rw=randwrite", "--number_ios=1000", "--max_memory=" + strconv.FormatInt((full+compact)/2, 10)}
+	code, _, errOut := runCmd(t, args...)
+	require.Equal(t, exitUsage, code, errOut)
+	require.Contains(t, errOut, "not enough memory")
+	code, _, errOut = runCmd(t, append(args, "--compact_map=1")...)
+	require.Equal(t, 0, code, errOut)
+
+	code, _, errOut = runCmd(t, "--compact_map=2")
+	require.Equal(t, exitUsage, code)
+	oneErrorLine(t, errOut)
+	require.Contains(t, errOut, "--compact_map=2: allowed 0 or 1")
+}

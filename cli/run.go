@@ -280,6 +280,9 @@ func resolveDrive(o *options) (controller.Config, controller.Resolved, error) {
 	cfg.Policies = o.policies
 	cfg.Seed = o.job.RandSeed
 	cfg.NAND.TrackData = o.trackData
+	if o.compactMap {
+		cfg.NAND.DropTags = true // kept anyway where a drive tracks data (controller.Config.DeviceConfig)
+	}
 	if err := o.faults.apply(&cfg); err != nil {
 		return cfg, r, err
 	}

@@ -60,6 +60,7 @@ var options = []Option{
 	{Name: "output-format", Value: "normal|json|json+|terse", Modes: All, Help: "normal, json, json+ (json with each direction's latency distribution, fio's clat_ns bins) or terse (fio's terse version 3)"},
 	{Name: "output", Value: "FILE", Modes: All, Help: "write the report to this file"},
 	{Name: "max_memory", Value: "SIZE", Modes: All, Help: "memory a run may use (default: half of the available memory, or FTLSIM_MAX_MEMORY)"},
+	{Name: "compact_map", Value: "0|1", Modes: All, Help: "1: the simulated flash keeps no OOB tags, as drives above 4 TiB of flash do by themselves (less memory, more CPU time, the same results)"},
 	{Name: "write_iops_log", Value: "NAME", Modes: All, Help: "write NAME_iops.1.log"},
 	{Name: "write_bw_log", Value: "NAME", Modes: All, Help: "write NAME_bw.1.log"},
 	{Name: "write_lat_log", Value: "NAME", Modes: All, Help: "write NAME_lat.1.log, NAME_clat.1.log, NAME_slat.1.log"},
