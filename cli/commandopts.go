@@ -47,33 +47,19 @@ var commandSetters = map[string]setter{
 		}
 		return nil
 	},
-	"output-format": text(func(o *options) *string { return &o.format }, checkFormat),
-	"output":        text(func(o *options) *string { return &o.output }, nil),
-	"max_memory":    text(func(o *options) *string { return &o.maxMemory }, checkMaxMemory),
-	"compact_map": func(o *options, _, v string) error {
-		switch v {
-		case "0", "1":
-			o.compactMap = v == "1"
-			return nil
-		}
-		return usage("--compact_map=%s: allowed 0 or 1", v)
-	},
+	"output-format":    text(func(o *options) *string { return &o.format }, checkFormat),
+	"output":           text(func(o *options) *string { return &o.output }, nil),
+	"max_memory":       text(func(o *options) *string { return &o.maxMemory }, checkMaxMemory),
+	"compact_map":      zeroOrOne(func(o *options) *bool { return &o.compactMap }),
 	"write_iops_log":   text(func(o *options) *string { return &o.iopsLog }, nil),
 	"write_bw_log":     text(func(o *options) *string { return &o.bwLog }, nil),
 	"write_lat_log":    text(func(o *options) *string { return &o.latLog }, nil),
 	"write_hist_log":   text(func(o *options) *string { return &o.histLog }, nil),
 	"write_device_log": text(func(o *options) *string { return &o.deviceLog }, nil),
-	"log_offset": func(o *options, _, v string) error {
-		switch v {
-		case "0", "1":
-			o.logOffset = v == "1"
-			return nil
-		}
-		return usage("--log_offset=%s: allowed 0 or 1", v)
-	},
-	"log_avg_msec":    millis(func(o *options) *int64 { return &o.logAvgMsec }, 0),
-	"log_hist_msec":   millis(func(o *options) *int64 { return &o.logHistMsec }, 1),
-	"device_log_msec": millis(func(o *options) *int64 { return &o.intervalMsec }, 1),
+	"log_offset":       zeroOrOne(func(o *options) *bool { return &o.logOffset }),
+	"log_avg_msec":     millis(func(o *options) *int64 { return &o.logAvgMsec }, 0),
+	"log_hist_msec":    millis(func(o *options) *int64 { return &o.logHistMsec }, 1),
+	"device_log_msec":  millis(func(o *options) *int64 { return &o.intervalMsec }, 1),
 	"lba_format": func(o *options, _, v string) (err error) {
 		o.lbaFormat, err = workload.ParseLBAFormat(v)
 		o.lbaFormatGiven = err == nil
@@ -170,4 +156,17 @@ func checkMaxMemory(_ *options, v string) error {
 		return fmt.Errorf("%w: allowed a positive size such as 8GiB or 16GB", units.ErrSyntax)
 	}
 	return nil
+}
+
+// zeroOrOne is the setter of a switch given as 0 or 1 (fio's way), into
+// the field field returns.
+func zeroOrOne(field func(o *options) *bool) setter {
+	return func(o *options, name, v string) error {
+		switch v {
+		case "0", "1":
+			*field(o) = v == "1"
+			return nil
+		}
+		return usage("--%s=%s: allowed 0 or 1", name, v)
+	}
 }
