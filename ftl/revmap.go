@@ -232,8 +232,8 @@ func (f *FTL) revPass() {
 		}
 	}
 	mask, shift := uint32(f.upg-1), f.upgShift
-	for lba, e := range f.l2p {
-		if u := ^e; u != Unmapped {
+	for lba := range f.l2p {
+		if u := f.l2p.at(int64(lba)); u != Unmapped {
 			r.dst[u>>shift][u&mask] = uint32(lba)
 		}
 	}
@@ -249,9 +249,9 @@ func (f *FTL) revScan(g int, t []uint32, lo, hi int64) {
 		// One unsigned comparison an entry: an entry is the group's when
 		// its offset from the group's first unit is below the group's
 		// size (Unmapped's is not).
-		b, n := uint32(base), uint32(f.upg)
-		for i, e := range f.l2p[lo : hi+1] {
-			if off := ^e - b; off < n {
+		b, n, seg := uint32(base), uint32(f.upg), f.l2p[lo:hi+1]
+		for i := range seg {
+			if off := seg.at(int64(i)) - b; off < n {
 				t[off] = uint32(lo) + uint32(i)
 			}
 		}

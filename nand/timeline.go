@@ -123,7 +123,6 @@ type Timeline struct {
 	dieBusy  []int64 // accumulated array+transfer busy ns, per die
 	chans    []*Calendar
 	chanOf   []int32 // per die: its channel (die mod channels, without a division)
-	channels int
 	// Timing.PlaneNs, ReadNs, EraseNs
 	planeNs, readNs, eraseNs int64
 	bus                      busCosts // each operation's bus costs (Interface, or BusMBps and CommandNs)
@@ -183,7 +182,6 @@ func NewTimeline(cfg Config) *Timeline {
 		readFree:  make([]int64, g.Dies()),
 		dieBusy:   make([]int64, g.Dies()),
 		chans:     make([]*Calendar, g.Channels),
-		channels:  g.Channels,
 		planeNs:   tm.PlaneNs,
 		readNs:    tm.ReadNs,
 		eraseNs:   tm.EraseNs,
