@@ -105,6 +105,15 @@ type Firmware struct {
 	// page as soon as it can.
 	ChannelStripe bool  `yaml:"channel_stripe,omitempty" layer:"firmware" doc:"program host data in stripes across each channel's dies, the next once the last has ended"`
 	StripeNs      int64 `yaml:"stripe_ns,omitempty" layer:"firmware" unit:"ns" range:"0..100000000" default:"0: none" doc:"firmware work between one channel stripe and the next"`
+	// HostDies is how the firmware chooses the die each new host page
+	// goes to: HostDiesEarliest (the default), the die whose queued work
+	// ends first, so that a die busy with collection is passed over
+	// (dynamic allocation); HostDiesRotate, every die in turn whatever
+	// it is doing, a page waiting for its die to free up (static
+	// allocation), so that consecutive host pages always lie on
+	// consecutive dies. Zoned and placement-handle writes keep their own
+	// dies.
+	HostDies string `yaml:"host_dies,omitempty" layer:"firmware" range:"earliest|rotate" default:"earliest" doc:"die for each new host page: the one that frees up first, or every die in turn"`
 	// DoorbellNs is the time from the host ringing a queue's doorbell to
 	// the command being in the controller (NVMe: the doorbell's posted
 	// write and the fetch of the 64-byte submission entry from host

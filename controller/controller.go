@@ -54,8 +54,9 @@ type Controller struct {
 	cnt ftl.Counters // the controller's own counts; the FTL keeps the rest
 
 	// hostDie's state: the dies, and where its search for the next host
-	// page's die starts.
+	// page's die starts (with rotate, the next host page's die).
 	dies, nextDie int
+	rotate        bool // Firmware.HostDies is HostDiesRotate
 	// flight records, on a drive that can lose power (NAND.TrackData), the
 	// programs and erases booked and not known to be over.
 	flight []flightOp
@@ -102,6 +103,7 @@ func New(cfg Config) (*Controller, error) {
 	c.tl.SetReadFirst(cfg.Firmware.ReadPriority)
 	c.newLinks(0)
 	c.dies = cfg.NAND.Geometry.Dies()
+	c.rotate = cfg.Firmware.HostDies == HostDiesRotate
 	fc.RecordOps = true
 	// Moves are recorded for a mapping cache, and for read errors
 	// without RAISE: a page garbage collection cannot read loses the

@@ -182,7 +182,8 @@ func (c *Controller) readPage(op *ftl.Op, planes, n int, at int64) int64 {
 
 // hostDie chooses the die the next host page goes to (ftl.FTL.WriteOn):
 // the one that frees up first (the lowest numbered from the one after the
-// last chosen, on a tie), as firmware that dispatches to idle dies does.
+// last chosen, on a tie), as firmware that dispatches to idle dies does;
+// with Firmware.HostDies rotate, the one after the last chosen.
 // It reads the timeline, so every flash operation the FTL decided before
 // must be booked first: the controller drains the FTL's work after every
 // call.
@@ -190,7 +191,10 @@ func (c *Controller) hostDie() int {
 	if c.dieSet.n > 0 {
 		return c.zoneDie()
 	}
-	best := c.tl.EarliestDie(c.nextDie)
+	best := c.nextDie
+	if !c.rotate {
+		best = c.tl.EarliestDie(best)
+	}
 	c.nextDie = best + 1
 	if c.nextDie == c.dies {
 		c.nextDie = 0

@@ -20,6 +20,16 @@ const (
 	ReserveSpare = "spare"
 )
 
+// The values of Firmware.HostDies.
+const (
+	// HostDiesEarliest: each new host page goes to the die whose queued
+	// work ends first (dynamic allocation).
+	HostDiesEarliest = "earliest"
+	// HostDiesRotate: new host pages go to the dies in turn, each waiting
+	// for its die (static allocation).
+	HostDiesRotate = "rotate"
+)
+
 // defaultReserve is what a description that leaves gc_reserve out gets.
 const defaultReserve = ReserveFixed
 
