@@ -111,8 +111,8 @@ type Firmware struct {
 	// (dynamic allocation); HostDiesRotate, every die in turn whatever
 	// it is doing, a page waiting for its die to free up (static
 	// allocation), so that consecutive host pages always lie on
-	// consecutive dies. Zoned and placement-handle writes keep their own
-	// dies.
+	// consecutive dies. A zoned namespace's writes keep to their zone's
+	// dies, in turn, whatever this says.
 	HostDies string `yaml:"host_dies,omitempty" layer:"firmware" range:"earliest|rotate" default:"earliest" doc:"die for each new host page: the one that frees up first, or every die in turn"`
 	// DoorbellNs is the time from the host ringing a queue's doorbell to
 	// the command being in the controller (NVMe: the doorbell's posted
