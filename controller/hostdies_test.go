@@ -15,7 +15,7 @@ import (
 // host_dies rotate every page lies on the die after its predecessor's,
 // busy or not (static allocation); with earliest, the default, dies busy
 // copying are passed over, so the order breaks somewhere (dynamic
-// allocation). Both orders hold the same data.
+// allocation).
 func TestHostDies(t *testing.T) {
 	for _, tc := range []struct {
 		order  string
