@@ -1,7 +1,9 @@
 package ftl
 
 import (
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/ftlsim/ftlsim/nand"
 )
@@ -29,23 +31,29 @@ const revShare = 10
 
 // revMap is the FTL's reverse map of some groups.
 type revMap struct {
-	tags    [][]uint32 // per group: the logical unit of each unit (nand.NoTag: none or not valid), nil when not held
-	free    [][]uint32 // maps let go of, for reuse
-	held    int        // groups holding one
-	budget  int        // closed groups a pass gives one to, at most
-	target  []bool     // per group: being given one by the pass under way
-	dst     [][]uint32 // per group, during a pass: where it stores its logical units (its map, or scratch); nil between passes
-	scratch []uint32   // a group's worth of units no map keeps
-	lo, hi  []uint32   // per group: the lowest and highest logical unit programmed since its erase (lo > hi: none)
-	served  float64    // victims a pass has served lately (a moving average of the collections between passes)
-	lastGC  int64      // the collection count at the last pass
-	passes  int64      // passes over the mapping table
-	scans   int64      // scans of a victim's range of it
+	tags   [][]uint32 // per group: the logical unit of each unit (nand.NoTag: none or not valid), nil when not held
+	free   [][]uint32 // maps let go of, for reuse
+	held   int        // groups holding one
+	budget int        // closed groups a pass gives one to, at most
+	target []bool     // per group: being given one by the pass under way
+	// The pass's workspace (not state: a saved state holds none of it):
+	// per worker, per group, where the worker stores the group's logical
+	// units during a pass (its map, or the worker's scratch, a group's
+	// worth of units no map keeps); nil between passes.
+	dst     [][][]uint32 `snapshot:"-"`
+	scratch [][]uint32   `snapshot:"-"`
+	workers int          `snapshot:"-"` // the most goroutines a pass uses (0: passWorkers, no more than Go's processors)
+	part    int          `snapshot:"-"` // the fewest logical units one of them passes (passPart)
+	lo, hi  []uint32     // per group: the lowest and highest logical unit programmed since its erase (lo > hi: none)
+	served  float64      // victims a pass has served lately (a moving average of the collections between passes)
+	lastGC  int64        // the collection count at the last pass
+	passes  int64        // passes over the mapping table
+	scans   int64        // scans of a victim's range of it
 }
 
 func newRevMap(groups, dies int) *revMap {
 	r := &revMap{tags: make([][]uint32, groups), target: make([]bool, groups), budget: max(groups/revShare, 2*dies),
-		lo: make([]uint32, groups), hi: make([]uint32, groups)}
+		part: passPart, lo: make([]uint32, groups), hi: make([]uint32, groups)}
 	r.served = float64(r.budget) // at best, a pass serves as many victims as it gives maps
 	for g := range r.lo {
 		r.lo[g] = nand.NoTag
@@ -219,26 +227,65 @@ func (f *FTL) revEnsure(g int) {
 // two: without a branch on whether an entry's group is a target (which
 // the processor cannot predict, a tenth of the groups being targets),
 // every mapped entry stores its logical unit, a target's into its map and
-// any other's into a scratch group's worth of units no map keeps.
+// any other's into a scratch group's worth of units no map keeps. A large
+// table is cut into contiguous parts passed at once by up to
+// passWorkers goroutines, each with its own scratch: a device unit is
+// mapped by one logical unit at most, so no two of them store to one
+// place, and the maps are those one pass would build.
 func (f *FTL) revPass() {
 	r := f.rev
-	if r.dst == nil {
-		r.dst, r.scratch = make([][]uint32, len(r.tags)), make([]uint32, f.upg)
+	w := r.workers
+	if w == 0 {
+		w = min(runtime.GOMAXPROCS(0), passWorkers)
 	}
-	for grp := range r.dst {
-		r.dst[grp] = r.scratch
-		if r.target[grp] {
-			r.dst[grp] = r.tags[grp]
+	w = max(1, min(w, len(f.l2p)/r.part))
+	if len(r.dst) != w {
+		r.dst, r.scratch = make([][][]uint32, w), make([][]uint32, w)
+		for k := range w {
+			r.dst[k], r.scratch[k] = make([][]uint32, len(r.tags)), make([]uint32, f.upg)
 		}
 	}
-	mask, shift := uint32(f.upg-1), f.upgShift
-	for lba := range f.l2p {
-		if u := f.l2p.at(int64(lba)); u != Unmapped {
-			r.dst[u>>shift][u&mask] = uint32(lba)
+	for k := range w {
+		dst, scratch := r.dst[k], r.scratch[k]
+		for grp := range dst {
+			dst[grp] = scratch
+			if r.target[grp] {
+				dst[grp] = r.tags[grp]
+			}
 		}
 	}
+	part := (len(f.l2p) + w - 1) / w
+	var wg sync.WaitGroup
+	for k := 1; k < w; k++ {
+		wg.Go(func() { f.revPassPart(r.dst[k], k*part, min(len(f.l2p), (k+1)*part)) })
+	}
+	f.revPassPart(r.dst[0], 0, min(len(f.l2p), part))
+	wg.Wait()
 	clear(r.target)
-	clear(r.dst) // nothing aliases the maps between passes (a saved state holds each once)
+	for k := range w {
+		clear(r.dst[k]) // nothing aliases the maps between passes
+	}
+}
+
+// passWorkers is the most goroutines a pass over the mapping table uses
+// (no more than the processors Go runs on), and passPart the fewest
+// logical units one of them passes (a million: a few milliseconds, the
+// cost of starting one is a few microseconds).
+const (
+	passWorkers = 4
+	passPart    = 1 << 20
+)
+
+// revPassPart stores the logical units lo to hi-1 where dst says (see
+// revPass).
+func (f *FTL) revPassPart(dst [][]uint32, lo, hi int) {
+	mask, shift := uint32(f.upg-1), f.upgShift
+	seg := f.l2p[lo:hi]
+	for i := range seg {
+		if u := seg.at(int64(i)); u != Unmapped {
+			dst[u>>shift][u&mask] = uint32(lo + i)
+		}
+	}
 }
 
 // revScan fills t, group g's reverse map, from the mapping entries of

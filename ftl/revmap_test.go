@@ -19,19 +19,21 @@ import (
 // range of logical units is narrow, found by scans of their own range.
 func TestReverseMapOnDeviceWithoutTags(t *testing.T) {
 	cases := []struct {
-		name   string
-		cfg    Config
-		slots  int  // device units a write takes, at most (compression)
-		budget int  // groups a pass gives a reverse map to
-		fill   bool // every logical unit written in order first
-		blocks int  // per plane (0: 32)
+		name    string
+		cfg     Config
+		slots   int  // device units a write takes, at most (compression)
+		budget  int  // groups a pass gives a reverse map to
+		fill    bool // every logical unit written in order first
+		blocks  int  // per plane (0: 32)
+		workers int  // goroutines of a pass (0: one)
 	}{
-		{"greedy", Config{Victim: Greedy{}}, 1, 0, false, 0},
-		{"greedy, budget of one", Config{Victim: Greedy{}}, 1, 1, false, 0},
-		{"greedy after a sequential fill", Config{Victim: Greedy{}}, 1, 1, true, 0},
-		{"fifo, safe erase", Config{Victim: FIFO{}, SafeErase: true}, 1, 3, false, 0},
-		{"cost-benefit, compressed units", Config{Victim: CostBenefit{}, UnitSlots: 2}, 2, 2, false, 0},
-		{"cost-benefit, compressed units after a fill", Config{Victim: CostBenefit{}, UnitSlots: 2}, 2, 2, true, 64},
+		{"greedy", Config{Victim: Greedy{}}, 1, 0, false, 0, 0},
+		{"greedy, budget of one", Config{Victim: Greedy{}}, 1, 1, false, 0, 0},
+		{"greedy after a sequential fill", Config{Victim: Greedy{}}, 1, 1, true, 0, 0},
+		{"greedy, passes by three goroutines", Config{Victim: Greedy{}}, 1, 1, false, 0, 3},
+		{"fifo, safe erase", Config{Victim: FIFO{}, SafeErase: true}, 1, 3, false, 0, 0},
+		{"cost-benefit, compressed units", Config{Victim: CostBenefit{}, UnitSlots: 2}, 2, 2, false, 0, 0},
+		{"cost-benefit, compressed units after a fill", Config{Victim: CostBenefit{}, UnitSlots: 2}, 2, 2, true, 64, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,6 +53,8 @@ func TestReverseMapOnDeviceWithoutTags(t *testing.T) {
 			if tc.budget > 0 {
 				untagged.rev.budget = tc.budget
 			}
+			untagged.rev.workers, untagged.rev.part = max(1, tc.workers), 1 // parts of whatever size
+
 			n := tagged.UserUnits()
 			if tc.fill {
 				for lba := range n {
