@@ -12,9 +12,8 @@ import (
 // (nand.Config.DropTags). Collection needs the logical unit of every
 // valid unit of its victim; the device's tags give it for every unit of
 // the array, 4 bytes a unit beside the mapping table's 4 bytes a logical
-// unit. Without them the FTL keeps the reverse map of a few groups only:
-// each group being programmed (its tags copied as its pages program)
-// and the closed groups likeliest to be collected soon. A victim without
+// unit. Without them the FTL keeps the reverse map of a few groups only,
+// the closed groups likeliest to be collected soon. A victim without
 // one gets its map, and the lowest-valid closed groups theirs, from one
 // pass over the mapping table (a valid unit is the unit its logical unit
 // maps to). Each group also keeps the range of the logical units
@@ -98,15 +97,18 @@ func (f *FTL) revAttach(g int) []uint32 {
 	return t
 }
 
-// revProgrammed records the tags of plane p's page of group g, just
-// programmed (of the planes from p on, when tags holds theirs too).
+// revProgrammed records the range of the tags of plane p's page of group
+// g, just programmed (of the planes from p on, when tags holds theirs
+// too), and the tags themselves when the group holds a reverse map (a
+// pass gave it one): a map, when held, is whole. A group being
+// programmed gets none of its own: it closes, and lets a map go, before
+// a collection could want it (one that did would get its map as any
+// victim does).
 func (f *FTL) revProgrammed(g, page, p int, tags []uint32) {
 	r := f.rev
-	t := r.tags[g]
-	if t == nil {
-		t = f.revAttach(g)
+	if t := r.tags[g]; t != nil {
+		copy(t[(page*f.np+p)*f.upp:], tags)
 	}
-	copy(t[(page*f.np+p)*f.upp:], tags)
 	lo, hi := r.lo[g], r.hi[g]
 	for _, tag := range tags {
 		if tag != nand.NoTag {
