@@ -18,7 +18,7 @@ import (
 // pass over the mapping table (a valid unit is the unit its logical unit
 // maps to). Each group also keeps the range of the logical units
 // programmed into it since its erase (8 bytes a group): a victim whose
-// range is narrower than what a pass has cost a victim lately — a
+// range costs less to scan than a pass has cost a victim lately — a
 // sequential stream's group, written over a few dies' worth of logical
 // units — gets its map from a scan of that range of the table alone.
 // The choices of the FTL do not depend on any of it: only its memory and
@@ -27,6 +27,14 @@ import (
 // revShare is the share of the groups that hold a reverse map at most
 // (one tenth: 0.4 bytes a unit), beside those being programmed.
 const revShare = 10
+
+// passCost is what a pass costs an entry of the mapping table, in entries
+// a scan of a victim's range reads for the same: the pass stores every
+// entry where its group says, the scan only compares. Measured on the
+// MQSim job (32 GiB, fill, 1 M random writes, compact map, one goroutine
+// a pass): 31 passes over 8.4 M entries took 27 % of the samples, 506
+// scans of 65 K entries each 1.45 %, 2.4 times less an entry.
+const passCost = 2.5
 
 // revMap is the FTL's reverse map of some groups.
 type revMap struct {
@@ -149,7 +157,7 @@ func (f *FTL) revEnsure(g int) {
 	if r == nil || r.tags[g] != nil {
 		return
 	}
-	if lo, hi := r.lo[g], r.hi[g]; lo <= hi && float64(hi-lo) < float64(len(f.l2p))/r.served {
+	if lo, hi := r.lo[g], r.hi[g]; lo <= hi && float64(hi-lo) < passCost*float64(len(f.l2p))/r.served {
 		r.scans++
 		f.revScan(g, f.revAttach(g), int64(lo), int64(hi))
 		return
@@ -340,8 +348,8 @@ func (f *FTL) ReverseMapPasses() int64 {
 
 // ReverseMapScans is the number of victims whose logical units were found
 // by a scan of their own range of the mapping table instead (a range
-// narrower than what a pass has lately cost a victim); 0 on a device that
-// keeps tags.
+// that costs less to scan than a pass has lately cost a victim); 0 on a
+// device that keeps tags.
 func (f *FTL) ReverseMapScans() int64 {
 	if f.rev == nil {
 		return 0
