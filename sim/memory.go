@@ -7,6 +7,6 @@ import "unsafe"
 // with a series of intervals intervals, that series twice (the result's,
 // and a copy: merged, combined or as the fio JSON's columns).
 func StreamMemoryBytes(intervals int64) int64 {
-	hist := int64(newLatency().h.ByteSize())
+	hist := int64(newHistogram().ByteSize())
 	return 4*hist + 2*intervals*int64(unsafe.Sizeof(Interval{}))
 }

@@ -581,12 +581,17 @@ type latency struct {
 	ios, bytes int64
 	min, max   int64
 	sum, sumsq float64
-	h          *hdrhistogram.Histogram
+	h          *hdrhistogram.Histogram // nil until the first I/O
 }
 
 func newLatency() *latency {
-	return &latency{h: hdrhistogram.New(1, 3600*Second, 3), min: math.MaxInt64}
+	return &latency{min: math.MaxInt64}
 }
+
+// newHistogram returns an empty latency histogram: 1 ns to an hour at
+// three significant digits (about 270 KiB, taken by a direction's first
+// I/O: most runs use one or two of the four).
+func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, 3600*Second, 3) }
 
 func (l *latency) add(ns, bytes int64) {
 	l.ios++
@@ -596,5 +601,8 @@ func (l *latency) add(ns, bytes int64) {
 	f := float64(ns)
 	l.sum += f
 	l.sumsq += f * f
+	if l.h == nil {
+		l.h = newHistogram()
+	}
 	_ = l.h.RecordValue(max(1, min(ns, 3600*Second)))
 }
