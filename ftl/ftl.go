@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/ftlsim/ftlsim/internal/hugepage"
 	"github.com/ftlsim/ftlsim/internal/units"
 	"github.com/ftlsim/ftlsim/nand"
 )
@@ -207,9 +206,6 @@ func New(dev *nand.Device, cfg Config) (*FTL, error) {
 	f.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	f.l2p = make(mapTable, cfg.UserUnits)
 	f.mapClean = true // a new table is all Unmapped (stored as 0)
-	// Read and written at random, an entry a host I/O: huge pages keep
-	// the processor's TLB from missing on nearly every access.
-	hugepage.Uint32s(f.l2p)
 	if f.k > 1 {
 		f.size = make([]uint8, cfg.UserUnits)
 	}

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/ftlsim/ftlsim/internal/hugepage"
 	"github.com/ftlsim/ftlsim/internal/prefetch"
 	"github.com/ftlsim/ftlsim/workload"
 )
@@ -40,7 +39,6 @@ func newFloor(dies, gpd, upg, users, low int) *floor {
 		l2p: make([]uint32, users), p2l: make([]uint32, dies*gpd*upg), valid: make([]int32, dies*gpd),
 		free: make([][]int32, dies), open: make([]int32, dies), gc: make([]int32, dies),
 		fill: make([]int32, dies), gcFill: make([]int32, dies)}
-	hugepage.Uint32s(f.l2p) // as the FTL's mapping table
 	for i := range f.l2p {
 		f.l2p[i] = ^uint32(0)
 	}
