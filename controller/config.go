@@ -412,7 +412,7 @@ func MemoryEstimate(g nand.Geometry) int64 {
 
 // CompactMemoryEstimate is MemoryEstimate for a device that keeps no
 // tags: the FTL's share of the reverse map instead (a tenth of the
-// groups and those being programmed: at most half a tag a unit).
+// groups and the victims being collected: at most half a tag a unit).
 func CompactMemoryEstimate(g nand.Geometry) int64 {
 	units := float64(g.Groups()) * float64(g.UnitsPerGroup())
 	return MemoryEstimate(g) - int64(units*3.5)

@@ -25,7 +25,7 @@ import (
 // the time of those passes and scans do.
 
 // revShare is the share of the groups that hold a reverse map at most
-// (one tenth: 0.4 bytes a unit), beside those being programmed.
+// (one tenth: 0.4 bytes a unit), beside the victims being collected.
 const revShare = 10
 
 // passCost is what a pass costs an entry of the mapping table, in entries

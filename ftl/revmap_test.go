@@ -90,7 +90,7 @@ func TestReverseMapOnDeviceWithoutTags(t *testing.T) {
 			}
 			t.Logf("%d GC runs, %d passes over the mapping table, %d scans of a victim's range, %d groups hold a reverse map (budget %d)",
 				untagged.Counters().GCRuns, untagged.ReverseMapPasses(), untagged.ReverseMapScans(), untagged.rev.held, untagged.rev.budget)
-			require.LessOrEqual(t, untagged.rev.held, untagged.rev.budget+4*g.Dies(), "beside the budget, only the groups being programmed")
+			require.LessOrEqual(t, untagged.rev.held, untagged.rev.budget+4*g.Dies(), "beside the budget, only the victims being collected")
 		})
 	}
 }
