@@ -264,12 +264,12 @@ func (f *FTL) revPass() {
 			}
 		}
 	}
-	part := (len(f.l2p) + w - 1) / w
+	n := len(f.l2p)
 	var wg sync.WaitGroup
 	for k := 1; k < w; k++ {
-		wg.Go(func() { f.revPassPart(r.dst[k], k*part, min(len(f.l2p), (k+1)*part)) })
+		wg.Go(func() { f.revPassPart(r.dst[k], k*n/w, (k+1)*n/w) })
 	}
-	f.revPassPart(r.dst[0], 0, min(len(f.l2p), part))
+	f.revPassPart(r.dst[0], 0, n/w)
 	wg.Wait()
 	clear(r.target)
 	for k := range w {
