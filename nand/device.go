@@ -33,6 +33,25 @@ var (
 // overwritten while it waited in the write buffer). Such units are never valid.
 const NoTag = ^uint32(0)
 
+// tagTable holds the OOB tag of every unit, each stored complemented so
+// that NoTag is zero: a new table is all NoTag without being written, and
+// its pages are first touched when the units are programmed.
+type tagTable []uint32
+
+// at returns unit u's tag.
+func (t tagTable) at(u int64) uint32 { return ^t[u] }
+
+// set sets unit u's tag.
+func (t tagTable) set(u int64, tag uint32) { t[u] = ^tag }
+
+// put sets the tags of len(tags) units from unit u on.
+func (t tagTable) put(u int64, tags []uint32) {
+	dst := t[u : u+int64(len(tags))]
+	for i, tag := range tags {
+		dst[i] = ^tag
+	}
+}
+
 // BlockState is the state of a physical block, derived from its write pointer.
 type BlockState uint8
 
@@ -96,7 +115,7 @@ type Device struct {
 	valid  []uint32 // valid units, per physical block
 	erases []uint32 // erase count, per physical block
 
-	tags  []uint32 // OOB tag, per unit (nil with Config.DropTags)
+	ntags tagTable // OOB tag, per unit (nil with Config.DropTags)
 	units int64    // units in the array
 	vbit  []uint64 // valid bit, per unit
 	data  []uint32 // payload token per unit, only with TrackData
@@ -165,7 +184,7 @@ func New(cfg Config) (*Device, error) {
 	d.valid = make([]uint32, d.nblk)
 	d.erases = make([]uint32, d.nblk)
 	if !cfg.DropTags {
-		d.tags = bulk.Uint32s(n, NoTag)
+		d.ntags = make(tagTable, n) // all NoTag
 	}
 	d.vbit = make([]uint64, (n+63)/64)
 	if cfg.TrackData {
@@ -215,7 +234,7 @@ func (d *Device) Geometry() Geometry { return d.geo }
 // MemoryBytes is the memory held by the device's state slices.
 func (d *Device) MemoryBytes() int64 {
 	return int64(len(d.reads))*4 + int64(len(d.progAt))*8 + int64(len(d.seqs))*4 + int64(len(d.wp))*2 + int64(len(d.valid))*4 + int64(len(d.erases))*4 +
-		int64(len(d.tags))*4 + int64(len(d.vbit))*8 + int64(len(d.data))*4
+		int64(len(d.ntags))*4 + int64(len(d.vbit))*8 + int64(len(d.data))*4
 }
 
 // Block returns the physical block number of plane p of plane group g.
@@ -281,8 +300,8 @@ func (d *Device) IsValid(u int64) bool { return d.vbit[u>>6]&(1<<(u&63)) != 0 }
 func (d *Device) PrefetchUnit(u int64, tag bool) {
 	if u >= 0 && u < d.units {
 		prefetch.Load(unsafe.Pointer(&d.vbit[u>>6]))
-		if tag && d.tags != nil {
-			prefetch.Load(unsafe.Pointer(&d.tags[u]))
+		if tag && d.ntags != nil {
+			prefetch.Load(unsafe.Pointer(&d.ntags[u]))
 		}
 	}
 }
@@ -304,10 +323,10 @@ func (d *Device) ValidMask(u int64, n int) uint64 {
 // Tag returns the OOB tag of unit u (NoTag when never written since
 // erase, or when the device keeps no tags: Config.DropTags).
 func (d *Device) Tag(u int64) uint32 {
-	if d.tags == nil {
+	if d.ntags == nil {
 		return NoTag
 	}
-	return d.tags[u]
+	return d.ntags.at(u)
 }
 
 // Data returns the payload token of unit u, or 0 when the device does not

@@ -77,8 +77,8 @@ func (d *Device) Program(pb, page int, tags, data []uint32) error {
 			return fmt.Errorf("%w: block %d page %d after %d erases", ErrProgramFailed, pb, page, d.EraseCount(pb))
 		}
 	}
-	if d.tags != nil {
-		copy(d.tags[u:u+int64(len(tags))], tags)
+	if d.ntags != nil {
+		d.ntags.put(u, tags)
 	}
 	if d.data != nil && data != nil {
 		copy(d.data[u:u+int64(len(tags))], data)
@@ -114,8 +114,8 @@ func (d *Device) ProgramGroup(g, page int, tags, data []uint32) bool {
 	}
 	u := d.Unit(pb0, page, 0)
 	n := int64(len(tags))
-	if d.tags != nil {
-		copy(d.tags[u:u+n], tags)
+	if d.ntags != nil {
+		d.ntags.put(u, tags)
 	}
 	if d.data != nil && data != nil {
 		copy(d.data[u:u+n], data)
@@ -279,12 +279,12 @@ func (d *Device) Erase(pb int) error {
 }
 
 func (d *Device) eraseBlock(pb int) {
-	if d.wp[pb] != 0 && d.tags != nil {
+	if d.wp[pb] != 0 && d.ntags != nil {
 		u := d.Unit(pb, 0, 0)
 		for p := 0; p < int(d.wp[pb]); p++ {
 			base := u + int64(p*d.np*d.upp)
 			for s := 0; s < d.upp; s++ {
-				d.tags[base+int64(s)] = NoTag
+				d.ntags.set(base+int64(s), NoTag)
 			}
 		}
 	}

@@ -18,8 +18,8 @@ func (d *Device) Corrupt(pb, page int) error {
 			d.vbit[(u+s)>>6] &^= 1 << ((u + s) & 63)
 			d.valid[pb]--
 		}
-		if d.tags != nil {
-			d.tags[u+s] = NoTag
+		if d.ntags != nil {
+			d.ntags.set(u+s, NoTag)
 		}
 	}
 	return nil
@@ -37,7 +37,7 @@ func (d *Device) Restore(pb, wp int, slc bool, tags, seqs, data []uint32) error 
 	if pb < 0 || pb >= d.nblk || wp < 0 || wp > d.ppb || len(tags) != d.upg || len(seqs) != d.upg || len(data) != d.upg {
 		return fmt.Errorf("%w: restore block %d to %d pages", ErrRange, pb, wp)
 	}
-	if d.tags == nil {
+	if d.ntags == nil {
 		return fmt.Errorf("%w: restore block %d: the device keeps no tags (Config.DropTags)", ErrRange, pb)
 	}
 	if d.IsSLC(pb) != slc {
@@ -51,10 +51,10 @@ func (d *Device) Restore(pb, wp int, slc bool, tags, seqs, data []uint32) error 
 		for s := 0; s < d.upp; s++ {
 			u := d.Unit(pb, page, s)
 			d.vbit[u>>6] &^= 1 << (u & 63)
-			d.tags[u] = NoTag
+			d.ntags.set(u, NoTag)
 			if page < wp {
 				i := u - base
-				d.tags[u] = tags[i]
+				d.ntags.set(u, tags[i])
 				if d.seqs != nil {
 					d.seqs[u], d.data[u] = seqs[i], data[i]
 				}
@@ -92,8 +92,8 @@ func (d *Device) Unprogram(pb int) error {
 		for s := 0; s < d.upp; s++ {
 			u := d.Unit(pb, page, s)
 			d.vbit[u>>6] &^= 1 << (u & 63)
-			if d.tags != nil {
-				d.tags[u] = NoTag
+			if d.ntags != nil {
+				d.ntags.set(u, NoTag)
 			}
 		}
 	}
