@@ -182,11 +182,15 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 		}
 		if c.page+1 < last {
 			// Start loading the mapping entries the next page's moves
-			// will update, so that they arrive while this page moves.
+			// will update (and, with units of several slots, their
+			// sizes), so that they arrive while this page moves.
 			nu := pu + int64(f.pageUnits)
 			for m := f.dev.ValidMask(nu, f.pageUnits); m != 0; m &= m - 1 {
 				if t := f.tagOf(nu + int64(bits.TrailingZeros64(m))); int64(t) < int64(len(f.l2p)) {
 					prefetch.Load(unsafe.Pointer(&f.l2p[t]))
+					if f.size != nil {
+						prefetch.Load(unsafe.Pointer(&f.size[t]))
+					}
 				}
 			}
 		}
