@@ -1,5 +1,7 @@
 package nand
 
+import "sort"
+
 // opEnds remembers, per die, when each of its last operations booked
 // ends (a ring of opRing entries a die, oldest first), so that a read
 // dispatched ahead of the die's queued work (ReadFirst) can find the
@@ -22,8 +24,8 @@ func newOpEnds(dies int) *opEnds {
 	return &opEnds{end: make([]int64, dies*opRing), head: make([]int32, dies), n: make([]int32, dies)}
 }
 
-// push records an operation on die ending at end (no earlier than the
-// die's others).
+// push records an operation on die ending at end, no earlier than the
+// die's others: current and delay rely on each die's ends being in order.
 func (o *opEnds) push(die int, end int64) {
 	base := die * opRing
 	if o.n[die] < opRing {
@@ -38,24 +40,33 @@ func (o *opEnds) push(die int, end int64) {
 // current returns when the operation die is doing at time s ends: the
 // first remembered end after s (the oldest remembered when every end is
 // after s), and false when none is.
+//
+// A die's ends are in the order of its operations, which is the order of
+// time (push), so the first end after s is found by bisection.
 func (o *opEnds) current(die int, s int64) (int64, bool) {
-	base := die * opRing
-	for i := range o.n[die] {
-		if e := o.end[base+int((o.head[die]+i)%opRing)]; e > s {
-			return e, true
-		}
+	base, head, n := die*opRing, int(o.head[die]), int(o.n[die])
+	at := func(i int) int64 { return o.end[base+(head+i)%opRing] }
+	i := sort.Search(n, func(i int) bool { return at(i) > s })
+	if i == n {
+		return 0, false
 	}
-	return 0, false
+	return at(i), true
 }
 
 // delay moves the ends after t later by d: the queued operations start
 // after a read that went before them.
+//
+// The ends after t are the newest (the ends are in the order of time), so
+// it walks back from the newest and stops at the first end not after t;
+// the order is kept.
 func (o *opEnds) delay(die int, t, d int64) {
-	base := die * opRing
-	for i := range o.n[die] {
-		if k := base + int((o.head[die]+i)%opRing); o.end[k] > t {
-			o.end[k] += d
+	base, head := die*opRing, int(o.head[die])
+	for i := int(o.n[die]) - 1; i >= 0; i-- {
+		k := base + (head+i)%opRing
+		if o.end[k] <= t {
+			return
 		}
+		o.end[k] += d
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 // A read sent first waits for the operation in progress on its die, not
@@ -100,4 +101,54 @@ func TestReadFirstLimit(t *testing.T) {
 	require.Equal(t, tl.DieFree(0), r3)
 	require.Greater(t, r3, queueEnd)
 	require.Less(t, r1, r2)
+}
+
+// TestOpEndsAgainstAList checks a die's ring of operation ends against a
+// plain list of the last opRing ends: pushes in the order of time, delays
+// after any time, and the end in progress at any time.
+func TestOpEndsAgainstAList(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		const dies = 2
+		o := newOpEnds(dies)
+		var ref [dies][]int64
+		last := [dies]int64{}
+		for range rapid.IntRange(1, 1200).Draw(t, "steps") {
+			die := rapid.IntRange(0, dies-1).Draw(t, "die")
+			switch rapid.IntRange(0, 2).Draw(t, "op") {
+			case 0:
+				end := last[die] + rapid.Int64Range(0, 50).Draw(t, "after")
+				last[die] = end
+				o.push(die, end)
+				ref[die] = append(ref[die], end)
+				if len(ref[die]) > opRing {
+					ref[die] = ref[die][1:]
+				}
+			case 1:
+				at := rapid.Int64Range(0, last[die]+10).Draw(t, "t")
+				d := rapid.Int64Range(0, 30).Draw(t, "d")
+				o.delay(die, at, d)
+				for i, e := range ref[die] {
+					if e > at {
+						ref[die][i] = e + d
+					}
+				}
+				if n := len(ref[die]); n > 0 {
+					last[die] = ref[die][n-1]
+				}
+			case 2:
+				s := rapid.Int64Range(0, last[die]+10).Draw(t, "s")
+				want, wantOK := int64(0), false
+				for _, e := range ref[die] {
+					if e > s {
+						want, wantOK = e, true
+						break
+					}
+				}
+				got, ok := o.current(die, s)
+				if got != want || ok != wantOK {
+					t.Fatalf("die %d: current(%d) = %d, %v; the list says %d, %v (%v)", die, s, got, ok, want, wantOK, ref[die])
+				}
+			}
+		}
+	})
 }
