@@ -80,6 +80,7 @@ type eccTable struct {
 	e     ECC
 	logq  []float64 // at rber = 2^(eccMinExp + i/eccSteps)
 	words int64     // codeword data bytes
+	logk  []float64 // log k for k codewords, k < len(logk)
 }
 
 const (
@@ -90,7 +91,10 @@ const (
 
 func newECCTable(e ECC) eccTable {
 	n := -eccMinExp*eccSteps + 1 // up to rber = 1
-	t := eccTable{e: e, logq: make([]float64, n), words: int64(e.CodewordBytes)}
+	t := eccTable{e: e, logq: make([]float64, n), words: int64(e.CodewordBytes), logk: make([]float64, 129)}
+	for k := range t.logk {
+		t.logk[k] = math.Log(float64(k))
+	}
 	for i := range t.logq {
 		q := e.CodewordFailure(math.Exp2(float64(eccMinExp) + float64(i)/eccSteps))
 		t.logq[i] = eccLogMin
@@ -103,23 +107,101 @@ func newECCTable(e ECC) eccTable {
 
 // codewordFailure is CodewordFailure from the table.
 func (t *eccTable) codewordFailure(rber float64) float64 {
-	if rber <= 0 {
+	l, ok := t.logFailure(rber)
+	if !ok {
 		return 0
+	}
+	return math.Exp(l)
+}
+
+// corrects reports whether a read of n data bytes with raw bit-error
+// rate rber, drawn u (uniform in [0, 1)), is corrected: u ≥
+// readFailure(rber, n), decided without the exponentials and logarithms
+// of readFailure where the answer is sure. logU is log(u), or NaN when
+// not computed yet (it is then computed, and kept for the read's next
+// steps).
+//
+// The failure probability of k codewords each failing with probability
+// q = exp(l) is P = 1 − (1 − q)^k, and with x = k·q,
+// x/2 ≤ P ≤ x when x ≤ 1 and 1 − 1/e ≤ P ≤ 1 when x > 1. readFailure
+// computes P to a few units in its last place, so when log u clears
+// these bounds by corrMargin the comparison's answer is known: u ≥ P when
+// log u ≥ log x + corrMargin, u < P when log u ≤ log x − ln 2 −
+// corrMargin (x ≤ 1) or log u ≤ log(1 − 1/e) − corrMargin (x > 1).
+// Between them P is computed as readFailure computes it: the answer is
+// always that of the comparison with readFailure.
+func (t *eccTable) corrects(u float64, logU *float64, rber float64, n int64) bool {
+	l, ok := t.logFailure(rber)
+	if !ok {
+		return u >= 0 // readFailure is 0
+	}
+	k := t.codewords(n)
+	if u >= corrMinU {
+		if math.IsNaN(*logU) {
+			*logU = math.Log(u)
+		}
+		lx := l + t.logCodewords(k) // log x
+		switch {
+		case *logU >= lx+corrMargin:
+			return true
+		case lx <= 0 && *logU <= lx-math.Ln2-corrMargin:
+			return false
+		case lx > 0 && *logU <= logOneLessInvE-corrMargin:
+			return false
+		}
+	}
+	return u >= -math.Expm1(float64(k)*math.Log1p(-math.Exp(l)))
+}
+
+// logOneLessInvE is log(1 − 1/e), the least failure probability of k
+// codewords whose expected failures k·q exceed 1.
+var logOneLessInvE = math.Log(1 - 1/math.E)
+
+// corrMargin is the margin of corrects' sure answers in natural-log
+// units: far above the rounding of log u, log k and the interpolated l (a
+// few units in the last place of numbers below 10³), far below any draw
+// that matters.
+const corrMargin = 1e-9
+
+// corrMinU is the smallest draw corrects answers for without computing
+// P: above it, a failure probability within a factor of two of the draw
+// is a normal number, computed to a few units in its last place (a
+// subnormal one is not, but lies below every draw the bounds admit). The
+// engine's draws are 0 or at least 2⁻⁵³.
+const corrMinU = 1e-290
+
+// logCodewords returns log k, from a table for the reads of a page or
+// less.
+func (t *eccTable) logCodewords(k int64) float64 {
+	if k < int64(len(t.logk)) {
+		return t.logk[k]
+	}
+	return math.Log(float64(k))
+}
+
+// codewords is the number of codewords a read of n data bytes decodes.
+func (t *eccTable) codewords(n int64) int64 { return (n + t.words - 1) / t.words }
+
+// logFailure is the natural logarithm of codewordFailure(rber), the
+// table's interpolation, and false where codewordFailure is 0.
+func (t *eccTable) logFailure(rber float64) (float64, bool) {
+	if rber <= 0 {
+		return 0, false
 	}
 	x := (math.Log2(rber) - eccMinExp) * eccSteps
 	if x <= 0 {
-		return 0
+		return 0, false
 	}
 	i := int(x)
 	if i >= len(t.logq)-1 {
-		return math.Exp(t.logq[len(t.logq)-1])
+		return t.logq[len(t.logq)-1], true
 	}
 	f := x - float64(i)
 	l := t.logq[i] + f*(t.logq[i+1]-t.logq[i])
 	if l <= eccLogMin {
-		return 0
+		return 0, false
 	}
-	return math.Exp(l)
+	return l, true
 }
 
 // readFailure is the probability that a read of n data bytes (whole
@@ -130,6 +212,6 @@ func (t *eccTable) readFailure(rber float64, n int64) float64 {
 	if q == 0 {
 		return 0
 	}
-	k := float64((n + t.words - 1) / t.words)
+	k := float64(t.codewords(n))
 	return -math.Expm1(k * math.Log1p(-q))
 }

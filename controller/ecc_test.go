@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
+	"pgregory.net/rapid"
 )
 
 // eccs are the ECC strengths of the presets.
@@ -85,4 +86,52 @@ func TestSafeRBER(t *testing.T) {
 		require.Less(t, k*e.CodewordFailure(s), 1e-30)
 		require.GreaterOrEqual(t, k*e.CodewordFailure(s*1.01), 1e-30)
 	}
+}
+
+// corrects decides as the comparison with readFailure does, for every
+// preset's ECC, over raw bit-error rates across the table (and past its
+// ends), read sizes of one codeword to a 16 KiB page's, and draws spread
+// over their range and packed around the failure probability itself,
+// where the sure answer must not be taken.
+func TestCorrectsIsTheComparison(t *testing.T) {
+	tables := make([]eccTable, len(eccs))
+	for i, e := range eccs {
+		tables[i] = newECCTable(e)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		tb := &tables[rapid.IntRange(0, len(eccs)-1).Draw(t, "ecc")]
+		rber := math.Exp2(rapid.Float64Range(-70, 0).Draw(t, "log2 rber"))
+		if rapid.Bool().Draw(t, "nonpositive") {
+			rber = -rber * float64(rapid.IntRange(0, 1).Draw(t, "negative"))
+		}
+		n := int64(rapid.IntRange(1, 32).Draw(t, "codewords")) * tb.words
+		if rapid.Bool().Draw(t, "part") {
+			n -= int64(rapid.IntRange(0, int(tb.words)-1).Draw(t, "short"))
+		}
+		p := tb.readFailure(rber, n)
+		var u float64
+		switch rapid.IntRange(0, 2).Draw(t, "where") {
+		case 0:
+			u = rapid.Float64Range(0, 1).Draw(t, "u")
+		case 1:
+			u = math.Exp(rapid.Float64Range(-745, 0).Draw(t, "log u"))
+		default: // within a few units in the last place of p
+			u = p
+			for range rapid.IntRange(-4, 4).Draw(t, "ulps") + 4 {
+				u = math.Nextafter(u, 2)
+			}
+			for range 4 {
+				u = math.Nextafter(u, -1)
+			}
+			u = max(0, u)
+		}
+		logU := math.NaN()
+		if got, want := tb.corrects(u, &logU, rber, n), u >= p; got != want {
+			t.Fatalf("corrects(u=%v, rber=%v, n=%d) = %v; u >= readFailure (%v) is %v", u, rber, n, got, p, want)
+		}
+		// A second step of the same read reuses the logarithm.
+		if got, want := tb.corrects(u, &logU, rber/2, n), u >= tb.readFailure(rber/2, n); got != want {
+			t.Fatalf("second step: corrects = %v, comparison %v", got, want)
+		}
+	})
 }

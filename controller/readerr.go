@@ -117,8 +117,8 @@ func (c *Controller) readOutcome(op *ftl.Op, done int64) (int64, bool) {
 	if wear+shift < r.safe {
 		return done, true
 	}
-	u := r.rng.Float64()
-	if u >= r.ecc.readFailure(min(0.5, wear+shift), n) {
+	u, logU := r.rng.Float64(), math.NaN()
+	if r.ecc.corrects(u, &logU, min(0.5, wear+shift), n) {
 		return done, true
 	}
 	if len(r.div) > 1 {
@@ -130,7 +130,7 @@ func (c *Controller) readOutcome(op *ftl.Op, done int64) (int64, bool) {
 		c.cnt.ReadRetries++
 		done = c.readPage(op, planes, int(n), done)
 		c.ftl.ReportSensed(op)
-		if u >= r.ecc.readFailure(min(0.5, wear+shift*r.div[s]), n) {
+		if r.ecc.corrects(u, &logU, min(0.5, wear+shift*r.div[s]), n) {
 			return done, true
 		}
 	}
