@@ -185,6 +185,11 @@ func (f *FTL) copyPages(d int, budget float64) (float64, error) {
 			// will update (and, with units of several slots, their
 			// sizes), so that they arrive while this page moves.
 			nu := pu + int64(f.pageUnits)
+			if c.page+2 < last {
+				// And the valid bits and tags of the page after it,
+				// which that loop reads.
+				f.dev.PrefetchUnit(nu+int64(f.pageUnits), f.rev == nil)
+			}
 			for m := f.dev.ValidMask(nu, f.pageUnits); m != 0; m &= m - 1 {
 				if t := f.tagOf(nu + int64(bits.TrailingZeros64(m))); int64(t) < int64(len(f.l2p)) {
 					prefetch.Load(unsafe.Pointer(&f.l2p[t]))

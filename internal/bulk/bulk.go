@@ -1,6 +1,8 @@
-// Package bulk sets up the simulator's largest arrays — the mapping
-// table, the flash array's per-unit state — which take most of its
-// memory and, on a large drive, a noticeable share of its set-up time.
+// Package bulk sets up large arrays of one value. The simulator's largest
+// tables (the mapping table, the OOB tags) store their values so that
+// their initial value is zero and need no setting at all: a new table is
+// left to the kernel's zero pages until written. What remains is for
+// arrays whose initial value cannot be zero.
 package bulk
 
 // chunk is the length of the pattern Fill copies: it stays in the
