@@ -153,9 +153,10 @@ func (t *eccTable) corrects(u float64, logU *float64, rber float64, n int64) boo
 	return u >= -math.Expm1(float64(k)*math.Log1p(-math.Exp(l)))
 }
 
-// logOneLessInvE is log(1 − 1/e), the least failure probability of k
-// codewords whose expected failures k·q exceed 1.
-var logOneLessInvE = math.Log(1 - 1/math.E)
+// logOneLessInvE is log(1 − 1/e), the logarithm of the least failure
+// probability of k codewords whose expected failures k·q exceed 1
+// (TestCorrectsIsTheComparison checks it against math.Log).
+const logOneLessInvE = -0.45867514538708193
 
 // corrMargin is the margin of corrects' sure answers in natural-log
 // units: far above the rounding of log u, log k and the interpolated l (a

@@ -94,6 +94,7 @@ func TestSafeRBER(t *testing.T) {
 // over their range and packed around the failure probability itself,
 // where the sure answer must not be taken.
 func TestCorrectsIsTheComparison(t *testing.T) {
+	require.Equal(t, math.Log(1-1/math.E), logOneLessInvE)
 	tables := make([]eccTable, len(eccs))
 	for i, e := range eccs {
 		tables[i] = newECCTable(e)

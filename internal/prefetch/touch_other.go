@@ -2,8 +2,8 @@
 
 package prefetch
 
-// Touch writes *p back unchanged, so that the page holding it is present
-// and writable. (On amd64 it is one read-modify-write instruction, which
-// saves the second page fault of a read followed by a store on a page
-// never touched before; elsewhere the pair of faults remains.)
+// Touch does nothing on this architecture. On amd64 it writes *p back
+// unchanged in one read-modify-write instruction, which saves the second
+// page fault of a read followed by a store on a page never touched
+// before; here that pair of faults remains.
 func Touch(p *uint32) {}
