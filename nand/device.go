@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"unsafe"
 
-	"github.com/ftlsim/ftlsim/internal/bulk"
 	"github.com/ftlsim/ftlsim/internal/prefetch"
 )
 
@@ -188,8 +187,8 @@ func New(cfg Config) (*Device, error) {
 	}
 	d.vbit = make([]uint64, (n+63)/64)
 	if cfg.TrackData {
-		d.data = bulk.Uint32s(n, 0)
-		d.seqs = bulk.Uint32s(n, 0)
+		d.data = make([]uint32, n)
+		d.seqs = make([]uint32, n)
 	}
 	if pm := cfg.Timing.BadBlockPermille; pm > 0 {
 		r := rand.New(rand.NewPCG(cfg.Seed, 0xbadb10c))

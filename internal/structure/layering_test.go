@@ -38,7 +38,7 @@ import (
 var layers = [][]string{
 	// Helpers that import nothing of the module (or only each other,
 	// across layers).
-	{"internal/units", "internal/prefetch", "internal/bulk", "internal/mintree", "internal/suggest", "internal/cmdline", "internal/testtier", "internal/snapshot", "internal/atomicfile", "internal/structure"},
+	{"internal/units", "internal/prefetch", "internal/mintree", "internal/suggest", "internal/cmdline", "internal/testtier", "internal/snapshot", "internal/atomicfile", "internal/structure"},
 	{"internal/fields"}, // the drive-description field table: imports units
 	{"blockio"},
 	{"nand"},
